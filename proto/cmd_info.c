@@ -1,0 +1,163 @@
+/* cmd_info.c - `iogram info FILE`: what a replay file holds. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp.h"
+#include "iogram.h"
+
+static void info_usage(FILE *out)
+{
+	fprintf(out, "usage: iogram info FILE.iogr\n\n"
+	             "Prints the file's format, time span, records, keyframes, bytes (and any\n"
+	             "skipped as damaged or torn), its sources with their labels, and each\n"
+	             "metric's total (histograms: count, p50, p90, p99, max).\n\n"
+	             "EXAMPLES\n  iogram info job.iogr\n");
+}
+
+static void print_metric(const iogp_model *m, const iogp_metric_info *mi)
+{
+	iogp_sel all = { .kind = IOGP_SEL_ALL };
+	char a[48], b[48], c[48], d[48], e[48];
+	switch (mi->kind) {
+	case IOGP_COUNTER: {
+		uint64_t v = 0;
+		iogp_model_counter(m, mi->name, &all, &v);
+		iogram_fmt_value(a, sizeof(a), (double)v, mi->unit);
+		printf("  %-28s counter    %20" PRIu64 "  (%s)\n", mi->name, v, a);
+		break;
+	}
+	case IOGP_GAUGE: {
+		int64_t v = 0;
+		iogp_model_gauge(m, mi->name, &all, &v);
+		printf("  %-28s gauge      %20" PRId64 "  %s\n", mi->name, v, mi->unit);
+		break;
+	}
+	case IOGP_HISTOGRAM: {
+		iogp_hist h;
+		int rc = iogp_model_hist(m, mi->name, &all, &h);
+		if (rc < 0) {
+			printf("  %-28s histogram  (%s)\n", mi->name, iogp_strerror(rc));
+			break;
+		}
+		uint64_t q50 = 0, q90 = 0, q99 = 0, mx = 0;
+		if (h.total) {
+			iogp_hist_quantile(&h, 0.5, &q50);
+			iogp_hist_quantile(&h, 0.9, &q90);
+			iogp_hist_quantile(&h, 0.99, &q99);
+			iogp_hist_max(&h, &mx);
+		}
+		iogram_fmt_value(a, sizeof(a), (double)q50, mi->unit);
+		iogram_fmt_value(b, sizeof(b), (double)q90, mi->unit);
+		iogram_fmt_value(c, sizeof(c), (double)q99, mi->unit);
+		iogram_fmt_value(d, sizeof(d), (double)mx, mi->unit);
+		iogp_bins_format(&mi->bins, e, sizeof(e));
+		printf("  %-28s histogram  %20" PRIu64 "  p50 %s  p90 %s  p99 %s  max %s  [%s]\n",
+		       mi->name, h.total, a, b, c, d, e);
+		iogp_hist_free(&h);
+		break;
+	}
+	case IOGP_ACCESS:
+		printf("  %-28s access samples\n", mi->name);
+		break;
+	}
+}
+
+static int info_exec(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			info_usage(stdout);
+			return IOGRAM_EXIT_OK;
+		}
+		info_usage(stderr);
+		return IOGRAM_EXIT_USAGE;
+	}
+	if (optind != argc - 1) {
+		iogram_err("info: expected exactly one FILE");
+		info_usage(stderr);
+		return IOGRAM_EXIT_USAGE;
+	}
+	const char *path = argv[optind];
+	iogp_model *m = iogp_model_new(NULL);
+	if (!m) {
+		iogram_err("out of memory");
+		return IOGRAM_EXIT_ERROR;
+	}
+	iogp_load_stats st;
+	char err[512] = "";
+	int rc = iogp_load_file(path, m, &st, err, sizeof(err));
+	if (rc < 0) {
+		iogram_err("%s", *err ? err : iogp_strerror(rc));
+		iogp_model_free(m);
+		return IOGRAM_EXIT_ERROR;
+	}
+	char t0[48], t1[48], cr[48], sz[48];
+	iogram_fmt_wall(cr, sizeof(cr), st.info.created_ns);
+	iogram_fmt_bytes(sz, sizeof(sz), (double)st.info.file_bytes);
+	printf("file:       %s\n", path);
+	printf("format:     iogr version %u, created %s by \"%s\"\n", st.info.version, cr, st.info.creator);
+	printf("bytes:      %" PRIu64 " (%s)\n", st.info.file_bytes, sz);
+	printf("records:    %" PRIu64 " in %" PRIu64 " frames; keyframes %" PRIu64 " (%" PRIu64
+	       " records); index %s\n", st.records, st.file.frames, st.file.keyframes,
+	       st.keyframe_records, st.info.index_found ? "found" : "missing, rebuilt by a scan");
+	printf("messages:   hello %" PRIu64 ", delta %" PRIu64 ", snapshot %" PRIu64 ", bye %" PRIu64
+	       ", unknown kind %" PRIu64 ", undecodable %" PRIu64 "\n", st.by_kind[IOGP_HELLO],
+	       st.by_kind[IOGP_DELTA], st.by_kind[IOGP_SNAPSHOT], st.by_kind[IOGP_BYE], st.by_kind[0], st.bad);
+	printf("skipped:    %" PRIu64 " bytes (%" PRIu64 " damaged frames)\n",
+	       st.file.skipped_bytes, st.file.bad_frames);
+	if (st.file.skipped_bytes)
+		iogram_err("warning: %s: skipped %" PRIu64 " bytes of damaged or torn data",
+		           path, st.file.skipped_bytes);
+	if (st.records) {
+		iogram_fmt_wall(t0, sizeof(t0), st.file.first_ns);
+		iogram_fmt_wall(t1, sizeof(t1), st.file.last_ns);
+		printf("span:       %s .. %s (%.1f s)\n", t0, t1,
+		       (double)(st.file.last_ns - st.file.first_ns) / 1e9);
+	}
+	iogp_model_stats ms;
+	iogp_model_get_stats(m, &ms);
+	size_t ns = iogp_model_source_count(m);
+	printf("sources:    %zu on %zu nodes; gaps %" PRIu64 ", duplicates %" PRIu64
+	       ", unknown-source deltas %" PRIu64 "\n", ns, iogp_model_node_count(m),
+	       ms.gaps, ms.duplicates, ms.unknown);
+	if (ns) {
+		printf("  %-16s  %-16s %8s %6s %-5s %8s %6s %8s  %s\n", "ID", "NODE", "PID", "RANK",
+		       "STATE", "MSGS", "GAPS", "DROPPED", "EXE");
+		for (size_t i = 0; i < ns; i++) {
+			iogp_source_info si;
+			if (iogp_model_source(m, i, &si) < 0)
+				continue;
+			const char *exe = iogp_model_source_label(m, i, "exe");
+			char rank[24] = "-";
+			if (si.rank >= 0)
+				snprintf(rank, sizeof(rank), "%" PRId64, si.rank);
+			printf("  %016" PRIx64 "  %-16s %8" PRId64 " %6s %-5s %8" PRIu64 " %6" PRIu64
+			       " %8" PRIu64 "  %s\n", si.id, si.node, si.pid, rank,
+			       si.state == IOGP_SRC_GONE ? "gone" : "live", si.messages, si.gaps,
+			       si.dropped, exe ? exe : "");
+		}
+	}
+	size_t nm = iogp_model_metric_count(m);
+	printf("metrics:    %zu\n", nm);
+	for (size_t i = 0; i < nm; i++) {
+		iogp_metric_info mi;
+		if (iogp_model_metric(m, i, &mi) == 0)
+			print_metric(m, &mi);
+	}
+	iogp_model_free(m);
+	return IOGRAM_EXIT_OK;
+}
+
+const struct iogram_cmd iogram_cmd_info = {
+	.name = "info",
+	.summary = "describe a replay file: sources, span, records, totals",
+	.exec = info_exec,
+};

@@ -1,0 +1,136 @@
+/* iogp_hist.h - histogram bin schemes, sparse histograms, quantiles and
+ * re-binning, shared by the agent (index math) and the viewers (everything). */
+#ifndef IOGP_HIST_H
+#define IOGP_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- native log-linear layout (HdrHistogram-like) ----------------------
+ * Values below 2^(k+1) have a bucket each (exact). Above, the position m of
+ * the leading 1 bit picks a power-of-two major bucket and the next k bits a
+ * linear sub-bucket, so a bucket spans [mant << s, ((mant+1) << s) - 1] with
+ * s = m - k and 2^k <= mant < 2^(k+1): relative width 2^-k, and a value taken
+ * at the bucket midpoint is within 2^-(k+1) of any member (k=4: 3.125%).
+ *   idx(v) = (s << k) + (v >> s),  s = msb(v | 2^k) - k
+ * Bucket count: (65 - k) << k (k=4: 976). 4 KiB, 64 KiB, 1 MiB start buckets. */
+#define IOGP_NATIVE_K_DEFAULT 4
+#define IOGP_NATIVE_K_MIN 1
+#define IOGP_NATIVE_K_MAX 8
+
+static inline uint32_t iogp_native_index(uint64_t v, unsigned k)
+{
+	unsigned m = 63u - (unsigned)__builtin_clzll(v | (1ull << k));
+	unsigned s = m - k;
+	return (uint32_t)(((uint64_t)s << k) + (v >> s));
+}
+
+static inline uint32_t iogp_native_nbuckets(unsigned k)
+{
+	return (65u - k) << k;
+}
+
+/* Inclusive integer bounds of native bucket idx. Returns IOGP_EINVAL when
+ * idx >= iogp_native_nbuckets(k). */
+int iogp_native_bounds(uint32_t idx, unsigned k, uint64_t *lo, uint64_t *hi);
+
+/* ---- bin schemes --------------------------------------------------------
+ * A scheme maps a value to a bin index (uint64) and a bin index back to
+ * inclusive integer bounds [lo, hi]. */
+typedef enum iogp_bins_kind {
+	IOGP_BINS_NATIVE = 0, /* log-linear, parameter k */
+	IOGP_BINS_LOG2 = 1,   /* bin 0 = {0}; bin b>=1 = [2^(b-1), 2^b - 1] (9 -> bin 4 = [8,15]) */
+	IOGP_BINS_FIXED = 2,  /* width W, offset O: see iogp_bins_index; the seed's beta scheme
+	                       * with its off-by-one below the offset corrected */
+	IOGP_BINS_EDGES = 3,  /* user-given ascending edges e[0..n-1]: bin 0 = [0, e0-1],
+	                       * bin i = [e(i-1), e(i)-1], bin n = [e(n-1), UINT64_MAX] */
+} iogp_bins_kind;
+
+#define IOGP_MAX_EDGES 1024
+
+typedef struct iogp_bins {
+	iogp_bins_kind kind;
+	uint32_t k;        /* NATIVE */
+	uint64_t width;    /* FIXED, > 0 */
+	uint64_t offset;   /* FIXED */
+	uint32_t nedges;   /* EDGES, 1..IOGP_MAX_EDGES */
+	uint64_t edges[IOGP_MAX_EDGES]; /* EDGES, strictly ascending, edges[0] > 0 allowed or = 0 */
+} iogp_bins;
+
+/* FIXED: beta = ceil(O / W) bins lie below the offset;
+ *   key(v) = beta + floor((v - O) / W)   (exact integer math, no underflow)
+ * bin key spans [max(0, O + (key - beta) * W), O + (key - beta + 1) * W - 1].
+ * (W=10000, O=0: 370000 -> key 37 = [370000, 379999], the seed's CSV.) */
+
+void iogp_bins_native(iogp_bins *b, unsigned k);
+void iogp_bins_log2(iogp_bins *b);
+int iogp_bins_fixed(iogp_bins *b, uint64_t width, uint64_t offset);
+int iogp_bins_edges(iogp_bins *b, const uint64_t *edges, uint32_t n);
+int iogp_bins_valid(const iogp_bins *b);            /* 0 or IOGP_EINVAL */
+int iogp_bins_equal(const iogp_bins *a, const iogp_bins *b); /* 1 if same scheme */
+uint64_t iogp_bins_index(const iogp_bins *b, uint64_t v);
+/* Number of bins, or UINT64_MAX when unbounded-ish (FIXED: max key + 1). */
+uint64_t iogp_bins_count(const iogp_bins *b);
+int iogp_bins_bounds(const iogp_bins *b, uint64_t idx, uint64_t *lo, uint64_t *hi);
+/* Parse a --bins argument: "native", "native:K", "log2", "fixed:W", "fixed:W:O",
+ * "edges:A,B,C". ("equal:N" needs data: see iogp_hist_rebin_equal.) Writes a
+ * message to err on failure. */
+int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen);
+/* Short text form, the inverse of iogp_bins_parse. */
+int iogp_bins_format(const iogp_bins *b, char *buf, size_t len);
+
+/* ---- sparse histogram ----------------------------------------------------
+ * Bins sorted by idx, every count > 0. total = sum of counts. Used for
+ * cumulative state (model), deltas (wire) and re-binned views (export). */
+typedef struct iogp_bin {
+	uint64_t idx;
+	uint64_t count;
+} iogp_bin;
+
+typedef struct iogp_hist {
+	iogp_bins scheme;
+	size_t n, cap;
+	iogp_bin *bins;
+	uint64_t total;
+} iogp_hist;
+
+void iogp_hist_init(iogp_hist *h, const iogp_bins *scheme);
+void iogp_hist_free(iogp_hist *h);
+void iogp_hist_clear(iogp_hist *h);                  /* keep scheme and memory */
+int iogp_hist_copy(iogp_hist *dst, const iogp_hist *src);
+int iogp_hist_record(iogp_hist *h, uint64_t value, uint64_t count);
+int iogp_hist_add_bin(iogp_hist *h, uint64_t idx, uint64_t count);
+/* h += bins (sorted ascending by idx, counts may be 0 and are then ignored). */
+int iogp_hist_add_bins(iogp_hist *h, const iogp_bin *bins, size_t n);
+/* dst += src; schemes must be equal (IOGP_ESCHEME otherwise). Exact, order-free. */
+int iogp_hist_merge(iogp_hist *dst, const iogp_hist *src);
+/* out = a - b (bins where a >= b; used to diff cumulative states). */
+int iogp_hist_diff(iogp_hist *out, const iogp_hist *a, const iogp_hist *b);
+uint64_t iogp_hist_count_at(const iogp_hist *h, uint64_t idx);
+/* Native only: k -> k-1 by merging bucket pairs, exact. */
+int iogp_hist_reduce_k(iogp_hist *out, const iogp_hist *in);
+
+/* Quantile q in [0,1]: the value at rank ceil(q * total) (q=0 -> the first),
+ * reported as the midpoint of the bucket holding it (rounded down), clamped to
+ * the bucket's bounds; for q=1 the bucket's midpoint too. Returns IOGP_ENOTFOUND
+ * for an empty histogram. Error vs exact: within the bucket's relative width/2. */
+int iogp_hist_quantile(const iogp_hist *h, double q, uint64_t *value);
+int iogp_hist_min(const iogp_hist *h, uint64_t *lo);  /* lower bound of first bin */
+int iogp_hist_max(const iogp_hist *h, uint64_t *hi);  /* upper bound of last bin */
+/* Approximate mean from bucket midpoints. */
+double iogp_hist_mean(const iogp_hist *h);
+
+/* Re-bin into another scheme: each source bucket goes whole into the target
+ * bin holding its midpoint (exact where target edges fall on source bucket
+ * edges, else off by at most one bucket). log2 from native is always exact. */
+int iogp_hist_rebin(iogp_hist *out, const iogp_hist *in, const iogp_bins *target);
+/* Equal-width bins over the observed range [min, max] of `in`: n bins of
+ * width ceil((max - min + 1) / n) starting at min (a FIXED scheme). */
+int iogp_hist_rebin_equal(iogp_hist *out, const iogp_hist *in, uint32_t n);
+
+/* The seed's CSV: "lower_bound,upper_bound,count\n" then one line per
+ * non-empty bin, ascending, upper bound inclusive. Returns IOGP_EIO on error. */
+int iogp_hist_write_csv(const iogp_hist *h, FILE *out);
+
+#endif

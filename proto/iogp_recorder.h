@@ -1,0 +1,50 @@
+/* iogp_recorder.h - a replay file writer that keeps a stream model of what it
+ * wrote, so it can insert keyframes (the full state of every source). Used by
+ * `iogram record`, `iogram merge`, the agent's IOGRAM_OUTPUT and the tests. */
+#ifndef IOGP_RECORDER_H
+#define IOGP_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iogp_model.h"
+#include "iogp_replay.h"
+
+typedef struct iogp_recorder iogp_recorder;
+
+/* Keyframe policy: a keyframe is written when at least kf_min_ns have passed
+ * since the last one and the file grew by kf_ratio x the last keyframe's size
+ * (so keyframes cost at most ~1/kf_ratio of the file and a seek replays at
+ * most ~kf_ratio keyframes' worth of records), or when kf_max_ns have passed
+ * and anything was written. The first keyframe follows the first kf_min_ns. */
+typedef struct iogp_recorder_opts {
+	const char *creator;
+	int plain;            /* 1: no compression */
+	uint64_t kf_min_ns;   /* 0 = 5 s */
+	uint64_t kf_max_ns;   /* 0 = 300 s */
+	uint32_t kf_ratio;    /* 0 = 8 */
+	iogp_model_opts model;
+} iogp_recorder_opts;
+
+int iogp_recorder_open(iogp_recorder **r, const char *path,
+                       const iogp_recorder_opts *opts, char *err, size_t errlen);
+/* Decode payload, apply it to the model and append it unchanged. A payload
+ * that does not decode is not written and is counted (returns its error). */
+int iogp_recorder_add(iogp_recorder *r, const void *payload, size_t len, uint64_t recv_ns);
+/* Encode msg and add it. */
+int iogp_recorder_add_msg(iogp_recorder *r, const iogp_msg *msg, uint64_t recv_ns);
+/* Write a keyframe now. */
+int iogp_recorder_keyframe(iogp_recorder *r, uint64_t recv_ns);
+int iogp_recorder_flush(iogp_recorder *r);
+/* Flush, write index, close; frees r. */
+int iogp_recorder_close(iogp_recorder *r);
+void iogp_recorder_abandon(iogp_recorder *r);   /* as if the process died */
+
+const iogp_model *iogp_recorder_model(const iogp_recorder *r);
+typedef struct iogp_recorder_stats {
+	uint64_t added, rejected, keyframes;
+	iogp_replay_wstats file;
+} iogp_recorder_stats;
+void iogp_recorder_get_stats(const iogp_recorder *r, iogp_recorder_stats *st);
+
+#endif

@@ -1,0 +1,122 @@
+/* iogp_replay.h - the .iogr replay file: writer and reader.
+ *
+ * Layout (integers little endian):
+ *   header : "IOGR\r\n\x1a\n" | u16 version | u16 header length H |
+ *            u64 creation CLOCK_REALTIME ns | u16 creator length | creator |
+ *            u32 crc32c of everything before it            (H bytes in all)
+ *   frames : u32 length | u32 crc32c(receive time bytes + body) |
+ *            u64 receive time ns | body[length]
+ *   index  : a frame whose receive time is UINT64_MAX, body "IOGX" + entries
+ *   trailer: u64 offset of the index frame | "IOGRTAIL"  (16 bytes)
+ *
+ * A frame body is either one wire payload (starts "IOGW": the design's plain
+ * record) or a pack (starts "IOGZ"): a zstd stream chunk that inflates to
+ * whole inner records  u32 length | u64 receive time | payload.
+ * Packs continue one zstd frame from keyframe to keyframe (each writer flush
+ * ends a chunk with ZSTD_e_flush, so a torn tail loses only the last chunk);
+ * a keyframe starts a new zstd frame, so reading can begin at any keyframe.
+ * This is how a busy source stays near 100 bytes per second on disk (plain
+ * records cost ~250): see README figures.
+ *
+ * A keyframe is a run of records (SNAPSHOTs with IOGP_F_KEYFRAME) that holds
+ * the full state of every source; the index lists where each starts. */
+#ifndef IOGP_REPLAY_H
+#define IOGP_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IOGP_REPLAY_MAGIC "IOGR\r\n\x1a\n"
+#define IOGP_REPLAY_VERSION 1
+#define IOGP_REPLAY_MAX_FRAME (64u << 20)
+
+uint32_t iogp_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* ---- writer ---- */
+typedef struct iogp_replay_writer iogp_replay_writer;
+
+typedef struct iogp_replay_wopts {
+	const char *creator;   /* "iogram record 0.1", stored in the header */
+	int compress;          /* 1: packs (default for tools), 0: plain records */
+	int zstd_level;        /* 0 = default (3) */
+} iogp_replay_wopts;
+
+/* Create (truncate) path. err gets a message on failure. */
+int iogp_replay_create(iogp_replay_writer **w, const char *path,
+                       const iogp_replay_wopts *opts, char *err, size_t errlen);
+/* Append one record (payload = wire bytes, unchanged). Buffered. */
+int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
+                      const void *payload, size_t len);
+/* Begin / end a keyframe: records written in between form it. Begin flushes
+ * pending data, starts a new zstd frame and adds an index entry. */
+int iogp_replay_keyframe_begin(iogp_replay_writer *w, uint64_t recv_ns);
+int iogp_replay_keyframe_end(iogp_replay_writer *w);
+/* Push buffered records to the file (one pack chunk) and fflush. After this
+ * returns, a crash loses nothing written before it. */
+int iogp_replay_flush(iogp_replay_writer *w);
+/* Flush, write the index and trailer, close. Frees w even on error. */
+int iogp_replay_close(iogp_replay_writer *w);
+/* Close the file without index or trailer (tests: simulate a crash). */
+void iogp_replay_abandon(iogp_replay_writer *w);
+
+typedef struct iogp_replay_wstats {
+	uint64_t records, keyframes;
+	uint64_t payload_bytes;      /* sum of record payload lengths */
+	uint64_t file_bytes;         /* bytes written to the file so far */
+	uint64_t bytes_since_keyframe;/* file bytes since the last keyframe ended */
+	uint64_t last_keyframe_bytes;/* file bytes the last keyframe took */
+} iogp_replay_wstats;
+void iogp_replay_writer_stats(const iogp_replay_writer *w, iogp_replay_wstats *st);
+
+/* ---- reader ---- */
+typedef struct iogp_replay_reader iogp_replay_reader;
+
+typedef struct iogp_replay_info {
+	uint16_t version;
+	uint64_t created_ns;
+	char creator[256];
+	uint64_t file_bytes;
+	int index_found;        /* 1: trailer + index valid; 0: rebuilt by a scan */
+} iogp_replay_info;
+
+int iogp_replay_open(iogp_replay_reader **r, const char *path, char *err, size_t errlen);
+void iogp_replay_close_reader(iogp_replay_reader *r);
+void iogp_replay_get_info(const iogp_replay_reader *r, iogp_replay_info *info);
+
+typedef struct iogp_replay_rec {
+	uint64_t recv_ns;
+	const uint8_t *payload;  /* valid until the next call on the reader */
+	size_t len;
+	int keyframe;            /* 1 if inside a keyframe */
+	int keyframe_start;      /* 1 for the first record of a keyframe */
+	uint64_t offset;         /* file offset of the frame holding it */
+} iogp_replay_rec;
+
+/* Next record: 0 and *rec filled, IOGP_EEOF at the end of readable data.
+ * Damage never stops with an error: a bad frame (CRC, length, inflate) is
+ * skipped and counted, and reading resumes at the next keyframe (packs) or
+ * the next frame (plain); a torn tail ends the data. */
+int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec);
+/* Position at the start (first record). */
+int iogp_replay_rewind(iogp_replay_reader *r);
+
+typedef struct iogp_replay_kf {
+	uint64_t offset;   /* file offset of the keyframe's first frame */
+	uint64_t recv_ns;  /* receive time given to keyframe_begin */
+} iogp_replay_kf;
+/* Keyframe index (from the trailer or a scan). Pointer valid while r lives. */
+size_t iogp_replay_keyframes(iogp_replay_reader *r, const iogp_replay_kf **kf);
+/* Position at the last keyframe at or before t (or the start of the file if
+ * none); the next records are that keyframe then what follows. */
+int iogp_replay_seek(iogp_replay_reader *r, uint64_t recv_ns);
+
+typedef struct iogp_replay_rstats {
+	uint64_t records, frames, keyframes;
+	uint64_t bad_frames;    /* CRC / length / inflate failures */
+	uint64_t skipped_bytes; /* bytes not read as records: torn tail + damage */
+	uint64_t first_ns, last_ns; /* receive times of first / last record read */
+} iogp_replay_rstats;
+void iogp_replay_reader_stats(const iogp_replay_reader *r, iogp_replay_rstats *st);
+
+#endif

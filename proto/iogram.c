@@ -1,0 +1,126 @@
+/* iogram.c - the iogram command: dispatch to verbs, shared CLI helpers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "iogram.h"
+
+static const struct iogram_cmd *const cmds[] = {
+	&iogram_cmd_info,
+	&iogram_cmd_export,
+};
+
+void iogram_err(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("iogram: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void iogram_fmt_bytes(char *buf, size_t len, double v)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	int i = 0;
+	while (v >= 1024.0 && i < 6) {
+		v /= 1024.0;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%.0f B", v);
+	else
+		snprintf(buf, len, "%.1f %s", v, u[i]);
+}
+
+void iogram_fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+	if (!strcmp(unit, "bytes")) {
+		iogram_fmt_bytes(buf, len, v);
+	} else if (!strcmp(unit, "ns")) {
+		if (v < 1e3)
+			snprintf(buf, len, "%.0f ns", v);
+		else if (v < 1e6)
+			snprintf(buf, len, "%.1f us", v / 1e3);
+		else if (v < 1e9)
+			snprintf(buf, len, "%.1f ms", v / 1e6);
+		else
+			snprintf(buf, len, "%.2f s", v / 1e9);
+	} else {
+		snprintf(buf, len, "%.0f%s%s", v, *unit ? " " : "", unit);
+	}
+}
+
+void iogram_fmt_wall(char *buf, size_t len, uint64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	char t[40];
+	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03uZ", t, (unsigned)(ns % 1000000000ull / 1000000ull));
+}
+
+int iogram_parse_u64(const char *s, uint64_t *v)
+{
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int iogram_parse_double(const char *s, double *v)
+{
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	char *end;
+	double x = strtod(s, &end);
+	if (errno || *end || x != x)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: iogram VERB [ARGS...]\n"
+	             "       iogram --help | --version\n\nVerbs:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(out, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
+	fprintf(out, "\nRun 'iogram VERB --help' for a verb's options.\n"
+	             "\nEXAMPLES\n"
+	             "  iogram info job.iogr\n"
+	             "  iogram export hist job.iogr --metric posix.read.size --bins log2\n"
+	             "  iogram export series job.iogr --metric posix.write.bytes -o write.csv\n"
+	             "  iogram export all job.iogr -o csv/\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return IOGRAM_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return IOGRAM_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("iogram %s\n", IOGRAM_VERSION);
+		return IOGRAM_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i]->name))
+			return cmds[i]->exec(argc - 1, argv + 1);
+	iogram_err("unknown verb '%s' (try 'iogram --help')", argv[1]);
+	return IOGRAM_EXIT_USAGE;
+}

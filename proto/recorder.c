@@ -1,0 +1,203 @@
+/* recorder.c - replay writer plus stream model, with the keyframe policy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "iogp_recorder.h"
+
+struct iogp_recorder {
+	iogp_replay_writer *w;
+	iogp_model *model;
+	iogp_recorder_opts o;
+	iogp_msg snap;
+	uint8_t *buf;
+	size_t bufcap;
+	uint64_t last_kf_ns;
+	int have_time;
+	uint64_t added, rejected, keyframes;
+	uint64_t since_kf_records;
+};
+
+int iogp_recorder_open(iogp_recorder **rp, const char *path,
+                       const iogp_recorder_opts *opts, char *err, size_t errlen)
+{
+	iogp_recorder *r = calloc(1, sizeof(*r));
+	if (!r)
+		return IOGP_ENOMEM;
+	if (opts)
+		r->o = *opts;
+	if (!r->o.kf_min_ns)
+		r->o.kf_min_ns = 5ull * 1000000000ull;
+	if (!r->o.kf_max_ns)
+		r->o.kf_max_ns = 300ull * 1000000000ull;
+	if (!r->o.kf_ratio)
+		r->o.kf_ratio = 8;
+	r->model = iogp_model_new(&r->o.model);
+	if (!r->model) {
+		free(r);
+		return IOGP_ENOMEM;
+	}
+	iogp_msg_init(&r->snap);
+	iogp_replay_wopts wo = {
+		.creator = r->o.creator ? r->o.creator : "iogram " IOGRAM_VERSION,
+		.compress = !r->o.plain,
+	};
+	int rc = iogp_replay_create(&r->w, path, &wo, err, errlen);
+	if (rc < 0) {
+		iogp_model_free(r->model);
+		free(r);
+		return rc;
+	}
+	*rp = r;
+	return 0;
+}
+
+static int ensure_buf(iogp_recorder *r, size_t need)
+{
+	if (need <= r->bufcap)
+		return 0;
+	size_t cap = r->bufcap ? r->bufcap : 4096;
+	while (cap < need)
+		cap *= 2;
+	uint8_t *b = realloc(r->buf, cap);
+	if (!b)
+		return IOGP_ENOMEM;
+	r->buf = b;
+	r->bufcap = cap;
+	return 0;
+}
+
+int iogp_recorder_keyframe(iogp_recorder *r, uint64_t recv_ns)
+{
+	size_t n = iogp_model_source_count(r->model);
+	int rc = iogp_replay_keyframe_begin(r->w, recv_ns);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		iogp_source_info si;
+		if (iogp_model_source(r->model, i, &si) < 0)
+			continue;
+		uint16_t flags = IOGP_F_KEYFRAME | (si.state == IOGP_SRC_GONE ? IOGP_F_FINAL : 0);
+		rc = iogp_model_snapshot(r->model, i, flags, &r->snap);
+		if (rc < 0)
+			break;
+		long len = iogp_msg_encode(&r->snap, NULL, 0);
+		if (len < 0) {
+			rc = (int)len;
+			break;
+		}
+		if ((rc = ensure_buf(r, (size_t)len)) < 0)
+			break;
+		len = iogp_msg_encode(&r->snap, r->buf, r->bufcap);
+		if (len < 0) {
+			rc = (int)len;
+			break;
+		}
+		rc = iogp_replay_write(r->w, recv_ns, r->buf, (size_t)len);
+	}
+	int rc2 = iogp_replay_keyframe_end(r->w);
+	if (rc >= 0 && rc2 < 0)
+		rc = rc2;
+	if (rc >= 0) {
+		r->keyframes++;
+		r->last_kf_ns = recv_ns;
+		r->since_kf_records = 0;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static int maybe_keyframe(iogp_recorder *r, uint64_t now)
+{
+	if (!r->have_time) {
+		r->have_time = 1;
+		r->last_kf_ns = now;
+		return 0;
+	}
+	if (now < r->last_kf_ns || !r->since_kf_records)
+		return 0;
+	uint64_t age = now - r->last_kf_ns;
+	if (age < r->o.kf_min_ns)
+		return 0;
+	iogp_replay_wstats st;
+	iogp_replay_writer_stats(r->w, &st);
+	uint64_t kf = st.last_keyframe_bytes ? st.last_keyframe_bytes : 0;
+	if (age >= r->o.kf_max_ns || r->keyframes == 0 ||
+	    st.bytes_since_keyframe >= (uint64_t)r->o.kf_ratio * kf)
+		return iogp_recorder_keyframe(r, now);
+	return 0;
+}
+
+int iogp_recorder_add(iogp_recorder *r, const void *payload, size_t len, uint64_t recv_ns)
+{
+	int rc = iogp_model_feed(r->model, payload, len, recv_ns);
+	if (rc < 0 && rc != IOGP_EUNKNOWN) {
+		r->rejected++;
+		return rc;
+	}
+	/* An undecodable-by-model DELTA (source not yet known) is still the
+	 * stream's data: keep it, a later SNAPSHOT makes it readable. */
+	if ((rc = iogp_replay_write(r->w, recv_ns, payload, len)) < 0)
+		return rc;
+	r->added++;
+	r->since_kf_records++;
+	return maybe_keyframe(r, recv_ns);
+}
+
+int iogp_recorder_add_msg(iogp_recorder *r, const iogp_msg *msg, uint64_t recv_ns)
+{
+	long len = iogp_msg_encode(msg, NULL, 0);
+	if (len < 0)
+		return (int)len;
+	int rc = ensure_buf(r, (size_t)len);
+	if (rc < 0)
+		return rc;
+	len = iogp_msg_encode(msg, r->buf, r->bufcap);
+	if (len < 0)
+		return (int)len;
+	/* The model may hold pointers into r->buf only during add; copy-free. */
+	return iogp_recorder_add(r, r->buf, (size_t)len, recv_ns);
+}
+
+int iogp_recorder_flush(iogp_recorder *r)
+{
+	return iogp_replay_flush(r->w);
+}
+
+static void recorder_free(iogp_recorder *r)
+{
+	iogp_model_free(r->model);
+	iogp_msg_free(&r->snap);
+	free(r->buf);
+	free(r);
+}
+
+int iogp_recorder_close(iogp_recorder *r)
+{
+	if (!r)
+		return 0;
+	int rc = iogp_replay_close(r->w);
+	recorder_free(r);
+	return rc;
+}
+
+void iogp_recorder_abandon(iogp_recorder *r)
+{
+	if (!r)
+		return;
+	iogp_replay_abandon(r->w);
+	recorder_free(r);
+}
+
+const iogp_model *iogp_recorder_model(const iogp_recorder *r)
+{
+	return r->model;
+}
+
+void iogp_recorder_get_stats(const iogp_recorder *r, iogp_recorder_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->added = r->added;
+	st->rejected = r->rejected;
+	st->keyframes = r->keyframes;
+	iogp_replay_writer_stats(r->w, &st->file);
+}

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# build.sh - configure (once) and build iogram into ./build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f build/build.ninja ] || meson setup build
+ninja -C build

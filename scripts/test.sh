@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# test.sh - the README's second command: set up, build, run every test: the
+# suite, the suite again under ASan+UBSan, and each fuzzer for a bounded time.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+fuzz_secs=${IOGRAM_FUZZ_SECONDS:-60}
+pass=0; fail=0
+count() { # count results of the last `meson test` in $1
+  local log="$1/meson-logs/testlog.json"
+  [ -f "$log" ] || { fail=$((fail + 1)); return; }
+  pass=$((pass + $(grep -c '"result": "OK"' "$log")))
+  fail=$((fail + $(grep -c '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log")))
+}
+run_suite() { # dir, meson setup args...
+  local dir=$1; shift
+  { [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@"; } && ninja -C "$dir" || { fail=$((fail + 1)); return; }
+  meson test -C "$dir" --print-errorlogs --num-processes 2
+  count "$dir"
+}
+echo "== build and test =="
+run_suite build
+echo "== ASan + UBSan =="
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dgtk=disabled
+echo "== fuzzing (${fuzz_secs} s per target) =="
+if { [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Dgtk=disabled; } \
+   && ninja -C build-fuzz; then
+  for f in build-fuzz/fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    name=$(basename "$f"); corpus="fuzz/corpus_${name#fuzz_}"
+    work=$(mktemp -d); [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
+    if "$f" -max_total_time="$fuzz_secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=0 "$work" \
+         >"build-fuzz/$name.log" 2>&1; then
+      echo "fuzz: $name ok ($(grep -o 'stat::number_of_executed_units: [0-9]*' "build-fuzz/$name.log" || grep -o '#[0-9]* *DONE' "build-fuzz/$name.log" | tail -1))"
+      pass=$((pass + 1))
+    else
+      echo "fuzz: $name FAILED"; tail -n 40 "build-fuzz/$name.log"; fail=$((fail + 1))
+    fi
+    rm -rf "$work"
+  done
+else
+  fail=$((fail + 1))
+fi
+echo
+echo "tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
