@@ -44,7 +44,8 @@ typedef enum iogp_bins_kind {
 	IOGP_BINS_FIXED = 2,  /* width W, offset O: see iogp_bins_index; the seed's beta scheme
 	                       * with its off-by-one below the offset corrected */
 	IOGP_BINS_EDGES = 3,  /* user-given ascending edges e[0..n-1]: bin 0 = [0, e0-1],
-	                       * bin i = [e(i-1), e(i)-1], bin n = [e(n-1), UINT64_MAX] */
+	                       * bin i = [e(i-1), e(i)-1], bin n = [e(n-1), UINT64_MAX]
+	                       * (e0 = 0: bin 0 is empty and not a valid index) */
 } iogp_bins_kind;
 
 #define IOGP_MAX_EDGES 1024
@@ -77,12 +78,17 @@ int iogp_bins_bounds(const iogp_bins *b, uint64_t idx, uint64_t *lo, uint64_t *h
  * "edges:A,B,C". ("equal:N" needs data: see iogp_hist_rebin_equal.) Writes a
  * message to err on failure. */
 int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen);
-/* Short text form, the inverse of iogp_bins_parse. */
+/* Short text form, the inverse of iogp_bins_parse. Returns its length, or
+ * IOGP_ELIMIT when it does not fit in len (buf then holds a truncated text). */
 int iogp_bins_format(const iogp_bins *b, char *buf, size_t len);
 
 /* ---- sparse histogram ----------------------------------------------------
  * Bins sorted by idx, every count > 0. total = sum of counts. Used for
- * cumulative state (model), deltas (wire) and re-binned views (export). */
+ * cumulative state (model), deltas (wire) and re-binned views (export).
+ * Counts saturate at UINT64_MAX. The result of copy, diff, reduce_k, rebin
+ * and rebin_equal (dst/out) is initialised by the call, like iogp_hist_init:
+ * free it with iogp_hist_free (also after an error), and free it before
+ * reusing it; it may be one of the inputs. */
 typedef struct iogp_bin {
 	uint64_t idx;
 	uint64_t count;
@@ -100,12 +106,16 @@ void iogp_hist_free(iogp_hist *h);
 void iogp_hist_clear(iogp_hist *h);                  /* keep scheme and memory */
 int iogp_hist_copy(iogp_hist *dst, const iogp_hist *src);
 int iogp_hist_record(iogp_hist *h, uint64_t value, uint64_t count);
+/* IOGP_EINVAL (h unchanged) for an index outside h's scheme. */
 int iogp_hist_add_bin(iogp_hist *h, uint64_t idx, uint64_t count);
-/* h += bins (sorted ascending by idx, counts may be 0 and are then ignored). */
+/* h += bins (sorted ascending by idx, counts may be 0 and are then ignored).
+ * IOGP_EINVAL (h unchanged) if the non-zero bins are not strictly ascending
+ * or an index is outside h's scheme. */
 int iogp_hist_add_bins(iogp_hist *h, const iogp_bin *bins, size_t n);
 /* dst += src; schemes must be equal (IOGP_ESCHEME otherwise). Exact, order-free. */
 int iogp_hist_merge(iogp_hist *dst, const iogp_hist *src);
-/* out = a - b (bins where a >= b; used to diff cumulative states). */
+/* out = a - b (bins where a >= b; bins where a < b are left out; used to
+ * diff cumulative states). */
 int iogp_hist_diff(iogp_hist *out, const iogp_hist *a, const iogp_hist *b);
 uint64_t iogp_hist_count_at(const iogp_hist *h, uint64_t idx);
 /* Native only: k -> k-1 by merging bucket pairs, exact. */
@@ -126,7 +136,8 @@ double iogp_hist_mean(const iogp_hist *h);
  * edges, else off by at most one bucket). log2 from native is always exact. */
 int iogp_hist_rebin(iogp_hist *out, const iogp_hist *in, const iogp_bins *target);
 /* Equal-width bins over the observed range [min, max] of `in`: n bins of
- * width ceil((max - min + 1) / n) starting at min (a FIXED scheme). */
+ * width ceil((max - min + 1) / n) starting at min (a FIXED scheme).
+ * IOGP_ENOTFOUND if `in` is empty, IOGP_EINVAL if n = 0. */
 int iogp_hist_rebin_equal(iogp_hist *out, const iogp_hist *in, uint32_t n);
 
 /* The seed's CSV: "lower_bound,upper_bound,count\n" then one line per
