@@ -25,6 +25,10 @@
  * Section tags are listed at the top of wire.c.
  * A major version change (IOGP_WIRE_VERSION) is rejected with IOGP_EVERSION;
  * additions within a version go in new section tags. */
+/* Where viewers and the recorder listen and agents connect when nothing is
+ * set: loopback only; anything wider is an explicit flag. */
+#define IOGP_DEFAULT_ENDPOINT "tcp://127.0.0.1:7461"
+
 #define IOGP_WIRE_MAGIC "IOGW"
 #define IOGP_WIRE_VERSION 1
 #define IOGP_WIRE_HEADER_MIN 17 /* 16 fixed header bytes + a 1-byte varint seq at least */
