@@ -33,7 +33,16 @@ void iogp_model_free(iogp_model *m);
  *    from an unknown source, or naming an unknown metric id, returns
  *    IOGP_EUNKNOWN (counted; a later SNAPSHOT brings the source in).
  *  - BYE: marks the source gone.
- *  Gauges take the latest value. Access samples go to a bounded ring. */
+ *  Gauges take the latest value. Access samples go to a bounded ring.
+ *  Every kind may take a sequence number: any seq > last+1 counts the numbers
+ *  in between as gaps (a SNAPSHOT still resyncs). A SNAPSHOT with seq < last
+ *  is stale and ignored (counted as a duplicate); seq == last applies (a
+ *  keyframe). A rejected message changes nothing (its seq later shows as a
+ *  gap). A message breaking the wire limits, with unsorted bins, bins outside
+ *  the scheme or a value of the wrong kind for its id is IOGP_EINVAL/ELIMIT
+ *  (counted in bad_messages); a new source past max_sources is IOGP_ELIMIT
+ *  (counted in refused_sources, per message); kinds from a newer version
+ *  are skipped (returns 0). */
 int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns);
 /* Decode with the model's own scratch message, then apply. Decode errors are
  * counted (iogp_model_stats.bad_messages) and returned. */
@@ -96,7 +105,10 @@ typedef struct iogp_sel {
 
 /* Cumulative histogram of a metric over the selection into out (initialised
  * by the call; free with iogp_hist_free). IOGP_ENOTFOUND if no such metric,
- * node or source. */
+ * node or source. out is initialised on every return, errors included; on
+ * IOGP_ESCHEME it holds the merge of the sources whose scheme equals the
+ * first one found. A selected source without the metric adds nothing; a
+ * NULL sel means IOGP_SEL_ALL. IOGP_EINVAL for a metric of another kind. */
 int iogp_model_hist(const iogp_model *m, const char *metric, const iogp_sel *sel, iogp_hist *out);
 /* Sum of a counter (cumulative) or of the latest gauge values. */
 int iogp_model_counter(const iogp_model *m, const char *metric, const iogp_sel *sel, uint64_t *out);
@@ -120,7 +132,9 @@ void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
 /* Build a SNAPSHOT of source i's full state (labels, catalog, files,
  * cumulative counters, gauges, histograms) into msg, pointing into model
  * memory and msg's arena; valid until the model changes. flags are OR-ed in
- * (IOGP_F_KEYFRAME for recorder keyframes). seq = the source's last seq. */
+ * (IOGP_F_KEYFRAME for recorder keyframes; IOGP_F_FINAL is added for a gone
+ * source). seq = the source's last seq. Lists are sorted by id, ready for
+ * iogp_msg_encode. The access ring is not included. */
 int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg *msg);
 
 #endif
