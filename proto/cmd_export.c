@@ -41,8 +41,10 @@ typedef struct export_opts {
 /* Apply a --bins spec to a native histogram. */
 static int apply_bins(const char *spec, const iogp_hist *in, iogp_hist *out, char *err, size_t errlen)
 {
-	if (!spec || !strcmp(spec, "native"))
+	if (!spec || !strcmp(spec, "native")) {
+		iogp_hist_init(out, &in->scheme);
 		return iogp_hist_copy(out, in);
+	}
 	if (!strncmp(spec, "equal:", 6)) {
 		uint64_t n;
 		if (iogram_parse_u64(spec + 6, &n) < 0 || n == 0 || n > 100000) {

@@ -354,7 +354,7 @@ static void fmt_num(char *buf, size_t len, double v)
 	if (v == floor(v) && fabs(v) < 1e15)
 		snprintf(buf, len, "%.0f", v);
 	else
-		snprintf(buf, len, "%.6g", v);
+		snprintf(buf, len, "%.10g", v);
 }
 
 int iogp_series_write_csv(const iogp_series *s, FILE *out)

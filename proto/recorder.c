@@ -41,6 +41,7 @@ int iogp_recorder_open(iogp_recorder **rp, const char *path,
 	iogp_replay_wopts wo = {
 		.creator = r->o.creator ? r->o.creator : "iogram " IOGRAM_VERSION,
 		.compress = !r->o.plain,
+		.zstd_level = r->o.zstd_level,
 	};
 	int rc = iogp_replay_create(&r->w, path, &wo, err, errlen);
 	if (rc < 0) {
