@@ -7,9 +7,7 @@
 
 #include "iogp.h"
 
-/* The realistic source of the benchmarks, compiled in here because the test
- * target is built from this file alone. */
-#include "../bench/realistic.c"
+#include "realistic.h"
 
 /* ck_assert* records a checkpoint (a pipe write) on success: in hot loops
  * use CHECK, which only acts on failure. */
