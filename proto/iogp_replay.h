@@ -4,17 +4,33 @@
  *   header : "IOGR\r\n\x1a\n" | u16 version | u16 header length H |
  *            u64 creation CLOCK_REALTIME ns | u16 creator length | creator |
  *            u32 crc32c of everything before it            (H bytes in all)
- *   frames : u32 length | u32 crc32c(receive time bytes + body) |
- *            u64 receive time ns | body[length]
+ *   frames : u32 length word | u32 crc32c(length word + receive time bytes
+ *            + body) | u64 receive time ns | body[length]
  *   index  : a frame whose receive time is UINT64_MAX, body "IOGX" + entries
+ *            u64 offset of a keyframe's marker frame | u64 its receive time
  *   trailer: u64 offset of the index frame | "IOGRTAIL"  (16 bytes)
  *
- * A frame body is either one wire payload (starts "IOGW": the design's plain
- * record) or a pack (starts "IOGZ"): a zstd stream chunk that inflates to
- * whole inner records  u32 length | u64 receive time | payload.
+ * The header's H and final CRC hold for every version; a reader checks the
+ * CRC before the version. The length word's low 27 bits are the body length
+ * (<= IOGP_REPLAY_MAX_FRAME), its top 5 bits flags, covered by the CRC:
+ *   bit 31 PACK  the body is a pack (below)
+ *   bit 30 KEY   the record(s) belong to a keyframe
+ *   bit 29 NEWZ  the pack starts a new zstd frame
+ *   bit 28 MARK  keyframe marker: no record, body "IOGK", receive time = the
+ *                one given to keyframe_begin; the keyframe's first frame
+ *   bit 27       reserved, 0
+ * A frame body is either one record's payload (flags 0 or KEY; a wire
+ * payload starts "IOGW": the design's plain record) or a pack (starts
+ * "IOGZ"): a zstd stream chunk that inflates to whole inner records
+ * u32 length | u64 receive time | payload, all of the pack's KEY flag (the
+ * pack frame's own receive time is its first record's).
  * Packs continue one zstd frame from keyframe to keyframe (each writer flush
  * ends a chunk with ZSTD_e_flush, so a torn tail loses only the last chunk);
  * a keyframe starts a new zstd frame, so reading can begin at any keyframe.
+ * A pack never mixes keyframe and other records, and holds at most ~64 KiB
+ * of inner records or one big record (readers refuse to inflate more). The
+ * zstd frame before a keyframe ends with its last pack, or is left open if
+ * nothing was pending (its chunks were all flushed: nothing is lost).
  * This is how a busy source stays near 100 bytes per second on disk (plain
  * records cost ~250): see README figures.
  *
@@ -30,6 +46,8 @@
 #define IOGP_REPLAY_MAGIC "IOGR\r\n\x1a\n"
 #define IOGP_REPLAY_VERSION 1
 #define IOGP_REPLAY_MAX_FRAME (64u << 20)
+/* Largest payload iogp_replay_write takes (its pack must fit a frame). */
+#define IOGP_REPLAY_MAX_RECORD (IOGP_REPLAY_MAX_FRAME - (1u << 20))
 
 uint32_t iogp_crc32c(uint32_t crc, const void *buf, size_t len);
 
@@ -45,11 +63,15 @@ typedef struct iogp_replay_wopts {
 /* Create (truncate) path. err gets a message on failure. */
 int iogp_replay_create(iogp_replay_writer **w, const char *path,
                        const iogp_replay_wopts *opts, char *err, size_t errlen);
-/* Append one record (payload = wire bytes, unchanged). Buffered. */
+/* Append one record (payload = wire bytes, unchanged). Buffered. An empty
+ * payload is allowed; IOGP_ELIMIT above IOGP_REPLAY_MAX_RECORD; IOGP_EINVAL
+ * for recv_ns UINT64_MAX (reserved for the index). After a write error
+ * (IOGP_EIO) or a compressor failure every call returns that error. */
 int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
                       const void *payload, size_t len);
 /* Begin / end a keyframe: records written in between form it. Begin flushes
- * pending data, starts a new zstd frame and adds an index entry. */
+ * pending data, starts a new zstd frame and adds an index entry. Begin
+ * inside a keyframe or end outside one is IOGP_EINVAL. */
 int iogp_replay_keyframe_begin(iogp_replay_writer *w, uint64_t recv_ns);
 int iogp_replay_keyframe_end(iogp_replay_writer *w);
 /* Push buffered records to the file (one pack chunk) and fflush. After this
@@ -57,7 +79,8 @@ int iogp_replay_keyframe_end(iogp_replay_writer *w);
 int iogp_replay_flush(iogp_replay_writer *w);
 /* Flush, write the index and trailer, close. Frees w even on error. */
 int iogp_replay_close(iogp_replay_writer *w);
-/* Close the file without index or trailer (tests: simulate a crash). */
+/* Close the file without index or trailer (tests: simulate a crash): what
+ * was not flushed is lost, as in a crash. */
 void iogp_replay_abandon(iogp_replay_writer *w);
 
 typedef struct iogp_replay_wstats {
@@ -96,9 +119,11 @@ typedef struct iogp_replay_rec {
 /* Next record: 0 and *rec filled, IOGP_EEOF at the end of readable data.
  * Damage never stops with an error: a bad frame (CRC, length, inflate) is
  * skipped and counted, and reading resumes at the next keyframe (packs) or
- * the next frame (plain); a torn tail ends the data. */
+ * the next frame (plain); a torn tail ends the data. Only IOGP_EIO (a read
+ * failed) and IOGP_ENOMEM end it early. After damage no record is marked
+ * keyframe_start until the next keyframe marker. */
 int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec);
-/* Position at the start (first record). */
+/* Position at the start (first record); also zeroes the reader stats. */
 int iogp_replay_rewind(iogp_replay_reader *r);
 
 typedef struct iogp_replay_kf {
