@@ -10,6 +10,11 @@
 static const struct iogram_cmd *const cmds[] = {
 	&iogram_cmd_info,
 	&iogram_cmd_export,
+	&iogram_cmd_record,
+	&iogram_cmd_relay,
+	&iogram_cmd_merge,
+	&iogram_cmd_cat,
+	&iogram_cmd_loadgen,
 };
 
 void iogram_err(const char *fmt, ...)

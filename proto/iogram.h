@@ -29,3 +29,26 @@ int iogram_parse_u64(const char *s, uint64_t *v);
 int iogram_parse_double(const char *s, double *v);
 
 #endif
+
+/* ---- live.c: what the streaming verbs share ---- */
+extern const struct iogram_cmd iogram_cmd_record;
+extern const struct iogram_cmd iogram_cmd_relay;
+extern const struct iogram_cmd iogram_cmd_merge;
+extern const struct iogram_cmd iogram_cmd_cat;
+extern const struct iogram_cmd iogram_cmd_loadgen;
+
+/* Set by SIGINT/SIGTERM once iogram_catch_signals() ran. */
+extern volatile int iogram_stop;
+void iogram_catch_signals(void);
+uint64_t iogram_now_ns(void);        /* CLOCK_REALTIME */
+uint64_t iogram_mono_ns(void);       /* CLOCK_MONOTONIC */
+/* An endpoint that binds beyond loopback needs explicit consent (--any-address). */
+int iogram_endpoint_ok(const char *ep, int allow_wide);
+/* Bind or connect sock to ep with a clear error; 0 or -1. */
+int iogram_bind(void *sock, const char *ep);
+int iogram_connect(void *sock, const char *ep);
+/* Receive one multipart message (topic, payload) without blocking. Returns
+ * payload length, -1 when nothing is waiting, -2 for a malformed message
+ * (wrong frame count / oversize), consumed and dropped. */
+long iogram_recv_payload(void *sock, void *buf, size_t cap);
+int iogram_isatty_stderr(void);

@@ -1,0 +1,197 @@
+/* cmd_record.c - `iogram record`: subscribe and append every message to a
+ * replay file, with keyframes; flushed every second so a kill -9 loses at
+ * most the last second. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "iogp.h"
+#include "iogram.h"
+
+#define MAX_EP 16
+
+static void record_usage(FILE *out)
+{
+	fprintf(out,
+	"usage: iogram record [--listen ENDPOINT]... [--connect ENDPOINT]... -o FILE.iogr\n"
+	"                     [--duration SECONDS] [--plain] [--any-address] [--quiet]\n\n"
+	"Subscribes to agents (they connect to a --listen endpoint) or to relays\n"
+	"(--connect to their --publish endpoint) and appends every message, unchanged,\n"
+	"to FILE with keyframes and an index. With neither option it listens on\n"
+	IOGP_DEFAULT_ENDPOINT ", where agents connect by default. SIGINT or SIGTERM\n"
+	"closes the file cleanly; the file is flushed every second. On a terminal a\n"
+	"status line shows sources, messages/s, gaps and bytes.\n\n"
+	"  --plain        no compression (bigger files)\n"
+	"  --any-address  allow listening beyond loopback\n\n"
+	"EXAMPLES\n"
+	"  iogram record -o job.iogr\n"
+	"  iogram record --connect tcp://login1:7462 -o job.iogr --duration 3600\n");
+}
+
+static int record_exec(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "plain", no_argument, NULL, 'p' },
+		{ "any-address", no_argument, NULL, 'A' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *listen[MAX_EP], *conn[MAX_EP], *out = NULL;
+	int nl = 0, nc = 0, plain = 0, wide = 0, quiet = 0, c;
+	double duration = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "l:c:o:d:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+		case 'c':
+			if ((c == 'l' ? nl : nc) >= MAX_EP) {
+				iogram_err("record: at most %d endpoints of each kind", MAX_EP);
+				return IOGRAM_EXIT_USAGE;
+			}
+			if (c == 'l')
+				listen[nl++] = optarg;
+			else
+				conn[nc++] = optarg;
+			break;
+		case 'o': out = optarg; break;
+		case 'd':
+			if (iogram_parse_double(optarg, &duration) < 0 || duration <= 0) {
+				iogram_err("record: bad --duration '%s'", optarg);
+				return IOGRAM_EXIT_USAGE;
+			}
+			break;
+		case 'p': plain = 1; break;
+		case 'A': wide = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': record_usage(stdout); return IOGRAM_EXIT_OK;
+		default: record_usage(stderr); return IOGRAM_EXIT_USAGE;
+		}
+	}
+	if (optind != argc || !out) {
+		iogram_err("record: -o FILE is required (and no other arguments)");
+		record_usage(stderr);
+		return IOGRAM_EXIT_USAGE;
+	}
+	if (!nl && !nc)
+		listen[nl++] = IOGP_DEFAULT_ENDPOINT;
+	for (int i = 0; i < nl; i++)
+		if (!iogram_endpoint_ok(listen[i], wide)) {
+			iogram_err("record: %s is not a loopback endpoint (tcp://127.x, ipc://); "
+			           "add --any-address to listen on it", listen[i]);
+			return IOGRAM_EXIT_USAGE;
+		}
+
+	void *ctx = zmq_ctx_new();
+	void *sub = zmq_socket(ctx, ZMQ_SUB);
+	int hwm = 1000000, zero = 0;
+	zmq_setsockopt(sub, ZMQ_RCVHWM, &hwm, sizeof(hwm));
+	zmq_setsockopt(sub, ZMQ_LINGER, &zero, sizeof(zero));
+	zmq_setsockopt(sub, ZMQ_SUBSCRIBE, "iog1/", 5);
+	int rc = 0;
+	for (int i = 0; i < nl && !rc; i++)
+		rc = iogram_bind(sub, listen[i]);
+	for (int i = 0; i < nc && !rc; i++)
+		rc = iogram_connect(sub, conn[i]);
+	if (rc) {
+		zmq_close(sub);
+		zmq_ctx_term(ctx);
+		return IOGRAM_EXIT_ERROR;
+	}
+	iogp_recorder *r;
+	char err[512] = "";
+	iogp_recorder_opts ro = { .creator = "iogram record " IOGRAM_VERSION, .plain = plain };
+	if (iogp_recorder_open(&r, out, &ro, err, sizeof(err)) < 0) {
+		iogram_err("record: %s", err);
+		zmq_close(sub);
+		zmq_ctx_term(ctx);
+		return IOGRAM_EXIT_ERROR;
+	}
+	uint8_t *buf = malloc(IOGP_MAX_PAYLOAD);
+	iogram_catch_signals();
+	int tty = iogram_isatty_stderr() && !quiet;
+	uint64_t start = iogram_mono_ns(), next_flush = start + 1000000000ull;
+	uint64_t msgs = 0, malformed = 0, last_msgs = 0;
+	int status = IOGRAM_EXIT_OK;
+	while (!iogram_stop && buf) {
+		zmq_pollitem_t pi = { sub, 0, ZMQ_POLLIN, 0 };
+		zmq_poll(&pi, 1, 100);
+		for (int k = 0; k < 100000; k++) {
+			long n = iogram_recv_payload(sub, buf, IOGP_MAX_PAYLOAD);
+			if (n == -1)
+				break;
+			if (n == -2) {
+				malformed++;
+				continue;
+			}
+			rc = iogp_recorder_add(r, buf, (size_t)n, iogram_now_ns());
+			if (rc == IOGP_EIO)
+				break;
+			if (rc < 0 && rc != IOGP_EUNKNOWN)
+				malformed++;
+			else
+				msgs++;
+		}
+		uint64_t now = iogram_mono_ns();
+		if (rc != IOGP_EIO && now >= next_flush) {
+			rc = iogp_recorder_flush(r);
+			next_flush = now + 1000000000ull;
+			if (tty) {
+				iogp_recorder_stats st;
+				iogp_recorder_get_stats(r, &st);
+				iogp_model_stats ms;
+				iogp_model_get_stats(iogp_recorder_model(r), &ms);
+				char sz[32];
+				iogram_fmt_bytes(sz, sizeof(sz), (double)st.file.file_bytes);
+				fprintf(stderr, "\rrecording %s: %zu sources, %" PRIu64 " msg/s, gaps %" PRIu64
+				        ", malformed %" PRIu64 ", %s   ", out,
+				        iogp_model_source_count(iogp_recorder_model(r)), msgs - last_msgs,
+				        ms.gaps, malformed, sz);
+				last_msgs = msgs;
+			}
+		}
+		if (rc == IOGP_EIO) {
+			iogram_err("record: writing %s failed (%s); stopping. The file is readable up to "
+			           "the last flush.", out, strerror(errno ? errno : EIO));
+			status = IOGRAM_EXIT_ERROR;
+			break;
+		}
+		if (duration > 0 && (double)(now - start) / 1e9 >= duration)
+			break;
+	}
+	if (tty)
+		fputc('\n', stderr);
+	iogp_recorder_stats st;
+	iogp_recorder_get_stats(r, &st);
+	iogp_model_stats ms;
+	iogp_model_get_stats(iogp_recorder_model(r), &ms);
+	size_t ns = iogp_model_source_count(iogp_recorder_model(r));
+	if (status == IOGRAM_EXIT_OK) {
+		if (iogp_recorder_close(r) < 0) {
+			iogram_err("record: closing %s failed: %s", out, strerror(errno ? errno : EIO));
+			status = IOGRAM_EXIT_ERROR;
+		}
+	} else {
+		iogp_recorder_abandon(r);
+	}
+	if (!quiet)
+		fprintf(stderr, "iogram: recorded %" PRIu64 " messages from %zu sources to %s; gaps %"
+		        PRIu64 ", malformed %" PRIu64 "\n", msgs, ns, out, ms.gaps, malformed);
+	free(buf);
+	zmq_close(sub);
+	zmq_ctx_term(ctx);
+	return status;
+}
+
+const struct iogram_cmd iogram_cmd_record = {
+	.name = "record",
+	.summary = "subscribe and append every message to a replay file",
+	.exec = record_exec,
+};

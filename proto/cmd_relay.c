@@ -1,0 +1,186 @@
+/* cmd_relay.c - `iogram relay`: an XSUB/XPUB forwarder for relay trees. It
+ * passes every subscription upstream (XPUB_VERBOSER, so each new viewer gets
+ * a SNAPSHOT from every agent), never changes messages, and counts what
+ * passes and what it had to drop. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "iogp.h"
+#include "iogram.h"
+
+#define MAX_EP 16
+
+static void relay_usage(FILE *out)
+{
+	fprintf(out,
+	"usage: iogram relay [--listen ENDPOINT]... [--publish ENDPOINT]...\n"
+	"                    [--upstream ENDPOINT]... [--any-address] [--quiet]\n\n"
+	"Agents (or child relays) connect to --listen; viewers and recorders connect\n"
+	"to --publish; --upstream connects this relay to a parent relay's --listen, so\n"
+	"relays chain into a tree. Defaults: --listen " IOGP_DEFAULT_ENDPOINT ".\n"
+	"Messages pass unchanged; a subscriber too slow to keep up makes the relay\n"
+	"drop (and count) rather than queue without bound. SIGINT/SIGTERM stop it and\n"
+	"print the totals.\n\n"
+	"EXAMPLES\n"
+	"  iogram relay --listen tcp://127.0.0.1:7461 --publish tcp://127.0.0.1:7462\n"
+	"  iogram relay --listen ipc:///tmp/rack1 --upstream tcp://127.0.0.1:7461\n");
+}
+
+typedef struct relay_stats {
+	uint64_t msgs, bytes, dropped, malformed, subs;
+} relay_stats;
+
+/* Move one multipart message from src to dst. Returns 1 moved, 0 nothing
+ * waiting, -1 dropped. */
+static int move_msg(void *src, void *dst, relay_stats *st, int count)
+{
+	zmq_msg_t m;
+	zmq_msg_init(&m);
+	if (zmq_msg_recv(&m, src, ZMQ_DONTWAIT) < 0) {
+		zmq_msg_close(&m);
+		return 0;
+	}
+	int more = zmq_msg_more(&m), dropped = 0;
+	size_t bytes = zmq_msg_size(&m);
+	if (zmq_msg_send(&m, dst, ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)) < 0) {
+		zmq_msg_close(&m);
+		dropped = 1;
+	}
+	while (more) {
+		zmq_msg_init(&m);
+		if (zmq_msg_recv(&m, src, 0) < 0) {
+			zmq_msg_close(&m);
+			break;
+		}
+		more = zmq_msg_more(&m);
+		bytes += zmq_msg_size(&m);
+		if (dropped || zmq_msg_send(&m, dst, ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)) < 0) {
+			zmq_msg_close(&m);
+			dropped = 1;
+		}
+	}
+	if (!count)
+		return 1;
+	if (dropped) {
+		st->dropped++;
+		return -1;
+	}
+	st->msgs++;
+	st->bytes += bytes;
+	return 1;
+}
+
+static int relay_exec(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "publish", required_argument, NULL, 'p' },
+		{ "upstream", required_argument, NULL, 'u' },
+		{ "any-address", no_argument, NULL, 'A' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *listen[MAX_EP], *pub[MAX_EP], *up[MAX_EP];
+	int nl = 0, np = 0, nu = 0, wide = 0, quiet = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "l:p:u:qh", opts, NULL)) != -1) {
+		int *n = c == 'l' ? &nl : c == 'p' ? &np : &nu;
+		const char **v = c == 'l' ? listen : c == 'p' ? pub : up;
+		switch (c) {
+		case 'l':
+		case 'p':
+		case 'u':
+			if (*n >= MAX_EP) {
+				iogram_err("relay: at most %d endpoints of each kind", MAX_EP);
+				return IOGRAM_EXIT_USAGE;
+			}
+			v[(*n)++] = optarg;
+			break;
+		case 'A': wide = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': relay_usage(stdout); return IOGRAM_EXIT_OK;
+		default: relay_usage(stderr); return IOGRAM_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		iogram_err("relay: unexpected argument '%s'", argv[optind]);
+		return IOGRAM_EXIT_USAGE;
+	}
+	if (!np && !nu) {
+		iogram_err("relay: give --publish (viewers connect here) or --upstream (a parent relay)");
+		relay_usage(stderr);
+		return IOGRAM_EXIT_USAGE;
+	}
+	if (!nl)
+		listen[nl++] = IOGP_DEFAULT_ENDPOINT;
+	for (int i = 0; i < nl + np; i++) {
+		const char *ep = i < nl ? listen[i] : pub[i - nl];
+		if (!iogram_endpoint_ok(ep, wide)) {
+			iogram_err("relay: %s is not a loopback endpoint; add --any-address to bind it", ep);
+			return IOGRAM_EXIT_USAGE;
+		}
+	}
+	void *ctx = zmq_ctx_new();
+	void *front = zmq_socket(ctx, ZMQ_XSUB), *back = zmq_socket(ctx, ZMQ_XPUB);
+	int one = 1, zero = 0, rhwm = 1000000, shwm = 100000;
+	zmq_setsockopt(front, ZMQ_RCVHWM, &rhwm, sizeof(rhwm));
+	zmq_setsockopt(front, ZMQ_LINGER, &zero, sizeof(zero));
+	zmq_setsockopt(back, ZMQ_SNDHWM, &shwm, sizeof(shwm));
+	zmq_setsockopt(back, ZMQ_LINGER, &zero, sizeof(zero));
+	zmq_setsockopt(back, ZMQ_XPUB_VERBOSER, &one, sizeof(one));
+	zmq_setsockopt(back, ZMQ_XPUB_NODROP, &one, sizeof(one));
+	int rc = 0;
+	for (int i = 0; i < nl && !rc; i++)
+		rc = iogram_bind(front, listen[i]);
+	for (int i = 0; i < np && !rc; i++)
+		rc = iogram_bind(back, pub[i]);
+	for (int i = 0; i < nu && !rc; i++)
+		rc = iogram_connect(back, up[i]);
+	if (rc) {
+		zmq_close(front);
+		zmq_close(back);
+		zmq_ctx_term(ctx);
+		return IOGRAM_EXIT_ERROR;
+	}
+	iogram_catch_signals();
+	relay_stats st = { 0 };
+	int tty = iogram_isatty_stderr() && !quiet;
+	uint64_t next = iogram_mono_ns() + 1000000000ull, last_msgs = 0;
+	while (!iogram_stop) {
+		zmq_pollitem_t pi[2] = { { front, 0, ZMQ_POLLIN, 0 }, { back, 0, ZMQ_POLLIN, 0 } };
+		if (zmq_poll(pi, 2, 200) < 0 && zmq_errno() != EINTR)
+			break;
+		for (int k = 0; k < 4096 && move_msg(back, front, &st, 0) > 0; k++)
+			st.subs++;   /* subscriptions flow upstream */
+		for (int k = 0; k < 65536 && move_msg(front, back, &st, 1) != 0; k++)
+			;
+		uint64_t now = iogram_mono_ns();
+		if (tty && now >= next) {
+			fprintf(stderr, "\rrelay: %" PRIu64 " msg/s, %" PRIu64 " passed, %" PRIu64
+			        " dropped, %" PRIu64 " subscription changes   ",
+			        st.msgs - last_msgs, st.msgs, st.dropped, st.subs);
+			last_msgs = st.msgs;
+			next = now + 1000000000ull;
+		}
+	}
+	if (tty)
+		fputc('\n', stderr);
+	if (!quiet)
+		fprintf(stderr, "iogram: relay passed %" PRIu64 " messages (%" PRIu64 " bytes), dropped %"
+		        PRIu64 ", subscription changes %" PRIu64 "\n", st.msgs, st.bytes, st.dropped, st.subs);
+	zmq_close(front);
+	zmq_close(back);
+	zmq_ctx_term(ctx);
+	return IOGRAM_EXIT_OK;
+}
+
+const struct iogram_cmd iogram_cmd_relay = {
+	.name = "relay",
+	.summary = "forward streams (XSUB/XPUB) so relays chain into a tree",
+	.exec = relay_exec,
+};
