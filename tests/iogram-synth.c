@@ -172,8 +172,13 @@ static void fill_data(iogp_msg *m, source *s, int cumulative)
 	}
 }
 
+/* Receive times never go backwards, as in a real recording. */
 static void send_msg(iogp_recorder *r, const iogp_msg *m, uint64_t recv_ns)
 {
+	static uint64_t last;
+	if (recv_ns <= last)
+		recv_ns = last + 1000;
+	last = recv_ns;
 	int rc = iogp_recorder_add_msg(r, m, recv_ns);
 	if (rc < 0 && rc != IOGP_EUNKNOWN) {
 		fprintf(stderr, "iogram-synth: add: %s\n", iogp_strerror(rc));
