@@ -26,11 +26,16 @@ static void loadgen_usage(FILE *out)
 	"socket cannot take is dropped and counted, as in the agent.\n\n"
 	"EXAMPLES\n"
 	"  iogram loadgen --sources 256 --rate 10 --duration 30\n"
-	"  iogram loadgen --sources 10000 --rate 10 --endpoint tcp://127.0.0.1:7462\n");
+	"  iogram loadgen --sources 10000 --rate 10 --endpoint tcp://127.0.0.1:7462\n\n"
+	"--fast sends each source's first DELTA again and again with the next\n"
+	"sequence number (no model, no SNAPSHOTs, no --truth): cheap enough to load a\n"
+	"recorder or relay at hundreds of thousands of messages per second.\n");
 }
 
 typedef struct gsrc {
 	realistic *r;
+	uint8_t *tmpl;      /* --fast: encoded DELTA with the seq varint cut out */
+	size_t tmpl_len;
 	uint64_t seq, deltas, next_ns;
 	int sock;
 } gsrc;
@@ -44,14 +49,55 @@ typedef struct lg {
 	iogp_msg msg, snap;
 	uint8_t *buf;
 	uint64_t sent, dropped, bytes;
+	int fast;
 } lg;
+
+/* --fast: header (16 bytes) + varint seq + the template's sections. */
+static void send_fast(lg *g, gsrc *s, uint64_t seq)
+{
+	memcpy(g->buf, s->tmpl, IOGP_WIRE_HEADER_MIN - 1);
+	size_t n = IOGP_WIRE_HEADER_MIN - 1;
+	n += iogp_varint_put(g->buf + n, seq);
+	memcpy(g->buf + n, s->tmpl + IOGP_WIRE_HEADER_MIN - 1, s->tmpl_len - (IOGP_WIRE_HEADER_MIN - 1));
+	n += s->tmpl_len - (IOGP_WIRE_HEADER_MIN - 1);
+	char topic[64];
+	int tl = iogp_topic(topic, sizeof(topic), IOGP_DELTA, realistic_source(s->r));
+	if (zmq_send(g->socks[s->sock], topic, (size_t)tl, ZMQ_DONTWAIT | ZMQ_SNDMORE) < 0 ||
+	    zmq_send(g->socks[s->sock], g->buf, n, ZMQ_DONTWAIT) < 0) {
+		g->dropped++;
+		return;
+	}
+	g->sent++;
+	g->bytes += n;
+}
+
+static int make_template(lg *g, gsrc *s)
+{
+	realistic_delta(s->r, &g->msg, 1);
+	long len = iogp_msg_encode(&g->msg, g->buf, IOGP_MAX_PAYLOAD);
+	if (len < 0)
+		return -1;
+	const uint8_t *p = g->buf + IOGP_WIRE_HEADER_MIN - 1;
+	uint64_t seq;
+	if (iogp_varint_get(&p, g->buf + len, &seq) < 0)
+		return -1;
+	size_t skip = (size_t)(p - (g->buf + IOGP_WIRE_HEADER_MIN - 1));
+	s->tmpl_len = (size_t)len - skip;
+	s->tmpl = malloc(s->tmpl_len);
+	if (!s->tmpl)
+		return -1;
+	memcpy(s->tmpl, g->buf, IOGP_WIRE_HEADER_MIN - 1);
+	memcpy(s->tmpl + IOGP_WIRE_HEADER_MIN - 1, p, (size_t)len - (size_t)(p - g->buf));
+	return 0;
+}
 
 static void send_payload(lg *g, int sock, const iogp_msg *m, uint64_t now)
 {
 	long len = iogp_msg_encode(m, g->buf, IOGP_MAX_PAYLOAD);
 	if (len < 0)
 		return;
-	iogp_model_feed(g->model, g->buf, (size_t)len, now);
+	if (!g->fast)
+		iogp_model_feed(g->model, g->buf, (size_t)len, now);
 	char topic[64];
 	int tl = iogp_topic(topic, sizeof(topic), m->kind, m->source);
 	if (zmq_send(g->socks[sock], topic, (size_t)tl, ZMQ_DONTWAIT | ZMQ_SNDMORE) < 0 ||
@@ -121,10 +167,12 @@ static int loadgen_exec(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'x' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "fast", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t n = 0, k = 0, seed = 1;
+	int fast = 0;
 	double rate = 0, duration = 10;
 	const char *ep = IOGP_DEFAULT_ENDPOINT, *truth = NULL;
 	int quiet = 0, c;
@@ -164,6 +212,7 @@ static int loadgen_exec(int argc, char **argv)
 		case 'e': ep = optarg; break;
 		case 't': truth = optarg; break;
 		case 'q': quiet = 1; break;
+		case 'F': fast = 1; break;
 		case 'h': loadgen_usage(stdout); return IOGRAM_EXIT_OK;
 		default: loadgen_usage(stderr); return IOGRAM_EXIT_USAGE;
 		}
@@ -173,11 +222,15 @@ static int loadgen_exec(int argc, char **argv)
 		loadgen_usage(stderr);
 		return IOGRAM_EXIT_USAGE;
 	}
+	if (fast && truth) {
+		iogram_err("loadgen: --fast keeps no model, so it cannot write --truth");
+		return IOGRAM_EXIT_USAGE;
+	}
 	if (!k)
 		k = n < 16 ? n : 16;
 	if (k > n)
 		k = n;
-	lg g = { .nsocks = (int)k, .n = (int)n };
+	lg g = { .nsocks = (int)k, .n = (int)n, .fast = fast };
 	iogp_model_opts mo = { .max_sources = (uint32_t)n + 16 };
 	g.model = iogp_model_new(&mo);
 	g.buf = malloc(IOGP_MAX_PAYLOAD);
@@ -203,6 +256,10 @@ static int loadgen_exec(int argc, char **argv)
 		realistic_set_interval(g.src[i].r, period);
 		g.src[i].sock = (int)(i % k);
 		g.src[i].next_ns = start + period + period * i / n;
+		if (fast && make_template(&g, &g.src[i]) < 0) {
+			iogram_err("loadgen: cannot build a message template");
+			return IOGRAM_EXIT_ERROR;
+		}
 		send_hello(&g, (int)i, wall0);
 	}
 	iogram_catch_signals();
@@ -222,7 +279,8 @@ static int loadgen_exec(int argc, char **argv)
 					continue;
 				for (int i = s; i < g.n; i += g.nsocks) {
 					send_hello(&g, i, iogram_now_ns());
-					send_snapshot(&g, i, iogram_now_ns(), 0);
+					if (!fast)
+						send_snapshot(&g, i, iogram_now_ns(), 0);
 				}
 			}
 		}
@@ -231,14 +289,18 @@ static int loadgen_exec(int argc, char **argv)
 			gsrc *s = &g.src[i];
 			if (s->next_ns > now)
 				continue;
-			realistic_delta(s->r, &g.msg, ++s->deltas);
-			g.msg.seq = s->seq++;
-			send_payload(&g, s->sock, &g.msg, wall);
+			if (fast) {
+				send_fast(&g, s, s->seq++);
+			} else {
+				realistic_delta(s->r, &g.msg, ++s->deltas);
+				g.msg.seq = s->seq++;
+				send_payload(&g, s->sock, &g.msg, wall);
+			}
 			s->next_ns += period;
 			if (s->next_ns < now)   /* fell behind: do not burst */
 				s->next_ns = now + period;
 		}
-		if (now >= next_snap) {
+		if (!fast && now >= next_snap) {
 			for (int i = 0; i < g.n; i++)
 				send_snapshot(&g, i, wall, 0);
 			next_snap = now + 10000000000ull;
@@ -258,7 +320,8 @@ static int loadgen_exec(int argc, char **argv)
 	}
 	uint64_t wall = iogram_now_ns();
 	for (int i = 0; i < g.n; i++) {
-		send_snapshot(&g, i, wall, IOGP_F_FINAL);
+		if (!fast)
+			send_snapshot(&g, i, wall, IOGP_F_FINAL);
 		iogp_msg bye = { .kind = IOGP_BYE, .source = realistic_source(g.src[i].r),
 		                 .seq = g.src[i].seq++ };
 		send_payload(&g, g.src[i].sock, &bye, wall);
@@ -273,8 +336,10 @@ static int loadgen_exec(int argc, char **argv)
 	for (int s = 0; s < g.nsocks; s++)
 		zmq_close(g.socks[s]);
 	zmq_ctx_term(ctx);
-	for (int i = 0; i < g.n; i++)
+	for (int i = 0; i < g.n; i++) {
 		realistic_free(g.src[i].r);
+		free(g.src[i].tmpl);
+	}
 	iogp_msg_free(&g.msg);
 	iogp_msg_free(&g.snap);
 	iogp_model_free(g.model);
