@@ -3,7 +3,7 @@
 # Idempotent: does nothing when every package is present.
 set -euo pipefail
 pkgs=(
-  gcc clang libclang-rt-14-dev pkg-config meson ninja-build
+  gcc libc6-dev clang libclang-rt-14-dev pkg-config meson ninja-build
   check libzstd-dev libzmq3-dev libncurses-dev libgtk-3-dev libcairo2-dev
   libaio-dev tmux xvfb xauth strace fio procps
 )
