@@ -1,0 +1,164 @@
+/* agent.h - libiogram internals shared by the core (registry, shards,
+ * publisher) and the POSIX interposer. Not installed. */
+#ifndef IOG_AGENT_H
+#define IOG_AGENT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "iogram.h"
+#include "iogp_hist.h"
+
+#define IOG_MAX_METRICS 256
+#define IOG_ACCESS_RESERVOIR 256   /* samples per shard per interval */
+#define IOG_NATIVE_K 4
+
+struct iog_metric {
+	uint32_t slot;          /* index into shard arrays, also the wire metric id */
+	int kind;               /* iogp_metric_kind */
+	iog_engine engine;
+	iogp_bins bins;         /* as announced (LEARNING: FIXED once learned) */
+	uint32_t nbuckets;      /* dense array length per shard */
+	int fast;               /* NATIVE, k = IOG_NATIVE_K: recorded inline */
+	volatile int ready;     /* LEARNING: 1 once bins are set */
+	char name[128];
+	char unit[32];
+};
+
+typedef struct iog_access_sample {
+	uint64_t t_ns, file, offset, size;
+	uint32_t op, metric;
+} iog_access_sample;
+
+/* One per thread, never freed (a dead thread's shard is reused by a new one:
+ * counts are cumulative, so nothing is lost). Only its thread writes it;
+ * the publisher reads it with relaxed loads (no atomic RMW anywhere). */
+typedef struct iog_shard {
+	uint64_t counters[IOG_MAX_METRICS];
+	uint32_t *hist[IOG_MAX_METRICS];   /* lazily allocated, nbuckets each;
+	                                    * u32 wraps, the publisher diffs mod 2^32 */
+	int64_t gauge[IOG_MAX_METRICS];
+	uint64_t gauge_t[IOG_MAX_METRICS];  /* time of set: the latest across threads wins */
+	/* access reservoir, double-buffered by interval parity */
+	struct {
+		uint64_t interval;
+		uint64_t seen;
+		uint64_t rng;
+		iog_access_sample s[IOG_ACCESS_RESERVOIR];
+	} acc[2];
+	struct iog_shard *next;
+	int in_use;
+} iog_shard;
+
+/* initial-exec: one %fs-relative load on the record path, no __tls_get_addr
+ * (libiogram is linked or preloaded, so its TLS is in the static block). */
+extern __thread iog_shard *iog__tls_shard __attribute__((tls_model("initial-exec")));
+extern __thread int iog__tls_in_agent __attribute__((tls_model("initial-exec")));   /* 1 on agent threads: never count */
+extern int iog__enabled;                 /* 0: disabled (env or failure) */
+extern uint64_t iog__interval;           /* access reservoir epoch */
+
+iog_shard *iog__shard_slow(void);        /* allocate/claim this thread's shard */
+
+static inline iog_shard *iog__shard(void)
+{
+	iog_shard *s = iog__tls_shard;
+	return __builtin_expect(s != NULL, 1) ? s : iog__shard_slow();
+}
+
+/* Record path helpers (the interposer uses these with its own metrics). */
+void iog__hist_record_slow(iog_shard *s, iog_metric *m, uint64_t v, uint64_t n);
+
+static inline void iog__hist_record(iog_metric *m, uint64_t v)
+{
+	iog_shard *s = iog__shard();
+	uint32_t *c = s ? s->hist[m->slot] : NULL;
+	if (__builtin_expect(c != NULL && m->fast, 1))
+		c[iogp_native_index(v, IOG_NATIVE_K)]++;
+	else if (s)
+		iog__hist_record_slow(s, m, v, 1);
+}
+
+static inline void iog__counter_add(iog_metric *m, uint64_t n)
+{
+	iog_shard *s = iog__shard();
+	if (__builtin_expect(s != NULL, 1))
+		s->counters[m->slot] += n;
+}
+
+void iog__access(iog_metric *m, uint64_t file, int op, uint64_t offset, uint64_t size, uint64_t t_ns);
+
+/* Start the agent (config from the environment) if not yet started. Safe to
+ * call often; cheap after the first call. Returns 0 when enabled. */
+int iog__ensure_started(void);
+
+/* Clock: TSC-based when invariant, else CLOCK_MONOTONIC. */
+uint64_t iog__now_ns(void);
+
+/* File table: id for a path (hash of the path, announced once). */
+uint64_t iog__file_id(const char *path);
+
+/* Lifecycle hooks for the interposer. */
+void iog__before_exec(void);   /* final SNAPSHOT + BYE, bounded wait */
+void iog__at_exit(void);       /* same, for exit()/_exit() */
+
+/* ---- core internals (registry, shards, clock, config, publisher) -------
+ * Not used by the interposer. */
+#include "iogp_wire.h"
+
+#define IOG_MAX_FILES 65536          /* file table entries */
+#define IOG_MAX_FILE_BYTES (2u << 20) /* file table path bytes (a SNAPSHOT carries them all) */
+#define IOG_ACCESS_OUT 256           /* access samples per DELTA */
+#define IOG_MAX_BINS 65536           /* FIXED / LEARNING nbins */
+#define IOG_MAX_LEARN (1u << 20)
+
+/* config.c: iog_init() over the environment over defaults */
+struct iog__cfg {
+	char endpoint[1024];   /* "" = no live stream */
+	char output[4096];     /* replay file template ("" = none) */
+	uint32_t interval_ms;
+	char node[256];        /* "" = hostname */
+	int disable;
+};
+void iog__config_load(struct iog__cfg *c);
+/* Output template expanded: %p pid, %h host, %% a percent sign. */
+int iog__config_expand(char *dst, size_t len, const char *tmpl, const char *host, long pid);
+
+/* registry.c */
+extern iog_metric *iog__metrics[IOG_MAX_METRICS];
+extern uint32_t iog__nmetrics;       /* release-stored after the slot is filled */
+extern uint32_t iog__catalog_gen;    /* bumped when the catalog or labels change */
+int iog__labels_init(const char *node, uint64_t start_wall_ns);
+void iog__labels_set_pid(long pid, uint64_t start_wall_ns);
+const char *iog__label_host(void);
+/* Copies the labels into lab/buf; returns their number or IOG_ELIMIT when buf is short. */
+int iog__labels_copy(iogp_label *lab, uint32_t max, char *buf, size_t cap);
+uint64_t iog__dense_base(const iog_metric *m);   /* wire bin index of dense bucket 0 */
+uint32_t iog__dense_index(const iog_metric *m, uint64_t v);
+void iog__learn_record(iog_shard *s, iog_metric *m, uint64_t v, uint64_t n);
+void iog__learn_finish_all(void);  /* give learning metrics a scheme from what they have */
+/* Files for a message: only_new = names not yet announced (then marked), else
+ * all. Fills *arr (grown as needed), returns the count or a negative error. */
+int iog__files_copy(int only_new, iogp_file **arr, uint32_t *cap);
+void iog__registry_prepare(void);
+void iog__registry_parent(void);
+void iog__registry_child(void);
+void iog__metrics_disable(void);
+
+/* shard.c */
+iog_shard *iog__shards(void);      /* head of the list of every shard */
+void iog__shards_child(void);      /* fork child: zero every shard, free the others' */
+void iog__shard_stats(uint32_t *n, uint32_t *in_use);
+
+/* clock.c */
+void iog__clock_start(void);                  /* publisher: check the CPU, first sample */
+void iog__clock_tick(uint64_t interval_ns);   /* publisher: calibrate / re-anchor */
+int iog__clock_tsc(void);                     /* 1 when the TSC drives iog__now_ns */
+uint64_t iog__mono_ns(void);
+uint64_t iog__wall_ns(void);
+
+/* publisher.c */
+void iog__disable(void);           /* internal failure: stop recording, quietly */
+int iog__started(void);            /* 1 once the agent has started (iog_init is too late) */
+uint64_t iog__source_id(void);
+
+#endif

@@ -1,0 +1,135 @@
+/* config.c - the agent's settings: iog_init() over the environment over defaults. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+static struct {
+	int set;
+	int has_endpoint, has_output, has_node;
+	char endpoint[1024];
+	char output[4096];
+	char node[256];
+	uint32_t interval_ms;
+	int disable;
+} init;
+
+static int copy(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len)
+		return IOG_EINVAL;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+int iog_init(const iog_config *cfg)
+{
+	if (cfg == NULL)
+		return IOG_EINVAL;
+	if (iog__started())
+		return IOG_ESTATE;
+	memset(&init, 0, sizeof(init));
+	if (cfg->endpoint != NULL) {
+		if (copy(init.endpoint, sizeof(init.endpoint), cfg->endpoint) < 0)
+			return IOG_EINVAL;
+		init.has_endpoint = 1;
+	}
+	if (cfg->output != NULL) {
+		if (copy(init.output, sizeof(init.output), cfg->output) < 0)
+			return IOG_EINVAL;
+		init.has_output = 1;
+	}
+	if (cfg->node != NULL) {
+		if (copy(init.node, sizeof(init.node), cfg->node) < 0)
+			return IOG_EINVAL;
+		init.has_node = 1;
+	}
+	init.interval_ms = cfg->interval_ms;
+	init.disable = cfg->disable != 0;
+	init.set = 1;
+	return 0;
+}
+
+static void endpoint_set(struct iog__cfg *c, const char *e)
+{
+	if (strcmp(e, "none") == 0 || copy(c->endpoint, sizeof(c->endpoint), e) < 0)
+		c->endpoint[0] = '\0';
+}
+
+void iog__config_load(struct iog__cfg *c)
+{
+	const char *e;
+
+	memset(c, 0, sizeof(*c));
+	endpoint_set(c, IOGP_DEFAULT_ENDPOINT);
+	c->interval_ms = 1000;
+
+	if ((e = getenv("IOGRAM_ENDPOINT")) != NULL)
+		endpoint_set(c, e);
+	if ((e = getenv("IOGRAM_OUTPUT")) != NULL && copy(c->output, sizeof(c->output), e) < 0)
+		c->output[0] = '\0';
+	if ((e = getenv("IOGRAM_NODE")) != NULL && copy(c->node, sizeof(c->node), e) < 0)
+		c->node[0] = '\0';
+	if ((e = getenv("IOGRAM_INTERVAL_MS")) != NULL && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (*end == '\0' && v > 0)
+			c->interval_ms = v > 3600000 ? 3600000 : (uint32_t)v;
+	}
+	/* the user's kill switch wins over iog_init */
+	if ((e = getenv("IOGRAM_DISABLE")) != NULL && *e && strcmp(e, "0") != 0)
+		c->disable = 1;
+
+	if (init.set) {
+		if (init.has_endpoint)
+			endpoint_set(c, init.endpoint);
+		if (init.has_output)
+			copy(c->output, sizeof(c->output), init.output);
+		if (init.has_node)
+			copy(c->node, sizeof(c->node), init.node);
+		if (init.interval_ms)
+			c->interval_ms = init.interval_ms > 3600000 ? 3600000 : init.interval_ms;
+		if (init.disable)
+			c->disable = 1;
+	}
+	if (c->interval_ms < 10)
+		c->interval_ms = 10;
+}
+
+int iog__config_expand(char *dst, size_t len, const char *tmpl, const char *host, long pid)
+{
+	size_t o = 0;
+
+	if (len == 0)
+		return IOG_EINVAL;
+	for (const char *p = tmpl; *p; p++) {
+		char num[24];
+		const char *ins = NULL;
+		size_t n;
+
+		if (p[0] == '%' && p[1] == 'p') {
+			snprintf(num, sizeof(num), "%ld", pid);
+			ins = num;
+		} else if (p[0] == '%' && p[1] == 'h') {
+			ins = host;
+		} else if (p[0] == '%' && p[1] == '%') {
+			ins = "%";
+		}
+		if (ins != NULL) {
+			n = strlen(ins);
+			p++;
+		} else {
+			ins = p;
+			n = 1;
+		}
+		if (o + n >= len)
+			return IOG_EINVAL;
+		memcpy(dst + o, ins, n);
+		o += n;
+	}
+	dst[o] = '\0';
+	return 0;
+}

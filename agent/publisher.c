@@ -1,0 +1,1077 @@
+/* publisher.c - the publisher thread: every interval it sums the shards,
+ * diffs against what it sent and sends a DELTA over ZeroMQ (XPUB, connecting)
+ * and/or to a replay file; HELLO, SNAPSHOT and BYE; start, flush, exit, exec
+ * and fork. Exit follows DESIGN.md's measured protocol and never waits
+ * longer than a bound. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "agent.h"
+#include "iogp_err.h"
+#include "iogp_recorder.h"
+
+#define NS_PER_MS 1000000ull
+#define SNAPSHOT_EVERY_NS (10000ull * NS_PER_MS)
+#define HEARTBEAT_NS (10000ull * NS_PER_MS)
+#define CALIBRATE_NS (15ull * NS_PER_MS)
+#define EXIT_WAIT_NS (300ull * NS_PER_MS)   /* for a subscription at exit */
+#define STOP_BOUND_MS 1000                  /* the host waits no longer */
+#define FLUSH_BOUND_MS 1000
+#define LINGER_MS 100
+#define SNDHWM 100
+
+enum { ST_IDLE, ST_RUNNING, ST_STOPPED, ST_DISABLED };
+enum { STOP_SHUTDOWN = 1, STOP_EXIT, STOP_EXEC };
+enum { CONN_UNKNOWN, CONN_UP, CONN_DOWN };
+
+/* lifecycle, under life_lock */
+static pthread_mutex_t life_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t life_cond = PTHREAD_COND_INITIALIZER;
+static int state = ST_IDLE;     /* also read without the lock (acquire) */
+static int once;                /* config, labels, handlers done */
+static pthread_t thr;
+static int wakefd = -1;
+static int req_stop, stopped;
+static uint64_t req_flush, done_flush;
+static long my_pid;
+static uint64_t source_id;
+static uint64_t start_mono, start_wall;
+static struct iog__cfg cfg;
+static int is_fork_child;
+
+struct pmetric {
+	int announced;
+	uint32_t nb;
+	uint64_t base;        /* wire index of dense bucket 0 */
+	uint32_t *raw;        /* last sum over shards, mod 2^32 */
+	uint64_t *cum;
+	uint64_t counter;
+	int64_t gauge;
+	uint64_t gauge_t;
+	int gauge_set;
+};
+
+struct shard_acc {
+	uint64_t seen;
+	uint32_t n, take;
+	iog_access_sample *s;
+};
+
+/* the publisher thread's own state (a fork child starts it afresh) */
+static struct {
+	void *ctx, *sock, *mon;
+	iogp_recorder *rec;
+	uint64_t seq, dropped;
+	int conn, subscribed, sub_pending;
+	uint32_t sent_gen;
+	uint64_t t_last, wall_last;       /* time of the state last collected */
+	uint64_t last_delta, last_snap;
+	uint64_t access_seen;
+	uint64_t rng;
+	struct pmetric pm[IOG_MAX_METRICS];
+	uint8_t *buf;
+	size_t cap;
+	iogp_counter_val cv[IOG_MAX_METRICS];
+	iogp_gauge_val gv[IOG_MAX_METRICS];
+	iogp_hist_val hv[IOG_MAX_METRICS];
+	iogp_bin *bins;
+	size_t bins_cap;
+	uint32_t *sum;
+	size_t sum_cap;
+	iogp_access acc[IOG_ACCESS_OUT];
+	struct shard_acc *sacc;
+	iog_access_sample *pool;
+	size_t sacc_cap;
+	iogp_file *files;
+	uint32_t files_cap;
+	iogp_label lab[IOGP_MAX_LABELS];
+	char *labbuf;
+	size_t labcap;
+} P;
+
+static void pub_reset(void);
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static uint64_t random_id(void)
+{
+	uint64_t id = 0;
+
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != sizeof(id) || id == 0) {
+		uint64_t x = iog__wall_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&id;
+		x ^= x >> 33;
+		x *= 0xff51afd7ed558ccdull;
+		x ^= x >> 33;
+		id = x ? x : 1;
+	}
+	return id;
+}
+
+static uint64_t prng(void)
+{
+	uint64_t z = (P.rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t iog__source_id(void)
+{
+	return source_id;
+}
+
+int iog__started(void)
+{
+	return once || __atomic_load_n(&state, __ATOMIC_ACQUIRE) != ST_IDLE;
+}
+
+/* life_cond waits on CLOCK_MONOTONIC: a wall clock step never stretches a bound */
+static void cond_setup(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&life_cond, &a);
+	pthread_condattr_destroy(&a);
+}
+
+static void deadline_after(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void wake(void)
+{
+	uint64_t one = 1;
+
+	if (wakefd >= 0 && write(wakefd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: already signalled */
+	}
+}
+
+void iog__disable(void)
+{
+	__atomic_store_n(&iog__enabled, 0, __ATOMIC_RELAXED);
+	iog__metrics_disable();
+}
+
+/* ---- sending ------------------------------------------------------------------ */
+
+static void emit(iogp_msg *msg)
+{
+	long len;
+
+	msg->source = source_id;
+	msg->seq = P.seq++;
+	len = iogp_msg_encode(msg, P.buf, P.cap);
+	if (len == IOGP_ELIMIT || (len >= 0 && P.buf == NULL)) {
+		long need = iogp_msg_encode(msg, NULL, 0);
+		uint8_t *b = need > 0 ? realloc(P.buf, (size_t)need + 4096) : NULL;
+		if (b == NULL) {
+			P.dropped++;
+			return;
+		}
+		P.buf = b;
+		P.cap = (size_t)need + 4096;
+		len = iogp_msg_encode(msg, P.buf, P.cap);
+	}
+	if (len < 0) {
+		P.dropped++;
+		return;
+	}
+	if (P.rec != NULL)
+		iogp_recorder_add(P.rec, P.buf, (size_t)len, iog__wall_ns());
+	if (P.sock != NULL) {
+		char topic[64];
+		int tl = iogp_topic(topic, sizeof(topic), msg->kind, source_id);
+		if (tl < 0 || zmq_send(P.sock, topic, (size_t)tl, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
+		    zmq_send(P.sock, P.buf, (size_t)len, ZMQ_DONTWAIT) < 0) {
+			/* nobody connected loses nothing: a new peer gets a SNAPSHOT */
+			if (P.conn == CONN_UP)
+				P.dropped++;
+		}
+	}
+}
+
+static int pm_setup(uint32_t slot, const iog_metric *m)
+{
+	struct pmetric *pm = &P.pm[slot];
+
+	if (m->kind == IOGP_HISTOGRAM) {
+		pm->nb = m->nbuckets;
+		pm->base = iog__dense_base(m);
+		pm->raw = calloc(pm->nb, sizeof(*pm->raw));
+		pm->cum = calloc(pm->nb, sizeof(*pm->cum));
+		if (pm->raw == NULL || pm->cum == NULL) {
+			free(pm->raw);
+			free(pm->cum);
+			pm->raw = NULL;
+			pm->cum = NULL;
+			return -1;
+		}
+	}
+	pm->announced = 1;
+	return 0;
+}
+
+/* The catalog: announce = 1 (HELLO) adds every metric that has a scheme;
+ * else only those announced already (SNAPSHOT). */
+static iogp_metric_def *defs_build(int announce, uint32_t *ndefs)
+{
+	uint32_t n = __atomic_load_n(&iog__nmetrics, __ATOMIC_ACQUIRE), k = 0;
+	iogp_metric_def *d = n ? malloc(n * sizeof(*d)) : NULL;
+
+	*ndefs = 0;
+	if (d == NULL)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		iog_metric *m = iog__metrics[i];
+		if (!P.pm[i].announced) {
+			if (!announce || !__atomic_load_n(&m->ready, __ATOMIC_ACQUIRE))
+				continue;
+			if (pm_setup(i, m) < 0) {
+				iog__disable();
+				continue;
+			}
+		}
+		d[k].id = i;
+		d[k].kind = (iogp_metric_kind)m->kind;
+		d[k].name = m->name;
+		d[k].unit = m->unit;
+		/* only the used part of the (large) bins struct */
+		size_t bl = offsetof(iogp_bins, edges);
+		if (m->kind == IOGP_HISTOGRAM && m->bins.kind == IOGP_BINS_EDGES)
+			bl += m->bins.nedges * sizeof(m->bins.edges[0]);
+		memcpy(&d[k].bins, &m->bins, bl);
+		if (m->kind != IOGP_HISTOGRAM)
+			d[k].bins.kind = IOGP_BINS_NATIVE;
+		k++;
+	}
+	*ndefs = k;
+	return d;
+}
+
+static int labels_build(iogp_msg *msg)
+{
+	int n;
+
+	for (;;) {
+		n = iog__labels_copy(P.lab, IOGP_MAX_LABELS, P.labbuf, P.labcap);
+		if (n != IOG_ELIMIT)
+			break;
+		size_t cap = P.labcap ? P.labcap * 2 : 4096;
+		char *b = cap <= (1u << 20) ? realloc(P.labbuf, cap) : NULL;
+		if (b == NULL)
+			return -1;
+		P.labbuf = b;
+		P.labcap = cap;
+	}
+	msg->labels = P.lab;
+	msg->nlabels = n > 0 ? (uint32_t)n : 0;
+	return 0;
+}
+
+static void send_hello(void)
+{
+	iogp_msg msg;
+	uint32_t gen = __atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE);
+
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = IOGP_HELLO;
+	labels_build(&msg);
+	msg.metrics = defs_build(1, &msg.nmetrics);
+	emit(&msg);
+	free(msg.metrics);
+	P.sent_gen = gen;
+}
+
+static int bins_reserve(size_t n)
+{
+	if (n <= P.bins_cap)
+		return 0;
+	iogp_bin *b = realloc(P.bins, n * sizeof(*b));
+	if (b == NULL)
+		return -1;
+	P.bins = b;
+	P.bins_cap = n;
+	return 0;
+}
+
+static size_t bins_needed(void)
+{
+	size_t need = 0;
+	uint32_t n = __atomic_load_n(&iog__nmetrics, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (P.pm[i].announced)
+			need += P.pm[i].nb;
+	return need;
+}
+
+/* Access samples of the interval that just ended: each shard's reservoir is
+ * a uniform sample of its accesses; pick how many to take from each shard
+ * by drawing without replacement over all accesses seen (weights = seen),
+ * then take that many uniformly from the shard's samples. */
+static uint32_t access_harvest(uint64_t *seen_out)
+{
+	uint64_t e = __atomic_load_n(&iog__interval, __ATOMIC_RELAXED);
+	uint32_t ns = 0, nout = 0;
+	uint64_t total = 0;
+
+	__atomic_store_n(&iog__interval, e + 1, __ATOMIC_RELEASE);
+	*seen_out = 0;
+	for (iog_shard *s = iog__shards(); s != NULL; s = s->next)
+		ns++;
+	if (ns > P.sacc_cap) {
+		struct shard_acc *sa = realloc(P.sacc, ns * sizeof(*sa));
+		if (sa != NULL)
+			P.sacc = sa;
+		iog_access_sample *pool = sa ? realloc(P.pool, (size_t)ns * IOG_ACCESS_RESERVOIR * sizeof(*pool)) : NULL;
+		if (pool != NULL)
+			P.pool = pool;
+		if (sa == NULL || pool == NULL)
+			return 0;
+		P.sacc_cap = ns;
+	}
+	uint32_t k = 0;
+	for (iog_shard *s = iog__shards(); s != NULL && k < ns; s = s->next) {
+		__typeof__(s->acc[0]) *a = &s->acc[e & 1];
+		struct shard_acc *sa = &P.sacc[k];
+		if (__atomic_load_n(&a->interval, __ATOMIC_RELAXED) != e)
+			continue;
+		sa->seen = __atomic_load_n(&a->seen, __ATOMIC_ACQUIRE);
+		if (sa->seen == 0)
+			continue;
+		sa->n = sa->seen < IOG_ACCESS_RESERVOIR ? (uint32_t)sa->seen : IOG_ACCESS_RESERVOIR;
+		sa->take = 0;
+		sa->s = P.pool + (size_t)k * IOG_ACCESS_RESERVOIR;
+		memcpy(sa->s, a->s, sa->n * sizeof(sa->s[0]));
+		total += sa->seen;
+		k++;
+	}
+	ns = k;
+	*seen_out = total;
+	if (total == 0)
+		return 0;
+	uint64_t want = total < IOG_ACCESS_OUT ? total : IOG_ACCESS_OUT, rem = total;
+	for (uint64_t j = 0; j < want; j++) {
+		uint64_t r = prng() % rem;
+		for (k = 0; k < ns; k++) {
+			uint64_t left = P.sacc[k].seen - P.sacc[k].take;
+			if (r < left)
+				break;
+			r -= left;
+		}
+		if (k == ns)
+			k = ns - 1;
+		P.sacc[k].take++;
+		rem--;
+	}
+	uint32_t nm = __atomic_load_n(&iog__nmetrics, __ATOMIC_ACQUIRE);
+	for (k = 0; k < ns; k++) {
+		struct shard_acc *sa = &P.sacc[k];
+		uint32_t take = sa->take < sa->n ? sa->take : sa->n;
+		for (uint32_t i = 0; i < take; i++) {
+			uint32_t j = i + (uint32_t)(prng() % (sa->n - i));
+			iog_access_sample t = sa->s[j];
+			sa->s[j] = sa->s[i];
+			sa->s[i] = t;
+			if (t.metric >= nm || !P.pm[t.metric].announced ||
+			    iog__metrics[t.metric]->kind != IOGP_ACCESS)
+				continue;
+			P.acc[nout++] = (iogp_access){ t.metric, t.t_ns, t.file, t.op, t.offset, t.size };
+		}
+	}
+	/* time order: the wire codes times as deltas */
+	for (uint32_t i = 1; i < nout; i++) {
+		iogp_access x = P.acc[i];
+		uint32_t j = i;
+		while (j > 0 && P.acc[j - 1].t_ns > x.t_ns) {
+			P.acc[j] = P.acc[j - 1];
+			j--;
+		}
+		P.acc[j] = x;
+	}
+	return nout;
+}
+
+/* Sum the shards into the cumulative state; msg gets what changed. */
+static void collect(iogp_msg *msg, uint64_t now)
+{
+	uint32_t n = __atomic_load_n(&iog__nmetrics, __ATOMIC_ACQUIRE);
+	size_t nb_used = 0;
+
+	if (bins_reserve(bins_needed()) < 0) {
+		iog__disable();
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct pmetric *pm = &P.pm[i];
+		iog_metric *m = iog__metrics[i];
+
+		if (!pm->announced)
+			continue;
+		switch (m->kind) {
+		case IOGP_COUNTER: {
+			uint64_t tot = 0;
+			for (iog_shard *s = iog__shards(); s != NULL; s = s->next)
+				tot += __atomic_load_n(&s->counters[i], __ATOMIC_RELAXED);
+			if (tot != pm->counter)
+				P.cv[msg->ncounters++] = (iogp_counter_val){ i, tot - pm->counter };
+			pm->counter = tot;
+			break;
+		}
+		case IOGP_GAUGE: {
+			uint64_t best = 0;
+			int64_t v = 0;
+			for (iog_shard *s = iog__shards(); s != NULL; s = s->next) {
+				uint64_t t = __atomic_load_n(&s->gauge_t[i], __ATOMIC_ACQUIRE);
+				if (t > best) {
+					best = t;
+					v = __atomic_load_n(&s->gauge[i], __ATOMIC_RELAXED);
+				}
+			}
+			if (best > pm->gauge_t) {
+				if (!pm->gauge_set || v != pm->gauge)
+					P.gv[msg->ngauges++] = (iogp_gauge_val){ i, v };
+				pm->gauge = v;
+				pm->gauge_t = best;
+				pm->gauge_set = 1;
+			}
+			break;
+		}
+		case IOGP_HISTOGRAM: {
+			uint32_t nb = pm->nb, cnt = 0;
+			if (nb > P.sum_cap) {
+				uint32_t *sm = realloc(P.sum, nb * sizeof(*sm));
+				if (sm == NULL) {
+					iog__disable();
+					return;
+				}
+				P.sum = sm;
+				P.sum_cap = nb;
+			}
+			memset(P.sum, 0, nb * sizeof(*P.sum));
+			for (iog_shard *s = iog__shards(); s != NULL; s = s->next) {
+				uint32_t *c = __atomic_load_n(&s->hist[i], __ATOMIC_ACQUIRE);
+				if (c == NULL)
+					continue;
+				for (uint32_t b = 0; b < nb; b++)
+					P.sum[b] += __atomic_load_n(&c[b], __ATOMIC_RELAXED);
+			}
+			iogp_bin *out = P.bins + nb_used;
+			for (uint32_t b = 0; b < nb; b++) {
+				uint32_t d = P.sum[b] - pm->raw[b];   /* mod 2^32 */
+				if (d == 0)
+					continue;
+				pm->raw[b] = P.sum[b];
+				pm->cum[b] += d;
+				out[cnt++] = (iogp_bin){ pm->base + b, d };
+			}
+			if (cnt) {
+				P.hv[msg->nhists++] = (iogp_hist_val){ i, cnt, out };
+				nb_used += cnt;
+			}
+			break;
+		}
+		}
+	}
+	msg->counters = P.cv;
+	msg->gauges = P.gv;
+	msg->hists = P.hv;
+	msg->naccess = access_harvest(&msg->access_seen);
+	msg->access = P.acc;
+	P.access_seen += msg->access_seen;
+	int nf = iog__files_copy(1, &P.files, &P.files_cap);
+	msg->files = P.files;
+	msg->nfiles = nf > 0 ? (uint32_t)nf : 0;
+	msg->t0_ns = P.t_last;
+	msg->t1_ns = now > P.t_last ? now : P.t_last;
+	msg->wall_ns = iog__wall_ns();
+	msg->dropped = P.dropped;
+	P.t_last = msg->t1_ns;
+	P.wall_last = msg->wall_ns;
+}
+
+static void send_delta(uint64_t mono, int force)
+{
+	iogp_msg msg;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = IOGP_DELTA;
+	collect(&msg, iog__now_ns());
+	if (force || msg.ncounters || msg.ngauges || msg.nhists || msg.naccess ||
+	    msg.nfiles || msg.access_seen) {
+		emit(&msg);
+		P.last_delta = mono;
+	}
+}
+
+static void send_snapshot(uint16_t flags, uint64_t mono)
+{
+	iogp_msg msg;
+	uint32_t nc = 0, ng = 0, nh = 0;
+	size_t used = 0;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = IOGP_SNAPSHOT;
+	msg.flags = flags;
+	labels_build(&msg);
+	msg.metrics = defs_build(0, &msg.nmetrics);
+	if (bins_reserve(bins_needed()) < 0) {
+		free(msg.metrics);
+		iog__disable();
+		return;
+	}
+	for (uint32_t k = 0; k < msg.nmetrics; k++) {
+		uint32_t i = msg.metrics[k].id;
+		struct pmetric *pm = &P.pm[i];
+		switch (msg.metrics[k].kind) {
+		case IOGP_COUNTER:
+			if (pm->counter)
+				P.cv[nc++] = (iogp_counter_val){ i, pm->counter };
+			break;
+		case IOGP_GAUGE:
+			if (pm->gauge_set)
+				P.gv[ng++] = (iogp_gauge_val){ i, pm->gauge };
+			break;
+		case IOGP_HISTOGRAM: {
+			uint32_t cnt = 0;
+			iogp_bin *out = P.bins + used;
+			for (uint32_t b = 0; b < pm->nb; b++)
+				if (pm->cum[b])
+					out[cnt++] = (iogp_bin){ pm->base + b, pm->cum[b] };
+			if (cnt) {
+				P.hv[nh++] = (iogp_hist_val){ i, cnt, out };
+				used += cnt;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	msg.counters = P.cv;
+	msg.ncounters = nc;
+	msg.gauges = P.gv;
+	msg.ngauges = ng;
+	msg.hists = P.hv;
+	msg.nhists = nh;
+	int nf = iog__files_copy(0, &P.files, &P.files_cap);
+	msg.files = P.files;
+	msg.nfiles = nf > 0 ? (uint32_t)nf : 0;
+	msg.t0_ns = start_mono;
+	msg.t1_ns = P.t_last > start_mono ? P.t_last : start_mono;
+	msg.wall_ns = P.wall_last;
+	msg.access_seen = P.access_seen;
+	msg.dropped = P.dropped;
+	emit(&msg);
+	free(msg.metrics);
+	P.last_snap = mono;
+}
+
+static void send_bye(void)
+{
+	iogp_msg msg;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = IOGP_BYE;
+	emit(&msg);
+}
+
+/* ---- ZeroMQ ---------------------------------------------------------------------- */
+
+static void live_close(void)
+{
+	if (P.sock != NULL)
+		zmq_socket_monitor(P.sock, NULL, 0);
+	if (P.mon != NULL)
+		zmq_close(P.mon);      /* else zmq_ctx_term hangs */
+	if (P.sock != NULL)
+		zmq_close(P.sock);
+	if (P.ctx != NULL)
+		zmq_ctx_term(P.ctx);
+	P.mon = P.sock = P.ctx = NULL;
+}
+
+static int live_open(void)
+{
+	int one = 1, linger = LINGER_MS, hwm = SNDHWM, ivl = 100, zero = 0;
+	char ep[64];
+
+	if ((P.ctx = zmq_ctx_new()) == NULL)
+		return -1;
+	zmq_ctx_set(P.ctx, ZMQ_BLOCKY, 0);
+	zmq_ctx_set(P.ctx, ZMQ_IO_THREADS, 1);
+	if ((P.sock = zmq_socket(P.ctx, ZMQ_XPUB)) == NULL)
+		goto fail;
+	if (zmq_setsockopt(P.sock, ZMQ_LINGER, &linger, sizeof(linger)) < 0 ||
+	    zmq_setsockopt(P.sock, ZMQ_XPUB_VERBOSE, &one, sizeof(one)) < 0 ||
+	    zmq_setsockopt(P.sock, ZMQ_IMMEDIATE, &one, sizeof(one)) < 0 ||
+	    /* a full pipe says EAGAIN (counted) instead of dropping silently */
+	    zmq_setsockopt(P.sock, ZMQ_XPUB_NODROP, &one, sizeof(one)) < 0 ||
+	    zmq_setsockopt(P.sock, ZMQ_SNDHWM, &hwm, sizeof(hwm)) < 0 ||
+	    zmq_setsockopt(P.sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl)) < 0)
+		goto fail;
+	snprintf(ep, sizeof(ep), "inproc://iogram-monitor-%llx", (unsigned long long)source_id);
+	if (zmq_socket_monitor(P.sock, ep, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
+	                       ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_CLOSED) < 0)
+		goto fail;
+	if ((P.mon = zmq_socket(P.ctx, ZMQ_PAIR)) == NULL ||
+	    zmq_setsockopt(P.mon, ZMQ_LINGER, &zero, sizeof(zero)) < 0 ||
+	    zmq_connect(P.mon, ep) < 0)
+		goto fail;
+	if (zmq_connect(P.sock, cfg.endpoint) < 0)
+		goto fail;
+	P.conn = CONN_UNKNOWN;
+	return 0;
+fail:
+	live_close();
+	return -1;
+}
+
+static void read_subs(void)
+{
+	uint8_t b[256];
+	int n;
+
+	if (P.sock == NULL)
+		return;
+	while ((n = zmq_recv(P.sock, b, sizeof(b), ZMQ_DONTWAIT)) >= 0) {
+		if (n >= 1 && b[0] == 1) {
+			P.subscribed = 1;
+			P.sub_pending = 1;
+		}
+	}
+}
+
+static void read_mon(void)
+{
+	zmq_msg_t f;
+
+	if (P.mon == NULL)
+		return;
+	for (;;) {
+		uint16_t ev = 0;
+		int more = 0;
+		size_t ml = sizeof(more);
+
+		zmq_msg_init(&f);
+		if (zmq_msg_recv(&f, P.mon, ZMQ_DONTWAIT) < 0) {
+			zmq_msg_close(&f);
+			return;
+		}
+		if (zmq_msg_size(&f) >= 2)
+			memcpy(&ev, zmq_msg_data(&f), sizeof(ev));
+		zmq_msg_close(&f);
+		/* the endpoint frame */
+		while (zmq_getsockopt(P.mon, ZMQ_RCVMORE, &more, &ml) == 0 && more) {
+			zmq_msg_init(&f);
+			int rc = zmq_msg_recv(&f, P.mon, ZMQ_DONTWAIT);
+			zmq_msg_close(&f);
+			if (rc < 0)
+				break;
+		}
+		switch (ev) {
+		case ZMQ_EVENT_CONNECTED:
+			P.conn = CONN_UP;
+			break;
+		case ZMQ_EVENT_DISCONNECTED:
+			P.conn = CONN_DOWN;
+			P.subscribed = 0;
+			break;
+		case ZMQ_EVENT_CONNECT_RETRIED:
+		case ZMQ_EVENT_CLOSED:
+			if (P.conn != CONN_UP)
+				P.conn = CONN_DOWN;
+			break;
+		}
+	}
+}
+
+/* At exit: wait until a subscription has arrived (then send), the
+ * connection is refused or down (leave now), or EXIT_WAIT_NS passed. */
+static void exit_wait(void)
+{
+	uint64_t end = iog__mono_ns() + EXIT_WAIT_NS;
+
+	if (P.sock == NULL)
+		return;
+	read_mon();
+	read_subs();
+	while (!P.subscribed && P.conn != CONN_DOWN) {
+		uint64_t now = iog__mono_ns();
+		if (now >= end)
+			break;
+		zmq_pollitem_t it[2] = {
+			{ P.sock, 0, ZMQ_POLLIN, 0 },
+			{ P.mon, 0, ZMQ_POLLIN, 0 },
+		};
+		zmq_poll(it, 2, (long)((end - now + NS_PER_MS - 1) / NS_PER_MS));
+		read_mon();
+		read_subs();
+	}
+}
+
+/* ---- the thread -------------------------------------------------------------------- */
+
+static void output_open(void)
+{
+	char path[4096 + 64], err[256];
+	iogp_recorder_opts o;
+
+	if (cfg.output[0] == '\0')
+		return;
+	if (iog__config_expand(path, sizeof(path) - 32, cfg.output, iog__label_host(), my_pid) < 0)
+		return;
+	/* a fork child must not truncate its parent's file */
+	if (is_fork_child && strstr(cfg.output, "%p") == NULL)
+		snprintf(path + strlen(path), 32, ".%ld", my_pid);
+	memset(&o, 0, sizeof(o));
+	o.creator = "libiogram " IOGRAM_VERSION;
+	if (iogp_recorder_open(&P.rec, path, &o, err, sizeof(err)) < 0)
+		P.rec = NULL;
+}
+
+static void finish(void)
+{
+	uint64_t now = iog__mono_ns();
+
+	iog__learn_finish_all();
+	exit_wait();
+	if (__atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
+		send_hello();
+	send_delta(now, 0);
+	send_snapshot(IOGP_F_FINAL, now);
+	send_bye();
+	live_close();
+	if (P.rec != NULL) {
+		iogp_recorder_close(P.rec);
+		P.rec = NULL;
+	}
+}
+
+static void tick(uint64_t mono, uint64_t interval_ns)
+{
+	iog__clock_tick(interval_ns);
+	if (__atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
+		send_hello();
+	send_delta(mono, mono - P.last_delta >= HEARTBEAT_NS);
+	if (mono - P.last_snap >= SNAPSHOT_EVERY_NS)
+		send_snapshot(0, mono);
+	if (P.rec != NULL)
+		iogp_recorder_flush(P.rec);
+}
+
+static void *pub_main(void *arg)
+{
+	uint64_t interval = (uint64_t)cfg.interval_ms * NS_PER_MS;
+	uint64_t t0 = iog__mono_ns(), next = t0 + interval, cal_at = t0 + CALIBRATE_NS;
+	int cal_pending = 1, mode;
+	uint64_t flush_seen = 0;
+
+	(void)arg;
+	iog__tls_in_agent = 1;
+	pthread_setname_np(pthread_self(), "iogram");
+	iog__clock_start();
+	P.rng = source_id ^ 0x5deece66dull;
+	if (P.t_last == 0) {
+		P.t_last = start_mono;
+		P.wall_last = start_wall;
+	}
+	P.last_delta = P.last_snap = t0;
+	output_open();
+	if (cfg.endpoint[0] != '\0' && live_open() < 0 && P.rec == NULL) {
+		/* no way to report anything: off, quietly */
+		iog__disable();
+		pthread_mutex_lock(&life_lock);
+		stopped = 1;
+		__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
+		close(wakefd);      /* every wake() runs under life_lock */
+		wakefd = -1;
+		pthread_detach(pthread_self());
+		pthread_cond_broadcast(&life_cond);
+		pthread_mutex_unlock(&life_lock);
+		return NULL;
+	}
+	send_hello();
+	for (;;) {
+		uint64_t now = iog__mono_ns(), until = next;
+		zmq_pollitem_t it[3];
+		int n = 0;
+
+		if (cal_pending && cal_at < until)
+			until = cal_at;
+		long ms = until > now ? (long)((until - now + NS_PER_MS - 1) / NS_PER_MS) : 0;
+		if (P.sock != NULL) {
+			it[n++] = (zmq_pollitem_t){ P.sock, 0, ZMQ_POLLIN, 0 };
+			it[n++] = (zmq_pollitem_t){ P.mon, 0, ZMQ_POLLIN, 0 };
+		}
+		it[n++] = (zmq_pollitem_t){ NULL, wakefd, ZMQ_POLLIN, 0 };
+		if (zmq_poll(it, n, ms) < 0 && errno != EINTR)
+			usleep(1000);
+		read_mon();
+		read_subs();
+		uint64_t v;
+		if (read(wakefd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: not woken */
+		}
+		pthread_mutex_lock(&life_lock);
+		mode = req_stop;
+		uint64_t fl = req_flush;
+		pthread_mutex_unlock(&life_lock);
+		if (mode)
+			break;
+		now = iog__mono_ns();
+		if (cal_pending && now >= cal_at) {
+			iog__clock_tick(interval);
+			cal_pending = 0;
+		}
+		if (P.sub_pending) {
+			/* a new subscriber starts exact: catalog and totals */
+			P.sub_pending = 0;
+			send_hello();
+			send_snapshot(0, now);
+		}
+		if (now >= next || fl != flush_seen) {
+			tick(now, interval);
+			if (now >= next)
+				next += interval;
+			if (next <= now)
+				next = now + interval;
+			if (fl != flush_seen) {
+				flush_seen = fl;
+				pthread_mutex_lock(&life_lock);
+				done_flush = fl;
+				pthread_cond_broadcast(&life_cond);
+				pthread_mutex_unlock(&life_lock);
+			}
+		}
+	}
+	finish();
+	pthread_mutex_lock(&life_lock);
+	stopped = 1;
+	pthread_cond_broadcast(&life_cond);
+	pthread_mutex_unlock(&life_lock);
+	return NULL;
+}
+
+/* ---- lifecycle --------------------------------------------------------------------- */
+
+static void at_exit_handler(void)
+{
+	iog__at_exit();
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&life_lock);
+	iog__registry_prepare();
+}
+
+static void fork_parent(void)
+{
+	iog__registry_parent();
+	pthread_mutex_unlock(&life_lock);
+}
+
+static void fork_child(void)
+{
+	int saved = iog__tls_in_agent;
+
+	iog__tls_in_agent = 1;
+	iog__registry_child();
+	cond_setup();
+	if (state == ST_RUNNING || (state == ST_IDLE && once)) {
+		/* a new source; the parent's context, sockets and file are not ours */
+		my_pid = getpid();
+		is_fork_child = 1;
+		source_id = random_id();
+		start_wall = iog__wall_ns();
+		start_mono = iog__now_ns();
+		iog__labels_set_pid(my_pid, start_wall);
+		iog__shards_child();
+		/* the next record claims a shard and so restarts the publisher */
+		if (iog__tls_shard != NULL) {
+			iog__tls_shard->in_use = 0;
+			iog__tls_shard = NULL;
+		}
+		pub_reset();
+		if (wakefd >= 0)
+			close(wakefd);
+		wakefd = -1;
+		req_stop = stopped = 0;
+		req_flush = done_flush = 0;
+		state = ST_IDLE;
+	}
+	pthread_mutex_unlock(&life_lock);
+	iog__tls_in_agent = saved;
+}
+
+static void pub_reset(void)
+{
+	/* the parent's memory stays with the child unused: freeing it is not
+	 * worth the risk of a structure caught mid-update by fork */
+	memset(&P, 0, sizeof(P));
+}
+
+static int start_locked(void)
+{
+	sigset_t all, old;
+
+	if (!once) {
+		cond_setup();
+		iog__config_load(&cfg);
+		if (cfg.disable)
+			return -1;
+		my_pid = getpid();
+		source_id = random_id();
+		start_wall = iog__wall_ns();
+		start_mono = iog__now_ns();
+		iog__labels_init(cfg.node, start_wall);
+		pthread_atfork(fork_prepare, fork_parent, fork_child);
+		atexit(at_exit_handler);
+		once = 1;
+	}
+	if (wakefd < 0 && (wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return -1;
+	req_stop = 0;
+	stopped = 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&thr, NULL, pub_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc == 0 ? 0 : -1;
+}
+
+int iog__ensure_started(void)
+{
+	int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(st == ST_RUNNING, 1))
+		return 0;
+	if (st != ST_IDLE || iog__tls_in_agent)
+		return -1;
+	iog__tls_in_agent = 1;
+	pthread_mutex_lock(&life_lock);
+	int rc = 0;
+	if (state == ST_IDLE) {
+		if (start_locked() < 0) {
+			iog__disable();
+			__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&state, ST_RUNNING, __ATOMIC_RELEASE);
+		}
+	}
+	rc = state == ST_RUNNING ? 0 : -1;
+	pthread_mutex_unlock(&life_lock);
+	iog__tls_in_agent = 0;
+	return rc;
+}
+
+static int on_publisher(void)
+{
+	return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_RUNNING &&
+	       pthread_equal(pthread_self(), thr);
+}
+
+static void stop(int mode)
+{
+	struct timespec dl;
+	int saved = iog__tls_in_agent;
+
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != ST_RUNNING || on_publisher())
+		return;
+	/* vfork child or a fork child not yet reset: not our publisher */
+	if (getpid() != my_pid)
+		return;
+	iog__tls_in_agent = 1;
+	deadline_after(&dl, STOP_BOUND_MS);
+	for (int tries = 0; pthread_mutex_trylock(&life_lock) != 0; tries++) {
+		if (tries >= STOP_BOUND_MS) {
+			iog__tls_in_agent = saved;
+			return;
+		}
+		usleep(1000);
+	}
+	if (state == ST_RUNNING) {
+		if (!req_stop) {
+			req_stop = mode;
+			wake();
+		}
+		while (!stopped && state == ST_RUNNING)
+			if (pthread_cond_timedwait(&life_cond, &life_lock, &dl) == ETIMEDOUT)
+				break;
+	}
+	if (state == ST_RUNNING) {
+		if (stopped) {
+			pthread_join(thr, NULL);
+			close(wakefd);
+			wakefd = -1;
+		} else {
+			pthread_detach(thr);   /* stuck: give up, never hang the host */
+		}
+		if (mode == STOP_EXEC && stopped) {
+			__atomic_store_n(&state, ST_IDLE, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&state, ST_STOPPED, __ATOMIC_RELEASE);
+			__atomic_store_n(&iog__enabled, 0, __ATOMIC_RELAXED);
+		}
+	}
+	pthread_mutex_unlock(&life_lock);
+	iog__tls_in_agent = saved;
+}
+
+void iog_shutdown(void)
+{
+	stop(STOP_SHUTDOWN);
+}
+
+void iog__at_exit(void)
+{
+	stop(STOP_EXIT);
+}
+
+void iog__before_exec(void)
+{
+	stop(STOP_EXEC);
+}
+
+void iog_flush(void)
+{
+	struct timespec dl;
+
+	int saved = iog__tls_in_agent;
+
+	if (on_publisher() || (!saved && iog__ensure_started() < 0))
+		return;
+	iog__tls_in_agent = 1;
+	deadline_after(&dl, FLUSH_BOUND_MS);
+	pthread_mutex_lock(&life_lock);
+	if (state == ST_RUNNING && !req_stop) {
+		uint64_t ticket = ++req_flush;
+		wake();
+		while (done_flush < ticket && !stopped && state == ST_RUNNING)
+			if (pthread_cond_timedwait(&life_cond, &life_lock, &dl) == ETIMEDOUT)
+				break;
+	}
+	pthread_mutex_unlock(&life_lock);
+	iog__tls_in_agent = saved;
+}
