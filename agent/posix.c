@@ -1,0 +1,1360 @@
+/* posix.c - libiogram-posix: the LD_PRELOAD interposer counting a program's
+ * POSIX and stdio I/O into the posix.* metrics.
+ *
+ * What is counted (the catalog's names are part of the interface):
+ *  - data requests (read/write families, stdio fread/fwrite, copy_file_range
+ *    and sendfile as a read on the source plus a write on the destination)
+ *    on descriptors that are regular files, block or character devices or
+ *    FIFOs, classified on first use; sockets and anonymous inodes (eventfd,
+ *    epoll, ...) are not counted. Sizes are the bytes transferred (as in
+ *    Darshan), latency is the call's duration, posix.queue_depth the data
+ *    requests in flight as one starts, itself included.
+ *  - spatiality per descriptor and direction (Darshan's classes, made a
+ *    partition so they add up to the ops): consecutive starts where the
+ *    previous request ended, sequential after that, random before it; the
+ *    first request is compared with offset 0, as if a previous one had ended
+ *    at the start of the file (Darshan starts its last offset at 0 too).
+ *  - meta ops: open/creat/fopen/fdopen/freopen, close/fclose of what we
+ *    count, stat family (path-based always, descriptor-based on counted
+ *    descriptors), lseek/fseek, unlink, rename, mkdir, rmdir. Sync ops:
+ *    fsync, fdatasync, fflush. posix.meta.latency times meta and sync ops.
+ *  - a failed call counts in posix.errors only.
+ * Nothing is counted on agent threads (iog__tls_in_agent) or before the agent
+ * has started. Real functions are found with dlsym(RTLD_NEXT); a call that
+ * arrives while dlsym runs goes to the kernel directly. errno is kept. */
+/* We define both the plain and the 64 names: no header redirection. */
+#undef _FILE_OFFSET_BITS
+#undef _TIME_BITS
+#undef _FORTIFY_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "posix.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define EXPORT __attribute__((visibility("default")))
+
+int __xstat(int, const char *, struct stat *);
+int __lxstat(int, const char *, struct stat *);
+int __fxstat(int, int, struct stat *);
+int __fxstatat(int, int, const char *, struct stat *, int);
+int __xstat64(int, const char *, struct stat64 *);
+int __lxstat64(int, const char *, struct stat64 *);
+int __fxstat64(int, int, struct stat64 *);
+int __fxstatat64(int, int, const char *, struct stat64 *, int);
+int __open_2(const char *, int);
+int __open64_2(const char *, int);
+int __openat_2(int, const char *, int);
+int __openat64_2(int, const char *, int);
+ssize_t __read_chk(int, void *, size_t, size_t);
+ssize_t __pread_chk(int, void *, size_t, off_t, size_t);
+ssize_t __pread64_chk(int, void *, size_t, off64_t, size_t);
+size_t __fread_chk(void *, size_t, size_t, size_t, FILE *);
+
+iog_posix_metrics iog__pm;
+iog_posix_slots iog__ps;
+int iog__posix_ready;
+iog_fdent iog__fdtab[IOG_POSIX_NFD];
+uint64_t iog__inflight __attribute__((aligned(64)));
+static pid_t posix_pid;
+
+/* ---- real functions ------------------------------------------------------ */
+
+#define IOG_REALS(X) \
+	X(open, int, (const char *, int, ...)) \
+	X(open64, int, (const char *, int, ...)) \
+	X(openat, int, (int, const char *, int, ...)) \
+	X(openat64, int, (int, const char *, int, ...)) \
+	X(__open_2, int, (const char *, int)) \
+	X(__open64_2, int, (const char *, int)) \
+	X(__openat_2, int, (int, const char *, int)) \
+	X(__openat64_2, int, (int, const char *, int)) \
+	X(creat, int, (const char *, mode_t)) \
+	X(creat64, int, (const char *, mode_t)) \
+	X(close, int, (int)) \
+	X(read, ssize_t, (int, void *, size_t)) \
+	X(write, ssize_t, (int, const void *, size_t)) \
+	X(__read_chk, ssize_t, (int, void *, size_t, size_t)) \
+	X(pread, ssize_t, (int, void *, size_t, off_t)) \
+	X(pread64, ssize_t, (int, void *, size_t, off64_t)) \
+	X(__pread_chk, ssize_t, (int, void *, size_t, off_t, size_t)) \
+	X(__pread64_chk, ssize_t, (int, void *, size_t, off64_t, size_t)) \
+	X(pwrite, ssize_t, (int, const void *, size_t, off_t)) \
+	X(pwrite64, ssize_t, (int, const void *, size_t, off64_t)) \
+	X(readv, ssize_t, (int, const struct iovec *, int)) \
+	X(writev, ssize_t, (int, const struct iovec *, int)) \
+	X(preadv, ssize_t, (int, const struct iovec *, int, off_t)) \
+	X(preadv64, ssize_t, (int, const struct iovec *, int, off64_t)) \
+	X(pwritev, ssize_t, (int, const struct iovec *, int, off_t)) \
+	X(pwritev64, ssize_t, (int, const struct iovec *, int, off64_t)) \
+	X(preadv2, ssize_t, (int, const struct iovec *, int, off_t, int)) \
+	X(pwritev2, ssize_t, (int, const struct iovec *, int, off_t, int)) \
+	X(preadv64v2, ssize_t, (int, const struct iovec *, int, off64_t, int)) \
+	X(pwritev64v2, ssize_t, (int, const struct iovec *, int, off64_t, int)) \
+	X(copy_file_range, ssize_t, (int, off64_t *, int, off64_t *, size_t, unsigned)) \
+	X(sendfile, ssize_t, (int, int, off_t *, size_t)) \
+	X(sendfile64, ssize_t, (int, int, off64_t *, size_t)) \
+	X(lseek, off_t, (int, off_t, int)) \
+	X(lseek64, off64_t, (int, off64_t, int)) \
+	X(fsync, int, (int)) \
+	X(fdatasync, int, (int)) \
+	X(stat, int, (const char *, struct stat *)) \
+	X(lstat, int, (const char *, struct stat *)) \
+	X(fstat, int, (int, struct stat *)) \
+	X(fstatat, int, (int, const char *, struct stat *, int)) \
+	X(stat64, int, (const char *, struct stat64 *)) \
+	X(lstat64, int, (const char *, struct stat64 *)) \
+	X(fstat64, int, (int, struct stat64 *)) \
+	X(fstatat64, int, (int, const char *, struct stat64 *, int)) \
+	X(__xstat, int, (int, const char *, struct stat *)) \
+	X(__lxstat, int, (int, const char *, struct stat *)) \
+	X(__fxstat, int, (int, int, struct stat *)) \
+	X(__fxstatat, int, (int, int, const char *, struct stat *, int)) \
+	X(__xstat64, int, (int, const char *, struct stat64 *)) \
+	X(__lxstat64, int, (int, const char *, struct stat64 *)) \
+	X(__fxstat64, int, (int, int, struct stat64 *)) \
+	X(__fxstatat64, int, (int, int, const char *, struct stat64 *, int)) \
+	X(statx, int, (int, const char *, int, unsigned, struct statx *)) \
+	X(unlink, int, (const char *)) \
+	X(unlinkat, int, (int, const char *, int)) \
+	X(rename, int, (const char *, const char *)) \
+	X(renameat, int, (int, const char *, int, const char *)) \
+	X(renameat2, int, (int, const char *, int, const char *, unsigned)) \
+	X(mkdir, int, (const char *, mode_t)) \
+	X(mkdirat, int, (int, const char *, mode_t)) \
+	X(rmdir, int, (const char *)) \
+	X(dup, int, (int)) \
+	X(dup2, int, (int, int)) \
+	X(dup3, int, (int, int, int)) \
+	X(close_range, int, (unsigned, unsigned, int)) \
+	X(closefrom, void, (int)) \
+	X(socket, int, (int, int, int)) \
+	X(accept, int, (int, struct sockaddr *, socklen_t *)) \
+	X(accept4, int, (int, struct sockaddr *, socklen_t *, int)) \
+	X(eventfd, int, (unsigned, int)) \
+	X(pipe, int, (int *)) \
+	X(pipe2, int, (int *, int)) \
+	X(fopen, FILE *, (const char *, const char *)) \
+	X(fopen64, FILE *, (const char *, const char *)) \
+	X(fdopen, FILE *, (int, const char *)) \
+	X(freopen, FILE *, (const char *, const char *, FILE *)) \
+	X(freopen64, FILE *, (const char *, const char *, FILE *)) \
+	X(fclose, int, (FILE *)) \
+	X(pclose, int, (FILE *)) \
+	X(fread, size_t, (void *, size_t, size_t, FILE *)) \
+	X(__fread_chk, size_t, (void *, size_t, size_t, size_t, FILE *)) \
+	X(fwrite, size_t, (const void *, size_t, size_t, FILE *)) \
+	X(fseek, int, (FILE *, long, int)) \
+	X(fseeko, int, (FILE *, off_t, int)) \
+	X(fseeko64, int, (FILE *, off64_t, int)) \
+	X(fflush, int, (FILE *)) \
+	X(execve, int, (const char *, char *const[], char *const[])) \
+	X(execv, int, (const char *, char *const[])) \
+	X(execvp, int, (const char *, char *const[])) \
+	X(execvpe, int, (const char *, char *const[], char *const[])) \
+	X(fexecve, int, (int, char *const[], char *const[])) \
+	X(execveat, int, (int, const char *, char *const[], char *const[], int)) \
+	X(_exit, void, (int)) \
+	X(_Exit, void, (int))
+
+static __thread int tls_resolving __attribute__((tls_model("initial-exec")));
+
+/* NULL while this thread is inside dlsym (the caller then falls back). */
+static void *resolve(const char *name, void **slot)
+{
+	if (tls_resolving)
+		return NULL;
+	int e = errno;
+	tls_resolving = 1;
+	void *p = dlsym(RTLD_NEXT, name);
+	tls_resolving = 0;
+	errno = e;
+	if (p)
+		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
+	return p;
+}
+
+#define X(n, ret, args) \
+	typedef ret (*n##_fn) args; \
+	static n##_fn real_##n; \
+	static inline n##_fn get_##n(void) \
+	{ \
+		n##_fn f = __atomic_load_n(&real_##n, __ATOMIC_RELAXED); \
+		if (UNLIKELY(f == NULL)) \
+			f = (n##_fn)resolve(#n, (void **)&real_##n); \
+		return f; \
+	}
+IOG_REALS(X)
+#undef X
+
+static void resolve_all(void)
+{
+#define X(n, ret, args) (void)get_##n();
+	IOG_REALS(X)
+#undef X
+}
+
+#define NOSYS(v) do { errno = ENOSYS; return (v); } while (0)
+
+/* ---- descriptor table ------------------------------------------------------ */
+
+static __thread int tls_naming __attribute__((tls_model("initial-exec")));
+
+/* iog__file_id takes a lock: a signal handler's open or first I/O on a new
+ * descriptor, arriving while this thread is inside it, gets no name (0)
+ * rather than a deadlock. */
+static uint64_t file_id(const char *path)
+{
+	if (tls_naming)
+		return 0;
+	tls_naming = 1;
+	uint64_t id = iog__file_id(path);
+	tls_naming = 0;
+	return id;
+}
+
+static inline void fd_reset(int fd)
+{
+	if ((unsigned)fd < IOG_POSIX_NFD) {
+		iog_fdent *e = &iog__fdtab[fd];
+		__atomic_store_n(&e->state, IOG_FD_UNKNOWN, __ATOMIC_RELEASE);
+		IOG_STORE(&e->opened, 0);
+		IOG_STORE(&e->file, 0);
+	}
+}
+
+/* A descriptor just opened through our wrappers: its open was counted, its
+ * file id is the path's. */
+static void fd_opened(int fd, const char *path, int counted)
+{
+	if ((unsigned)fd >= IOG_POSIX_NFD)
+		return;
+	iog_fdent *e = &iog__fdtab[fd];
+	IOG_STORE(&e->file, counted && path ? file_id(path) : 0);
+	IOG_STORE(&e->opened, (uint32_t)counted);
+	__atomic_store_n(&e->state, IOG_FD_UNKNOWN, __ATOMIC_RELEASE);
+}
+
+iog_fdent *iog__fd_classify(int fd, iog_fdent *e)
+{
+	int saved = errno;
+	struct stat st;
+	iog_fdent *r = NULL;
+	if (syscall(SYS_fstat, fd, &st) != 0)
+		goto out;   /* not open: stays unknown */
+	mode_t t = st.st_mode & S_IFMT;
+	if (t != S_IFREG && t != S_IFBLK && t != S_IFCHR && t != S_IFIFO) {
+		__atomic_store_n(&e->state, IOG_FD_UNTRACKED, __ATOMIC_RELEASE);
+		goto out;
+	}
+	long pos = t == S_IFIFO ? 0 : syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+	long fl = syscall(SYS_fcntl, fd, F_GETFL, 0);
+	if (pos < 0)
+		pos = 0;
+	if (fl >= 0 && (fl & O_APPEND) && t == S_IFREG)
+		pos = st.st_size;
+	if (IOG_LOAD(&e->file) == 0) {
+		char link[64], path[4096];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		long n = syscall(SYS_readlinkat, AT_FDCWD, link, path, sizeof(path) - 1);
+		if (n <= 0)
+			n = snprintf(path, sizeof(path), "fd:%d", fd);
+		path[n < (long)sizeof(path) ? n : (long)sizeof(path) - 1] = '\0';
+		IOG_STORE(&e->file, file_id(path));
+	}
+	IOG_STORE(&e->pos, (uint64_t)pos);
+	IOG_STORE(&e->end[0], 0);
+	IOG_STORE(&e->end[1], 0);
+	__atomic_store_n(&e->state, IOG_FD_TRACKED, __ATOMIC_RELEASE);
+	r = e;
+out:
+	errno = saved;
+	return r;
+}
+
+/* ---- bookkeeping ----------------------------------------------------------- */
+
+static inline int counting(void)
+{
+	return LIKELY(iog__posix_ready) && !iog__tls_in_agent;
+}
+
+/* End of a synchronous data request at offset off. */
+static inline void io_end(iog_fdent *e, int op, uint64_t off, ssize_t ret, uint64_t t0)
+{
+	uint64_t t1 = iog__now_ns();
+	iog__io_leave();
+	int spat = ret >= 0 ? iog__spatial(e, op, off, (uint64_t)ret) : 0;
+	iog__io_count(IOG_LOAD(&e->file), op, off, ret, spat, t0, t1);
+}
+
+static inline void meta_end(uint64_t t0, int ok, iog_metric *ops)
+{
+	if (!ok) {
+		iog__counter_add(iog__pm.errors, 1);
+		return;
+	}
+	iog__counter_add(ops, 1);
+	iog__hist_record(iog__pm.meta_lat, iog__now_ns() - t0);
+}
+
+/* Meta op on a path: always counted (when counting at all). */
+#define META_PATH(call, okexpr) do { \
+	if (!counting()) \
+		return call; \
+	uint64_t t0_ = iog__now_ns(); \
+	__typeof__(call) r_ = call; \
+	int e_ = errno; \
+	meta_end(t0_, (okexpr), iog__pm.meta_ops); \
+	errno = e_; \
+	return r_; \
+} while (0)
+
+/* Meta or sync op on a descriptor: counted when the descriptor is. */
+#define META_FD(fd, call, okexpr, which) do { \
+	if (iog__fd_track(fd) == NULL) \
+		return call; \
+	uint64_t t0_ = iog__now_ns(); \
+	__typeof__(call) r_ = call; \
+	int e_ = errno; \
+	meta_end(t0_, (okexpr), iog__pm.which); \
+	errno = e_; \
+	return r_; \
+} while (0)
+
+/* ---- open / close ------------------------------------------------------- */
+
+static inline int needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+static int do_open(int dirfd, const char *path, int flags, mode_t mode, int which)
+{
+	int r;
+	int counted = counting();
+	uint64_t t0 = counted ? iog__now_ns() : 0;
+	switch (which) {
+	case 0: { open_fn f = get_open(); r = f ? f(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); break; }
+	case 1: { open64_fn f = get_open64(); r = f ? f(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); break; }
+	case 2: { openat_fn f = get_openat(); r = f ? f(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); break; }
+	default: { openat64_fn f = get_openat64(); r = f ? f(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); break; }
+	}
+	int e = errno;
+	if (r >= 0)
+		fd_opened(r, path, counted);
+	if (counted)
+		meta_end(t0, r >= 0, iog__pm.meta_ops);
+	errno = e;
+	return r;
+}
+
+#define OPEN_MODE(flags, mode) \
+	mode_t mode = 0; \
+	if (needs_mode(flags)) { \
+		va_list ap; \
+		va_start(ap, flags); \
+		mode = (mode_t)va_arg(ap, int); \
+		va_end(ap); \
+	}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	OPEN_MODE(flags, mode);
+	return do_open(AT_FDCWD, path, flags, mode, 0);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	OPEN_MODE(flags, mode);
+	return do_open(AT_FDCWD, path, flags, mode, 1);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	OPEN_MODE(flags, mode);
+	return do_open(dirfd, path, flags, mode, 2);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	OPEN_MODE(flags, mode);
+	return do_open(dirfd, path, flags, mode, 3);
+}
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	return do_open(AT_FDCWD, path, flags, 0, 0);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	return do_open(AT_FDCWD, path, flags, 0, 1);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return do_open(dirfd, path, flags, 0, 2);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return do_open(dirfd, path, flags, 0, 3);
+}
+
+EXPORT int creat(const char *path, mode_t mode)
+{
+	return do_open(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, 0);
+}
+
+EXPORT int creat64(const char *path, mode_t mode)
+{
+	return do_open(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, 1);
+}
+
+/* Whether closing fd is a counted op: it was opened through us or counted. */
+static inline int close_counted(int fd)
+{
+	if (!counting() || (unsigned)fd >= IOG_POSIX_NFD)
+		return 0;
+	iog_fdent *e = &iog__fdtab[fd];
+	return IOG_LOAD(&e->opened) || IOG_LOAD(&e->state) == IOG_FD_TRACKED;
+}
+
+EXPORT int close(int fd)
+{
+	close_fn f = get_close();
+	int counted = close_counted(fd);
+	fd_reset(fd);
+	if (!counted)
+		return f ? f(fd) : (int)syscall(SYS_close, fd);
+	uint64_t t0 = iog__now_ns();
+	int r = f ? f(fd) : (int)syscall(SYS_close, fd);
+	int e = errno;
+	meta_end(t0, r == 0 || e == EINTR, iog__pm.meta_ops);
+	errno = e;
+	return r;
+}
+
+/* ---- data ------------------------------------------------------------------ */
+
+/* read/write at the descriptor's position (which they advance). */
+#define RW_POS(fd, op, call) do { \
+	iog_fdent *e_ = iog__fd_track(fd); \
+	if (!e_) \
+		return call; \
+	uint64_t off_ = IOG_LOAD(&e_->pos); \
+	uint64_t t0_ = iog__io_begin(); \
+	ssize_t r_ = call; \
+	int er_ = errno; \
+	if (r_ > 0) \
+		IOG_STORE(&e_->pos, off_ + (uint64_t)r_); \
+	io_end(e_, op, off_, r_, t0_); \
+	errno = er_; \
+	return r_; \
+} while (0)
+
+/* At an explicit offset (position untouched). */
+#define RW_AT(fd, op, off, call) do { \
+	iog_fdent *e_ = iog__fd_track(fd); \
+	if (!e_) \
+		return call; \
+	uint64_t t0_ = iog__io_begin(); \
+	ssize_t r_ = call; \
+	int er_ = errno; \
+	io_end(e_, op, (uint64_t)(off), r_, t0_); \
+	errno = er_; \
+	return r_; \
+} while (0)
+
+#define CALL_OR(fn, fallback, ...) ({ __typeof__(get_##fn()) f_ = get_##fn(); f_ ? f_(__VA_ARGS__) : (fallback); })
+
+EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	RW_POS(fd, IOG_OP_READ, CALL_OR(read, syscall(SYS_read, fd, buf, n), fd, buf, n));
+}
+
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	RW_POS(fd, IOG_OP_READ, CALL_OR(__read_chk, syscall(SYS_read, fd, buf, n), fd, buf, n, buflen));
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	RW_POS(fd, IOG_OP_WRITE, CALL_OR(write, syscall(SYS_write, fd, buf, n), fd, buf, n));
+}
+
+EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	RW_AT(fd, IOG_OP_READ, off, CALL_OR(pread, syscall(SYS_pread64, fd, buf, n, off), fd, buf, n, off));
+}
+
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+	RW_AT(fd, IOG_OP_READ, off, CALL_OR(pread64, syscall(SYS_pread64, fd, buf, n, off), fd, buf, n, off));
+}
+
+EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	RW_AT(fd, IOG_OP_READ, off, CALL_OR(__pread_chk, syscall(SYS_pread64, fd, buf, n, off), fd, buf, n, off, buflen));
+}
+
+EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+	RW_AT(fd, IOG_OP_READ, off, CALL_OR(__pread64_chk, syscall(SYS_pread64, fd, buf, n, off), fd, buf, n, off, buflen));
+}
+
+EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	RW_AT(fd, IOG_OP_WRITE, off, CALL_OR(pwrite, syscall(SYS_pwrite64, fd, buf, n, off), fd, buf, n, off));
+}
+
+EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+	RW_AT(fd, IOG_OP_WRITE, off, CALL_OR(pwrite64, syscall(SYS_pwrite64, fd, buf, n, off), fd, buf, n, off));
+}
+
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
+{
+	RW_POS(fd, IOG_OP_READ, CALL_OR(readv, syscall(SYS_readv, fd, iov, n), fd, iov, n));
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+	RW_POS(fd, IOG_OP_WRITE, CALL_OR(writev, syscall(SYS_writev, fd, iov, n), fd, iov, n));
+}
+
+EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
+{
+	RW_AT(fd, IOG_OP_READ, off, CALL_OR(preadv, (errno = ENOSYS, -1), fd, iov, n, off));
+}
+
+EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int n, off64_t off)
+{
+	RW_AT(fd, IOG_OP_READ, off, CALL_OR(preadv64, (errno = ENOSYS, -1), fd, iov, n, off));
+}
+
+EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
+{
+	RW_AT(fd, IOG_OP_WRITE, off, CALL_OR(pwritev, (errno = ENOSYS, -1), fd, iov, n, off));
+}
+
+EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int n, off64_t off)
+{
+	RW_AT(fd, IOG_OP_WRITE, off, CALL_OR(pwritev64, (errno = ENOSYS, -1), fd, iov, n, off));
+}
+
+/* preadv2/pwritev2: offset -1 means the current position (and advances it). */
+#define RW_V2(fd, op, off, call) do { \
+	if ((off) == -1) \
+		RW_POS(fd, op, call); \
+	else \
+		RW_AT(fd, op, off, call); \
+} while (0)
+
+EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+	RW_V2(fd, IOG_OP_READ, off, CALL_OR(preadv2, (errno = ENOSYS, -1), fd, iov, n, off, flags));
+}
+
+EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+	RW_V2(fd, IOG_OP_WRITE, off, CALL_OR(pwritev2, (errno = ENOSYS, -1), fd, iov, n, off, flags));
+}
+
+EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int n, off64_t off, int flags)
+{
+	RW_V2(fd, IOG_OP_READ, off, CALL_OR(preadv64v2, (errno = ENOSYS, -1), fd, iov, n, off, flags));
+}
+
+EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int n, off64_t off, int flags)
+{
+	RW_V2(fd, IOG_OP_WRITE, off, CALL_OR(pwritev64v2, (errno = ENOSYS, -1), fd, iov, n, off, flags));
+}
+
+/* One request moving data from in to out: a read on in and a write on out,
+ * each counted where its descriptor is. poff NULL: the descriptor's position. */
+static void xfer_end(iog_fdent *ei, uint64_t offi, int adv_i, iog_fdent *eo, uint64_t offo,
+                     int adv_o, ssize_t r, uint64_t t0)
+{
+	uint64_t t1 = iog__now_ns();
+	iog__io_leave();
+	if (r < 0) {
+		iog__counter_add(iog__pm.errors, 1);
+		return;
+	}
+	if (ei) {
+		if (adv_i)
+			IOG_STORE(&ei->pos, offi + (uint64_t)r);
+		int s = iog__spatial(ei, IOG_OP_READ, offi, (uint64_t)r);
+		iog__io_count(IOG_LOAD(&ei->file), IOG_OP_READ, offi, r, s, t0, t1);
+	}
+	if (eo) {
+		if (adv_o)
+			IOG_STORE(&eo->pos, offo + (uint64_t)r);
+		int s = iog__spatial(eo, IOG_OP_WRITE, offo, (uint64_t)r);
+		iog__io_count(IOG_LOAD(&eo->file), IOG_OP_WRITE, offo, r, s, t0, t1);
+	}
+}
+
+static inline uint64_t xfer_begin(iog_fdent *ei, iog_fdent *eo)
+{
+	uint64_t t0 = iog__io_begin();
+	if (ei && eo)
+		iog__hist_record(iog__pm.qd, IOG_LOAD(&iog__inflight));
+	return t0;
+}
+
+#define XFER(in, poffi, out, poffo, call) do { \
+	iog_fdent *ei_ = iog__fd_track(in), *eo_ = iog__fd_track(out); \
+	if (!ei_ && !eo_) \
+		return call; \
+	uint64_t oi_ = ei_ ? (poffi ? (uint64_t)*(poffi) : IOG_LOAD(&ei_->pos)) : 0; \
+	uint64_t oo_ = eo_ ? (poffo ? (uint64_t)*(poffo) : IOG_LOAD(&eo_->pos)) : 0; \
+	uint64_t t0_ = xfer_begin(ei_, eo_); \
+	ssize_t r_ = call; \
+	int er_ = errno; \
+	xfer_end(ei_, oi_, !(poffi), eo_, oo_, !(poffo), r_, t0_); \
+	errno = er_; \
+	return r_; \
+} while (0)
+
+EXPORT ssize_t copy_file_range(int in, off64_t *offin, int out, off64_t *offout, size_t len, unsigned flags)
+{
+	XFER(in, offin, out, offout, CALL_OR(copy_file_range,
+		syscall(SYS_copy_file_range, in, offin, out, offout, len, flags),
+		in, offin, out, offout, len, flags));
+}
+
+EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	off_t *none = NULL;
+	XFER(in, off, out, none, CALL_OR(sendfile, syscall(SYS_sendfile, out, in, off, n), out, in, off, n));
+}
+
+EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t n)
+{
+	off64_t *none = NULL;
+	XFER(in, off, out, none, CALL_OR(sendfile64, syscall(SYS_sendfile, out, in, off, n), out, in, off, n));
+}
+
+/* ---- positions, sync ------------------------------------------------------- */
+
+#define SEEK_FD(fd, call) do { \
+	iog_fdent *e_ = iog__fd_track(fd); \
+	if (!e_) \
+		return call; \
+	uint64_t t0_ = iog__now_ns(); \
+	__typeof__(call) r_ = call; \
+	int er_ = errno; \
+	if (r_ >= 0) \
+		IOG_STORE(&e_->pos, (uint64_t)r_); \
+	meta_end(t0_, r_ >= 0, iog__pm.meta_ops); \
+	errno = er_; \
+	return r_; \
+} while (0)
+
+EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	SEEK_FD(fd, CALL_OR(lseek, syscall(SYS_lseek, fd, off, whence), fd, off, whence));
+}
+
+EXPORT off64_t lseek64(int fd, off64_t off, int whence)
+{
+	SEEK_FD(fd, CALL_OR(lseek64, syscall(SYS_lseek, fd, off, whence), fd, off, whence));
+}
+
+EXPORT int fsync(int fd)
+{
+	META_FD(fd, CALL_OR(fsync, (int)syscall(SYS_fsync, fd), fd), r_ == 0, sync_ops);
+}
+
+EXPORT int fdatasync(int fd)
+{
+	META_FD(fd, CALL_OR(fdatasync, (int)syscall(SYS_fdatasync, fd), fd), r_ == 0, sync_ops);
+}
+
+/* ---- stat family and namespace ops ----------------------------------------- */
+
+#define STAT_FALLBACK(dirfd, path, buf, fl) ((int)syscall(SYS_newfstatat, dirfd, path, buf, fl))
+
+EXPORT int stat(const char *p, struct stat *b)
+{
+	META_PATH(CALL_OR(stat, STAT_FALLBACK(AT_FDCWD, p, b, 0), p, b), r_ == 0);
+}
+
+EXPORT int lstat(const char *p, struct stat *b)
+{
+	META_PATH(CALL_OR(lstat, STAT_FALLBACK(AT_FDCWD, p, b, AT_SYMLINK_NOFOLLOW), p, b), r_ == 0);
+}
+
+EXPORT int fstat(int fd, struct stat *b)
+{
+	META_FD(fd, CALL_OR(fstat, (int)syscall(SYS_fstat, fd, b), fd, b), r_ == 0, meta_ops);
+}
+
+EXPORT int fstatat(int d, const char *p, struct stat *b, int fl)
+{
+	META_PATH(CALL_OR(fstatat, STAT_FALLBACK(d, p, b, fl), d, p, b, fl), r_ == 0);
+}
+
+EXPORT int stat64(const char *p, struct stat64 *b)
+{
+	META_PATH(CALL_OR(stat64, STAT_FALLBACK(AT_FDCWD, p, b, 0), p, b), r_ == 0);
+}
+
+EXPORT int lstat64(const char *p, struct stat64 *b)
+{
+	META_PATH(CALL_OR(lstat64, STAT_FALLBACK(AT_FDCWD, p, b, AT_SYMLINK_NOFOLLOW), p, b), r_ == 0);
+}
+
+EXPORT int fstat64(int fd, struct stat64 *b)
+{
+	META_FD(fd, CALL_OR(fstat64, (int)syscall(SYS_fstat, fd, b), fd, b), r_ == 0, meta_ops);
+}
+
+EXPORT int fstatat64(int d, const char *p, struct stat64 *b, int fl)
+{
+	META_PATH(CALL_OR(fstatat64, STAT_FALLBACK(d, p, b, fl), d, p, b, fl), r_ == 0);
+}
+
+EXPORT int __xstat(int v, const char *p, struct stat *b)
+{
+	META_PATH(CALL_OR(__xstat, STAT_FALLBACK(AT_FDCWD, p, b, 0), v, p, b), r_ == 0);
+}
+
+EXPORT int __lxstat(int v, const char *p, struct stat *b)
+{
+	META_PATH(CALL_OR(__lxstat, STAT_FALLBACK(AT_FDCWD, p, b, AT_SYMLINK_NOFOLLOW), v, p, b), r_ == 0);
+}
+
+EXPORT int __fxstat(int v, int fd, struct stat *b)
+{
+	META_FD(fd, CALL_OR(__fxstat, (int)syscall(SYS_fstat, fd, b), v, fd, b), r_ == 0, meta_ops);
+}
+
+EXPORT int __fxstatat(int v, int d, const char *p, struct stat *b, int fl)
+{
+	META_PATH(CALL_OR(__fxstatat, STAT_FALLBACK(d, p, b, fl), v, d, p, b, fl), r_ == 0);
+}
+
+EXPORT int __xstat64(int v, const char *p, struct stat64 *b)
+{
+	META_PATH(CALL_OR(__xstat64, STAT_FALLBACK(AT_FDCWD, p, b, 0), v, p, b), r_ == 0);
+}
+
+EXPORT int __lxstat64(int v, const char *p, struct stat64 *b)
+{
+	META_PATH(CALL_OR(__lxstat64, STAT_FALLBACK(AT_FDCWD, p, b, AT_SYMLINK_NOFOLLOW), v, p, b), r_ == 0);
+}
+
+EXPORT int __fxstat64(int v, int fd, struct stat64 *b)
+{
+	META_FD(fd, CALL_OR(__fxstat64, (int)syscall(SYS_fstat, fd, b), v, fd, b), r_ == 0, meta_ops);
+}
+
+EXPORT int __fxstatat64(int v, int d, const char *p, struct stat64 *b, int fl)
+{
+	META_PATH(CALL_OR(__fxstatat64, STAT_FALLBACK(d, p, b, fl), v, d, p, b, fl), r_ == 0);
+}
+
+EXPORT int statx(int d, const char *p, int fl, unsigned mask, struct statx *b)
+{
+	META_PATH(CALL_OR(statx, (int)syscall(SYS_statx, d, p, fl, mask, b), d, p, fl, mask, b), r_ == 0);
+}
+
+EXPORT int unlink(const char *p)
+{
+	META_PATH(CALL_OR(unlink, (int)syscall(SYS_unlinkat, AT_FDCWD, p, 0), p), r_ == 0);
+}
+
+EXPORT int unlinkat(int d, const char *p, int fl)
+{
+	META_PATH(CALL_OR(unlinkat, (int)syscall(SYS_unlinkat, d, p, fl), d, p, fl), r_ == 0);
+}
+
+EXPORT int rename(const char *a, const char *b)
+{
+	META_PATH(CALL_OR(rename, (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 0), a, b), r_ == 0);
+}
+
+EXPORT int renameat(int da, const char *a, int db, const char *b)
+{
+	META_PATH(CALL_OR(renameat, (int)syscall(SYS_renameat2, da, a, db, b, 0), da, a, db, b), r_ == 0);
+}
+
+EXPORT int renameat2(int da, const char *a, int db, const char *b, unsigned fl)
+{
+	META_PATH(CALL_OR(renameat2, (int)syscall(SYS_renameat2, da, a, db, b, fl), da, a, db, b, fl), r_ == 0);
+}
+
+EXPORT int mkdir(const char *p, mode_t m)
+{
+	META_PATH(CALL_OR(mkdir, (int)syscall(SYS_mkdirat, AT_FDCWD, p, m), p, m), r_ == 0);
+}
+
+EXPORT int mkdirat(int d, const char *p, mode_t m)
+{
+	META_PATH(CALL_OR(mkdirat, (int)syscall(SYS_mkdirat, d, p, m), d, p, m), r_ == 0);
+}
+
+EXPORT int rmdir(const char *p)
+{
+	META_PATH(CALL_OR(rmdir, (int)syscall(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR), p), r_ == 0);
+}
+
+/* ---- descriptors created or closed elsewhere: forget what we knew --------- */
+
+EXPORT int dup(int fd)
+{
+	int r = CALL_OR(dup, (int)syscall(SYS_dup, fd), fd);
+	fd_reset(r);
+	return r;
+}
+
+EXPORT int dup2(int fd, int fd2)
+{
+	int r = CALL_OR(dup2, (int)syscall(SYS_dup3, fd, fd2, 0), fd, fd2);
+	if (r >= 0 && fd != fd2)
+		fd_reset(fd2);
+	return r;
+}
+
+EXPORT int dup3(int fd, int fd2, int fl)
+{
+	int r = CALL_OR(dup3, (int)syscall(SYS_dup3, fd, fd2, fl), fd, fd2, fl);
+	if (r >= 0)
+		fd_reset(fd2);
+	return r;
+}
+
+static void reset_range(unsigned lo, unsigned hi)
+{
+	for (unsigned fd = lo; fd <= hi && fd < IOG_POSIX_NFD; fd++)
+		if (IOG_LOAD(&iog__fdtab[fd].state) != IOG_FD_UNKNOWN || IOG_LOAD(&iog__fdtab[fd].opened))
+			fd_reset((int)fd);
+}
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+EXPORT int close_range(unsigned lo, unsigned hi, int fl)
+{
+	int r = CALL_OR(close_range, (int)syscall(SYS_close_range, lo, hi, fl), lo, hi, fl);
+	if (r == 0 && !(fl & CLOSE_RANGE_CLOEXEC))
+		reset_range(lo, hi);
+	return r;
+}
+
+EXPORT void closefrom(int lo)
+{
+	closefrom_fn f = get_closefrom();
+	if (f)
+		f(lo);
+	else
+		syscall(SYS_close_range, (unsigned)lo, ~0u, 0);
+	if (lo >= 0)
+		reset_range((unsigned)lo, ~0u);
+}
+
+EXPORT int socket(int d, int t, int p)
+{
+	int r = CALL_OR(socket, (int)syscall(SYS_socket, d, t, p), d, t, p);
+	fd_reset(r);
+	return r;
+}
+
+EXPORT int accept(int s, struct sockaddr *a, socklen_t *l)
+{
+	int r = CALL_OR(accept, (int)syscall(SYS_accept, s, a, l), s, a, l);
+	fd_reset(r);
+	return r;
+}
+
+EXPORT int accept4(int s, struct sockaddr *a, socklen_t *l, int fl)
+{
+	int r = CALL_OR(accept4, (int)syscall(SYS_accept4, s, a, l, fl), s, a, l, fl);
+	fd_reset(r);
+	return r;
+}
+
+EXPORT int eventfd(unsigned v, int fl)
+{
+	int r = CALL_OR(eventfd, (int)syscall(SYS_eventfd2, v, fl), v, fl);
+	fd_reset(r);
+	return r;
+}
+
+EXPORT int pipe(int p[2])
+{
+	int r = CALL_OR(pipe, (int)syscall(SYS_pipe2, p, 0), p);
+	if (r == 0) {
+		fd_reset(p[0]);
+		fd_reset(p[1]);
+	}
+	return r;
+}
+
+EXPORT int pipe2(int p[2], int fl)
+{
+	int r = CALL_OR(pipe2, (int)syscall(SYS_pipe2, p, fl), p, fl);
+	if (r == 0) {
+		fd_reset(p[0]);
+		fd_reset(p[1]);
+	}
+	return r;
+}
+
+/* ---- stdio ------------------------------------------------------------------ */
+
+static FILE *do_fopen(FILE *(*f)(const char *, const char *), const char *path, const char *mode)
+{
+	if (!f)
+		NOSYS(NULL);
+	if (!counting())
+		return f(path, mode);
+	uint64_t t0 = iog__now_ns();
+	FILE *r = f(path, mode);
+	int e = errno;
+	if (r)
+		fd_opened(fileno_unlocked(r), path, 1);
+	meta_end(t0, r != NULL, iog__pm.meta_ops);
+	errno = e;
+	return r;
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return do_fopen(get_fopen(), path, mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return do_fopen(get_fopen64(), path, mode);
+}
+
+EXPORT FILE *fdopen(int fd, const char *mode)
+{
+	fdopen_fn f = get_fdopen();
+	if (!f)
+		NOSYS(NULL);
+	META_PATH(f(fd, mode), r_ != NULL);
+}
+
+static FILE *do_freopen(freopen_fn f, const char *path, const char *mode, FILE *s)
+{
+	if (!f)
+		NOSYS(NULL);
+	int old = s ? fileno_unlocked(s) : -1;
+	int counted = counting();
+	uint64_t t0 = counted ? iog__now_ns() : 0;
+	FILE *r = f(path, mode, s);
+	int e = errno;
+	fd_reset(old);
+	if (r)
+		fd_opened(fileno_unlocked(r), path, counted && path);
+	if (counted)
+		meta_end(t0, r != NULL, iog__pm.meta_ops);
+	errno = e;
+	return r;
+}
+
+EXPORT FILE *freopen(const char *path, const char *mode, FILE *s)
+{
+	return do_freopen(get_freopen(), path, mode, s);
+}
+
+EXPORT FILE *freopen64(const char *path, const char *mode, FILE *s)
+{
+	return do_freopen(get_freopen64(), path, mode, s);
+}
+
+static int do_fclose(int (*f)(FILE *), FILE *s)
+{
+	if (!f)
+		NOSYS(EOF);
+	int fd = fileno_unlocked(s);
+	int counted = close_counted(fd);
+	fd_reset(fd);
+	if (!counted)
+		return f(s);
+	uint64_t t0 = iog__now_ns();
+	int r = f(s);
+	int e = errno;
+	meta_end(t0, r == 0, iog__pm.meta_ops);
+	errno = e;
+	return r;
+}
+
+EXPORT int fclose(FILE *s)
+{
+	return do_fclose(get_fclose(), s);
+}
+
+EXPORT int pclose(FILE *s)
+{
+	pclose_fn f = get_pclose();
+	if (!f)
+		NOSYS(-1);
+	if (s)
+		fd_reset(fileno_unlocked(s));
+	return f(s);
+}
+
+static inline iog_fdent *stream_track(FILE *s)
+{
+	return s ? iog__fd_track(fileno_unlocked(s)) : NULL;
+}
+
+/* fread/fwrite: one request of size * items at the stream's position as we
+ * track it on its descriptor (stdio's own buffering is not seen). */
+#define STDIO_RW(s, op, size, call) do { \
+	iog_fdent *e_ = stream_track(s); \
+	if (!e_) \
+		return call; \
+	uint64_t off_ = IOG_LOAD(&e_->pos); \
+	uint64_t t0_ = iog__io_begin(); \
+	size_t r_ = call; \
+	int er_ = errno; \
+	ssize_t b_ = (ssize_t)(r_ * (size)); \
+	if (r_ == 0 && (size) > 0 && ferror_unlocked(s)) \
+		b_ = -1; \
+	else \
+		IOG_STORE(&e_->pos, off_ + (uint64_t)b_); \
+	io_end(e_, op, off_, b_, t0_); \
+	errno = er_; \
+	return r_; \
+} while (0)
+
+EXPORT size_t fread(void *p, size_t size, size_t n, FILE *s)
+{
+	fread_fn f = get_fread();
+	if (!f)
+		NOSYS(0);
+	STDIO_RW(s, IOG_OP_READ, size, f(p, size, n, s));
+}
+
+EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *s)
+{
+	__fread_chk_fn f = get___fread_chk();
+	if (!f)
+		NOSYS(0);
+	STDIO_RW(s, IOG_OP_READ, size, f(p, plen, size, n, s));
+}
+
+EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *s)
+{
+	fwrite_fn f = get_fwrite();
+	if (!f)
+		NOSYS(0);
+	STDIO_RW(s, IOG_OP_WRITE, size, f(p, size, n, s));
+}
+
+#define STDIO_SEEK(s, call) do { \
+	iog_fdent *e_ = stream_track(s); \
+	if (!e_) \
+		return call; \
+	uint64_t t0_ = iog__now_ns(); \
+	int r_ = call; \
+	int er_ = errno; \
+	if (r_ == 0) { \
+		off64_t p_ = ftello64(s); \
+		if (p_ >= 0) \
+			IOG_STORE(&e_->pos, (uint64_t)p_); \
+	} \
+	meta_end(t0_, r_ == 0, iog__pm.meta_ops); \
+	errno = er_; \
+	return r_; \
+} while (0)
+
+EXPORT int fseek(FILE *s, long off, int whence)
+{
+	fseek_fn f = get_fseek();
+	if (!f)
+		NOSYS(-1);
+	STDIO_SEEK(s, f(s, off, whence));
+}
+
+EXPORT int fseeko(FILE *s, off_t off, int whence)
+{
+	fseeko_fn f = get_fseeko();
+	if (!f)
+		NOSYS(-1);
+	STDIO_SEEK(s, f(s, off, whence));
+}
+
+EXPORT int fseeko64(FILE *s, off64_t off, int whence)
+{
+	fseeko64_fn f = get_fseeko64();
+	if (!f)
+		NOSYS(-1);
+	STDIO_SEEK(s, f(s, off, whence));
+}
+
+EXPORT int fflush(FILE *s)
+{
+	fflush_fn f = get_fflush();
+	if (!f)
+		NOSYS(EOF);
+	if (s == NULL) {
+		if (!counting())
+			return f(s);
+		uint64_t t0 = iog__now_ns();
+		int r = f(s);
+		int e = errno;
+		meta_end(t0, r == 0, iog__pm.sync_ops);
+		errno = e;
+		return r;
+	}
+	META_FD(fileno_unlocked(s), f(s), r_ == 0, sync_ops);
+}
+
+/* ---- process lifecycle ----------------------------------------------------- */
+
+/* Not in a vfork child (it shares our memory: the agent must not be touched)
+ * nor in a raw clone the fork handlers did not see. */
+static int own_process(void)
+{
+	return (pid_t)syscall(SYS_getpid) == __atomic_load_n(&posix_pid, __ATOMIC_RELAXED);
+}
+
+static void before_exec(void)
+{
+	if (own_process()) {
+		int e = errno;
+		iog__before_exec();
+		errno = e;
+	}
+}
+
+EXPORT int execve(const char *p, char *const argv[], char *const envp[])
+{
+	before_exec();
+	return CALL_OR(execve, (int)syscall(SYS_execve, p, argv, envp), p, argv, envp);
+}
+
+EXPORT int execv(const char *p, char *const argv[])
+{
+	execv_fn f = get_execv();
+	if (!f)
+		NOSYS(-1);
+	before_exec();
+	return f(p, argv);
+}
+
+EXPORT int execvp(const char *p, char *const argv[])
+{
+	execvp_fn f = get_execvp();
+	if (!f)
+		NOSYS(-1);
+	before_exec();
+	return f(p, argv);
+}
+
+EXPORT int execvpe(const char *p, char *const argv[], char *const envp[])
+{
+	execvpe_fn f = get_execvpe();
+	if (!f)
+		NOSYS(-1);
+	before_exec();
+	return f(p, argv, envp);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	fexecve_fn f = get_fexecve();
+	if (!f)
+		NOSYS(-1);
+	before_exec();
+	return f(fd, argv, envp);
+}
+
+EXPORT int execveat(int d, const char *p, char *const argv[], char *const envp[], int fl)
+{
+	execveat_fn f = get_execveat();
+	if (!f)
+		NOSYS(-1);
+	before_exec();
+	return f(d, p, argv, envp, fl);
+}
+
+/* execl*: gather the variadic arguments (and execle's envp) into an array,
+ * on the stack when they fit: a vfork child should not call malloc. */
+#define EXECL_STACK 256
+#define EXECL_MAX (1u << 20)
+
+static char **collect_args(char **stack, const char *arg0, va_list ap, char ***envp)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	size_t n = 1;
+	while (n < EXECL_MAX && va_arg(aq, char *) != NULL)
+		n++;
+	va_end(aq);
+	if (n >= EXECL_MAX) {
+		errno = E2BIG;
+		return NULL;
+	}
+	char **argv = n < EXECL_STACK ? stack : malloc((n + 1) * sizeof(*argv));
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i < n; i++)
+		argv[i] = va_arg(ap, char *);
+	argv[n] = NULL;
+	(void)va_arg(ap, char *);
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return argv;
+}
+
+static int execl_done(char **argv, char **stack, int r)
+{
+	if (argv != stack) {
+		int e = errno;
+		free(argv);
+		errno = e;
+	}
+	return r;
+}
+
+EXPORT int execl(const char *p, const char *arg, ...)
+{
+	char *stack[EXECL_STACK];
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(stack, arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	return execl_done(argv, stack, execv(p, argv));
+}
+
+EXPORT int execlp(const char *p, const char *arg, ...)
+{
+	char *stack[EXECL_STACK];
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(stack, arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	return execl_done(argv, stack, execvp(p, argv));
+}
+
+EXPORT int execle(const char *p, const char *arg, ...)
+{
+	char *stack[EXECL_STACK];
+	char **envp = NULL;
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(stack, arg, ap, &envp);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	return execl_done(argv, stack, execve(p, argv, envp));
+}
+
+EXPORT void _exit(int status)
+{
+	if (own_process())
+		iog__at_exit();
+	_exit_fn f = get__exit();
+	if (f)
+		f(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+	if (own_process())
+		iog__at_exit();
+	_Exit_fn f = get__Exit();
+	if (f)
+		f(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+/* ---- start-up --------------------------------------------------------------- */
+
+static void atfork_child(void)
+{
+	__atomic_store_n(&posix_pid, (pid_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
+	__atomic_store_n(&iog__inflight, 0, __ATOMIC_RELAXED);
+	iog__posix_aio_atfork_child();
+}
+
+static int register_metrics(void)
+{
+	static const char *const opn[2] = { "read", "write" };
+	static const char *const spn[3] = { "consecutive", "sequential", "random" };
+	iog_posix_metrics *m = &iog__pm;
+	char name[64];
+	for (int op = 0; op < 2; op++) {
+		snprintf(name, sizeof(name), "posix.%s.ops", opn[op]);
+		m->ops[op] = iog_counter(name, "ops");
+		snprintf(name, sizeof(name), "posix.%s.bytes", opn[op]);
+		m->bytes[op] = iog_counter(name, "bytes");
+		snprintf(name, sizeof(name), "posix.%s.size", opn[op]);
+		m->size[op] = iog_histogram(name, "bytes", NULL);
+		snprintf(name, sizeof(name), "posix.%s.latency", opn[op]);
+		m->lat[op] = iog_histogram(name, "ns", NULL);
+		for (int s = 0; s < 3; s++) {
+			snprintf(name, sizeof(name), "posix.%s.%s", opn[op], spn[s]);
+			m->spat[op][s] = iog_counter(name, "ops");
+		}
+	}
+	m->meta_ops = iog_counter("posix.meta.ops", "ops");
+	m->sync_ops = iog_counter("posix.sync.ops", "ops");
+	m->errors = iog_counter("posix.errors", "ops");
+	m->meta_lat = iog_histogram("posix.meta.latency", "ns", NULL);
+	m->qd = iog_histogram("posix.queue_depth", "requests", NULL);
+	m->access = iog_access_metric("posix.access");
+	iog_metric *all[sizeof(*m) / sizeof(iog_metric *)];
+	memcpy(all, m, sizeof(all));
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		if (all[i] == NULL)
+			return -1;
+	iog_posix_slots *p = &iog__ps;
+	for (int op = 0; op < 2; op++) {
+		p->ops[op] = m->ops[op]->slot;
+		p->bytes[op] = m->bytes[op]->slot;
+		p->size[op] = m->size[op]->slot;
+		p->lat[op] = m->lat[op]->slot;
+		for (int s = 0; s < 3; s++)
+			p->spat[op][s] = m->spat[op][s]->slot;
+		if (!m->size[op]->fast || !m->lat[op]->fast)
+			return -1;
+	}
+	p->errors = m->errors->slot;
+	p->qd = m->qd->slot;
+	return m->qd->fast ? 0 : -1;
+}
+
+__attribute__((constructor)) static void posix_init(void)
+{
+	int e = errno;
+	posix_pid = (pid_t)syscall(SYS_getpid);
+	resolve_all();
+	pthread_atfork(NULL, NULL, atfork_child);
+	if (iog__ensure_started() == 0 && register_metrics() == 0)
+		__atomic_store_n(&iog__posix_ready, 1, __ATOMIC_RELEASE);
+	errno = e;
+}

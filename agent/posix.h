@@ -1,0 +1,125 @@
+/* posix.h - state shared by the POSIX interposer's wrappers (posix.c) and
+ * its asynchronous I/O wrappers (posix_aio.c). Not installed. */
+#ifndef IOG_POSIX_H
+#define IOG_POSIX_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "agent.h"
+
+/* Descriptors at or beyond this are never tracked. */
+#define IOG_POSIX_NFD 65536
+
+enum { IOG_FD_UNKNOWN = 0, IOG_FD_TRACKED = 1, IOG_FD_UNTRACKED = 2 };
+enum { IOG_SPAT_CONSEC = 0, IOG_SPAT_SEQ = 1, IOG_SPAT_RANDOM = 2 };
+
+/* One per descriptor; fields are read and written with relaxed atomics
+ * (threads sharing a descriptor race benignly, as the kernel's own offset
+ * would). Cache-line sized so threads on neighbouring descriptors do not
+ * share a line. */
+typedef struct iog_fdent {
+	uint64_t file;        /* file id (0: not known yet) */
+	uint64_t pos;         /* our copy of the file offset */
+	uint64_t end[2];      /* end of the previous read / write (IOG_OP_*) */
+	uint32_t state;       /* IOG_FD_* */
+	uint32_t opened;      /* opened through our wrappers: its open was counted */
+	uint64_t pad[3];
+} __attribute__((aligned(64))) iog_fdent;
+
+typedef struct iog_posix_metrics {
+	iog_metric *ops[2], *bytes[2], *size[2], *lat[2], *spat[2][3];
+	iog_metric *meta_ops, *sync_ops, *errors, *meta_lat, *qd, *access;
+} iog_posix_metrics;
+
+/* The hot path's copy of the slots: one cache line instead of a line of each
+ * (large, 8 KiB-strided) iog_metric. All our histograms are native k=4. */
+typedef struct iog_posix_slots {
+	uint32_t ops[2], bytes[2], size[2], lat[2], spat[2][3];
+	uint32_t errors, qd;
+} __attribute__((aligned(64))) iog_posix_slots;
+
+extern iog_posix_slots iog__ps;
+extern iog_posix_metrics iog__pm;
+extern int iog__posix_ready;
+extern iog_fdent iog__fdtab[IOG_POSIX_NFD];
+extern uint64_t iog__inflight;
+
+iog_fdent *iog__fd_classify(int fd, iog_fdent *e);
+void iog__posix_aio_atfork_child(void);
+
+#define IOG_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define IOG_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/* The descriptor's entry when its I/O is to be counted, else NULL. */
+static inline iog_fdent *iog__fd_track(int fd)
+{
+	if (__builtin_expect(!iog__posix_ready || iog__tls_in_agent ||
+	                     (unsigned)fd >= IOG_POSIX_NFD, 0))
+		return NULL;
+	iog_fdent *e = &iog__fdtab[fd];
+	uint32_t st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(st == IOG_FD_TRACKED, 1))
+		return e;
+	return st == IOG_FD_UNKNOWN ? iog__fd_classify(fd, e) : NULL;
+}
+
+/* Darshan's spatial classes, made a partition: consecutive starts where the
+ * previous request on the descriptor ended, sequential after that, random
+ * before it. The first request compares with offset 0. */
+static inline int iog__spatial(iog_fdent *e, int op, uint64_t off, uint64_t len)
+{
+	uint64_t prev = IOG_LOAD(&e->end[op]);
+	IOG_STORE(&e->end[op], off + len);
+	return off == prev ? IOG_SPAT_CONSEC : off > prev ? IOG_SPAT_SEQ : IOG_SPAT_RANDOM;
+}
+
+/* What iog__hist_record does for a fast (native k=4) metric, with the
+ * shard and slot at hand. */
+static inline void iog__ps_hist(iog_shard *s, iog_metric *m, uint32_t slot, uint64_t v)
+{
+	uint32_t *c = s->hist[slot];
+	if (__builtin_expect(c != NULL, 1))
+		c[iogp_native_index(v, IOG_NATIVE_K)]++;
+	else
+		iog__hist_record_slow(s, m, v, 1);
+}
+
+/* A data request starts: it is in flight, and the depth it sees (itself
+ * included) is recorded. */
+static inline uint64_t iog__io_begin(void)
+{
+	uint64_t q = __atomic_add_fetch(&iog__inflight, 1, __ATOMIC_RELAXED);
+	iog_shard *s = iog__shard();
+	if (__builtin_expect(s != NULL, 1))
+		iog__ps_hist(s, iog__pm.qd, iog__ps.qd, q);
+	return iog__now_ns();
+}
+
+static inline void iog__io_leave(void)
+{
+	__atomic_sub_fetch(&iog__inflight, 1, __ATOMIC_RELAXED);
+}
+
+/* Count a finished data request (ret < 0: failed, counted as an error). */
+static inline __attribute__((always_inline)) void iog__io_count(uint64_t file, int op, uint64_t off,
+                                                                int64_t ret, int spat, uint64_t t0,
+                                                                uint64_t t1)
+{
+	const iog_posix_slots *p = &iog__ps;
+	iog_shard *s = iog__shard();
+	if (__builtin_expect(s == NULL, 0))
+		return;
+	if (ret < 0) {
+		s->counters[p->errors]++;
+		return;
+	}
+	s->counters[p->ops[op]]++;
+	s->counters[p->bytes[op]] += (uint64_t)ret;
+	s->counters[p->spat[op][spat]]++;
+	iog__ps_hist(s, iog__pm.size[op], p->size[op], (uint64_t)ret);
+	iog__ps_hist(s, iog__pm.lat[op], p->lat[op], t1 - t0);
+	iog__access(iog__pm.access, file, op, off, (uint64_t)ret, t0);
+}
+
+#endif

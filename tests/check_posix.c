@@ -1,0 +1,1044 @@
+/* check_posix.c - the POSIX interposer and iogram-run under real programs:
+ * dd, cat, cp, the test programs in tests/progs, strace as ground truth, a
+ * live ZeroMQ subscriber, exit codes. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "iogp_err.h"
+#include "iogp_export.h"
+#include "iogp_model.h"
+#include "iogp_wire.h"
+
+#define RUN_TIMEOUT_S 60
+
+static char dir[256];
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+	ck_assert_msg(v != NULL && *v, "%s is not set (run through meson test)", name);
+	return v;
+}
+
+static void prog(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/prog_%s", env("IOGRAM_PROGS"), name);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void setup(void)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/iogram-posix-XXXXXX", t && *t ? t : "/tmp");
+	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+}
+
+static void teardown(void)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *de;
+		char p[1024];
+		int n = 0;
+		while ((de = readdir(d)) != NULL && n++ < 10000) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* Run argv (NULL-terminated); stdout to out_path (NULL: /dev/null), stderr
+ * to /dev/null unless keep_err. Returns the exit status, 128 + signal, or
+ * -1 on timeout (the child is killed). */
+static int run_full(char *const argv[], const char *out_path, int keep_err, const char *preload)
+{
+	pid_t pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		int o = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (o >= 0)
+			dup2(o, 1);
+		if (!keep_err) {
+			int n = open("/dev/null", O_WRONLY);
+			if (n >= 0)
+				dup2(n, 2);
+		}
+		if (preload)
+			setenv("LD_PRELOAD", preload, 1);
+		execvp(argv[0], argv);
+		_exit(126);
+	}
+	double end = now_s() + RUN_TIMEOUT_S;
+	for (;;) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		ck_assert(r == 0);
+		if (now_s() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		usleep(2000);
+	}
+}
+
+static int run(char *const argv[], const char *out_path)
+{
+	return run_full(argv, out_path, 0, NULL);
+}
+
+/* Run CMD... under iogram-run recording to dir/run-%p.iogr, no live stream. */
+#define RUN_RECORDED(...) run((char *[]){ (char *)env("IOGRAM_RUN"), "--endpoint", "none", \
+	"--interval", "100", "--output", out_tmpl(), "--", __VA_ARGS__, NULL }, NULL)
+
+static char *out_tmpl(void)
+{
+	static char buf[300];
+	snprintf(buf, sizeof(buf), "%s/run-%%p.iogr", dir);
+	return buf;
+}
+
+static char *path_in(const char *name)
+{
+	static char bufs[8][300];
+	static int next;
+	char *b = bufs[next++ % 8];
+	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
+	return b;
+}
+
+/* Every run-*.iogr of the test directory loaded into one model. */
+static iogp_model *load_all(int *nfiles)
+{
+	iogp_model *m = iogp_model_new(NULL);
+	ck_assert(m != NULL);
+	DIR *d = opendir(dir);
+	ck_assert(d != NULL);
+	struct dirent *de;
+	int n = 0, guard = 0;
+	while ((de = readdir(d)) != NULL && guard++ < 10000) {
+		size_t l = strlen(de->d_name);
+		if (strncmp(de->d_name, "run-", 4) != 0 || l < 5 || strcmp(de->d_name + l - 5, ".iogr") != 0)
+			continue;
+		char err[256] = "";
+		iogp_load_stats st;
+		int rc = iogp_load_file(path_in(de->d_name), m, &st, err, sizeof(err));
+		ck_assert_msg(rc >= 0, "load %s: %d %s", de->d_name, rc, err);
+		ck_assert_msg(st.bad == 0, "%s: %llu bad records", de->d_name, (unsigned long long)st.bad);
+		n++;
+	}
+	closedir(d);
+	if (nfiles)
+		*nfiles = n;
+	return m;
+}
+
+static uint64_t counter_sel(const iogp_model *m, const char *name, const iogp_sel *sel)
+{
+	uint64_t v = 0;
+	int rc = iogp_model_counter(m, name, sel, &v);
+	ck_assert_msg(rc == 0, "counter %s: %d", name, rc);
+	return v;
+}
+
+static uint64_t counter(const iogp_model *m, const char *name)
+{
+	return counter_sel(m, name, NULL);
+}
+
+/* Count in the bin holding value; total of the histogram in *total. */
+static uint64_t bin_at_sel(const iogp_model *m, const char *name, uint64_t value, uint64_t *total,
+                           const iogp_sel *sel)
+{
+	iogp_hist h;
+	int rc = iogp_model_hist(m, name, sel, &h);
+	ck_assert_msg(rc == 0, "hist %s: %d", name, rc);
+	uint64_t c = iogp_hist_count_at(&h, iogp_bins_index(&h.scheme, value));
+	if (total)
+		*total = h.total;
+	iogp_hist_free(&h);
+	return c;
+}
+
+static uint64_t bin_at(const iogp_model *m, const char *name, uint64_t value, uint64_t *total)
+{
+	return bin_at_sel(m, name, value, total, NULL);
+}
+
+static uint64_t hist_total(const iogp_model *m, const char *name)
+{
+	uint64_t t;
+	bin_at(m, name, 0, &t);
+	return t;
+}
+
+static char *slurp(const char *path);
+
+/* With a sanitized build the preloaded library carries the ASan runtime into
+ * programs that were not built with it: let them start. */
+static void asan_option(const char *opt)
+{
+	const char *o = getenv("ASAN_OPTIONS");
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s%s%s", o && *o ? o : "", o && *o ? ":" : "", opt);
+	setenv("ASAN_OPTIONS", buf, 1);
+}
+
+static void write_file(const char *path, size_t size, uint64_t seed)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	ck_assert(fd >= 0);
+	char buf[8192];
+	size_t done = 0;
+	while (done < size) {
+		for (size_t i = 0; i < sizeof(buf); i += 8) {
+			seed += 0x9E3779B97F4A7C15ull;
+			uint64_t z = seed;
+			z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+			memcpy(buf + i, &z, 8);
+		}
+		size_t n = size - done < sizeof(buf) ? size - done : sizeof(buf);
+		ck_assert(write(fd, buf, n) == (ssize_t)n);
+		done += n;
+	}
+	close(fd);
+}
+
+static int same_files(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int same = fa && fb;
+	while (same) {
+		int ca = getc(fa), cb = getc(fb);
+		if (ca != cb)
+			same = 0;
+		if (ca == EOF || cb == EOF)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/* Data requests: every one counted in a spatial class, a latency and a
+ * queue-depth sample. */
+static void check_invariants(const iogp_model *m)
+{
+	uint64_t ops[2] = { counter(m, "posix.read.ops"), counter(m, "posix.write.ops") };
+	const char *op[2] = { "read", "write" };
+	for (int i = 0; i < 2; i++) {
+		char n[64];
+		uint64_t s = 0;
+		const char *cls[3] = { "consecutive", "sequential", "random" };
+		for (int c = 0; c < 3; c++) {
+			snprintf(n, sizeof(n), "posix.%s.%s", op[i], cls[c]);
+			s += counter(m, n);
+		}
+		ck_assert_msg(s == ops[i], "%s: spatial classes %llu != ops %llu", op[i],
+		              (unsigned long long)s, (unsigned long long)ops[i]);
+		snprintf(n, sizeof(n), "posix.%s.latency", op[i]);
+		ck_assert_uint_eq(hist_total(m, n), ops[i]);
+		snprintf(n, sizeof(n), "posix.%s.size", op[i]);
+		ck_assert_uint_eq(hist_total(m, n), ops[i]);
+	}
+	ck_assert_uint_eq(hist_total(m, "posix.queue_depth"), ops[0] + ops[1]);
+	ck_assert_uint_eq(hist_total(m, "posix.meta.latency"),
+	                  counter(m, "posix.meta.ops") + counter(m, "posix.sync.ops"));
+}
+
+/* ---- coreutils -------------------------------------------------------------- */
+
+START_TEST(test_dd)
+{
+	char of[300], ifs[300];
+	snprintf(of, sizeof(of), "of=%s", path_in("dd.out"));
+	snprintf(ifs, sizeof(ifs), "if=/dev/zero");
+	ck_assert_int_eq(RUN_RECORDED("dd", ifs, of, "bs=64k", "count=100"), 0);
+	int nf;
+	iogp_model *m = load_all(&nf);
+	ck_assert_int_eq(nf, 1);
+	ck_assert_uint_eq(iogp_model_source_count(m), 1);
+	uint64_t total;
+	ck_assert_uint_eq(bin_at(m, "posix.write.size", 65536, &total), 100);
+	ck_assert_uint_eq(total, 100);
+	ck_assert_uint_eq(counter(m, "posix.write.bytes"), 6553600);
+	ck_assert_uint_eq(counter(m, "posix.write.ops"), 100);
+	ck_assert_uint_eq(counter(m, "posix.write.consecutive"), 100);
+	/* /dev/zero is a character device: its reads count */
+	ck_assert_uint_eq(bin_at(m, "posix.read.size", 65536, NULL), 100);
+	ck_assert_uint_eq(counter(m, "posix.read.bytes"), 6553600);
+	ck_assert_uint_eq(counter(m, "posix.errors"), 0);
+	ck_assert_uint_ge(counter(m, "posix.meta.ops"), 2);
+	check_invariants(m);
+	struct stat st;
+	ck_assert_int_eq(stat(path_in("dd.out"), &st), 0);
+	ck_assert_int_eq(st.st_size, 6553600);
+	iogp_model_free(m);
+
+	/* the same through the command line tool */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char rec[600] = "";
+	int guard = 0;
+	while ((de = readdir(d)) != NULL && guard++ < 1000)
+		if (!strncmp(de->d_name, "run-", 4))
+			snprintf(rec, sizeof(rec), "%s/%s", dir, de->d_name);
+	closedir(d);
+	ck_assert_int_eq(run((char *[]){ (char *)env("IOGRAM_BIN"), "export", "hist", rec, "--metric",
+	                                 "posix.write.size", NULL }, path_in("hist.csv")), 0);
+	ck_assert_str_eq(slurp(path_in("hist.csv")), "lower_bound,upper_bound,count\n65536,69631,100\n");
+}
+END_TEST
+
+START_TEST(test_cat)
+{
+	const size_t size = 300001;
+	write_file(path_in("cat.in"), size, 11);
+	ck_assert_int_eq(run((char *[]){ (char *)env("IOGRAM_RUN"), "--endpoint", "none",
+		"--output", out_tmpl(), "--", "cat", path_in("cat.in"), NULL }, path_in("cat.out")), 0);
+	ck_assert(same_files(path_in("cat.in"), path_in("cat.out")));
+	iogp_model *m = load_all(NULL);
+	ck_assert_uint_eq(counter(m, "posix.read.bytes"), size);
+	ck_assert_uint_eq(counter(m, "posix.write.bytes"), size);
+	ck_assert_uint_ge(counter(m, "posix.read.ops"), 1);
+	ck_assert_uint_ge(counter(m, "posix.write.ops"), 1);
+	/* open + close of the input at least (stdout was opened by the shell) */
+	ck_assert_uint_ge(counter(m, "posix.meta.ops"), 2);
+	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
+START_TEST(test_cp)
+{
+	const size_t size = 1 << 20;
+	write_file(path_in("cp.in"), size, 12);
+	ck_assert_int_eq(RUN_RECORDED("cp", path_in("cp.in"), path_in("cp.out")), 0);
+	ck_assert(same_files(path_in("cp.in"), path_in("cp.out")));
+	iogp_model *m = load_all(NULL);
+	/* cp moves the data with copy_file_range (or read/write if refused):
+	 * either way, a read of every byte on the source, a write on the copy */
+	ck_assert_uint_eq(counter(m, "posix.read.bytes"), size);
+	ck_assert_uint_eq(counter(m, "posix.write.bytes"), size);
+	ck_assert_uint_ge(counter(m, "posix.meta.ops"), 4);
+	uint64_t r = counter(m, "posix.read.ops"), w = counter(m, "posix.write.ops");
+	if (r == w) {
+		/* copy_file_range: each call a read and a write of the same size
+		 * (here 1 MiB, then 0 at the end) */
+		ck_assert_uint_eq(bin_at(m, "posix.read.size", size, NULL),
+		                  bin_at(m, "posix.write.size", size, NULL));
+		ck_assert_uint_eq(bin_at(m, "posix.read.size", 0, NULL), bin_at(m, "posix.write.size", 0, NULL));
+	} else {
+		ck_assert_uint_eq(r, w + 1);   /* read/write loop: the final read of 0 */
+	}
+	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* ---- test programs ---------------------------------------------------------- */
+
+START_TEST(test_threads)
+{
+	char p[300];
+	prog(p, sizeof(p), "threads");
+	ck_assert_int_eq(RUN_RECORDED(p, dir), 0);
+	iogp_model *m = load_all(NULL);
+	ck_assert_uint_eq(iogp_model_source_count(m), 1);
+	const uint64_t wops = 16 * 100, rops = 16 * (200 + 1);
+	ck_assert_uint_eq(counter(m, "posix.write.ops"), wops);
+	ck_assert_uint_eq(counter(m, "posix.write.bytes"), wops * 8192);
+	ck_assert_uint_eq(bin_at(m, "posix.write.size", 8192, NULL), wops);
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), rops);
+	ck_assert_uint_eq(counter(m, "posix.read.bytes"), 16 * 200 * 4096);
+	ck_assert_uint_eq(bin_at(m, "posix.read.size", 4096, NULL), 16 * 200);
+	ck_assert_uint_eq(bin_at(m, "posix.read.size", 0, NULL), 16);
+	ck_assert_uint_eq(counter(m, "posix.write.consecutive"), wops);
+	ck_assert_uint_eq(counter(m, "posix.read.consecutive"), rops);
+	/* open, lseek, close, unlink per thread */
+	ck_assert_uint_eq(counter(m, "posix.meta.ops"), 16 * 4);
+	ck_assert_uint_eq(counter(m, "posix.errors"), 0);
+	uint64_t qtotal;
+	bin_at(m, "posix.queue_depth", 1, &qtotal);
+	ck_assert_uint_eq(qtotal, wops + rops);
+	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
+START_TEST(test_stdio)
+{
+	char p[300];
+	prog(p, sizeof(p), "stdio_ops");
+	ck_assert_int_eq(RUN_RECORDED(p, path_in("stdio.dat")), 0);
+	iogp_model *m = load_all(NULL);
+	ck_assert_uint_eq(counter(m, "posix.write.ops"), 10);
+	ck_assert_uint_eq(counter(m, "posix.write.bytes"), 10000);
+	ck_assert_uint_eq(bin_at(m, "posix.write.size", 1000, NULL), 10);
+	ck_assert_uint_eq(counter(m, "posix.write.consecutive"), 10);
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), 7);
+	ck_assert_uint_eq(counter(m, "posix.read.bytes"), 16096);
+	ck_assert_uint_eq(bin_at(m, "posix.read.size", 2000, NULL), 6);
+	ck_assert_uint_eq(bin_at(m, "posix.read.size", 4096, NULL), 1);
+	ck_assert_uint_eq(counter(m, "posix.read.consecutive"), 5);
+	ck_assert_uint_eq(counter(m, "posix.read.random"), 1);
+	ck_assert_uint_eq(counter(m, "posix.read.sequential"), 1);
+	ck_assert_uint_eq(counter(m, "posix.meta.ops"), 6);
+	ck_assert_uint_eq(counter(m, "posix.sync.ops"), 1);
+	/* the failed fopen, with errno intact (the program checks it) */
+	ck_assert_uint_eq(counter(m, "posix.errors"), 1);
+	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
+START_TEST(test_aio_qd)
+{
+	char p[300];
+	prog(p, sizeof(p), "aio_qd");
+	const uint64_t n = 4096;
+	ck_assert_int_eq(RUN_RECORDED(p, path_in("aio.dat"), "4096"), 0);
+	iogp_model *m = load_all(NULL);
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), n);
+	ck_assert_uint_eq(counter(m, "posix.read.bytes"), n * 4096);
+	ck_assert_uint_eq(bin_at(m, "posix.read.size", 4096, NULL), n);
+	uint64_t total;
+	uint64_t at8 = bin_at(m, "posix.queue_depth", 8, &total);
+	ck_assert_uint_eq(total, n);
+	/* 8 requests in flight at every submission after the first 8 */
+	ck_assert_msg(at8 >= n - 8, "queue depth 8: %llu of %llu", (unsigned long long)at8,
+	              (unsigned long long)total);
+	ck_assert_uint_eq(bin_at(m, "posix.queue_depth", 9, NULL), 0);
+	for (uint64_t d = 1; d < 8; d++)
+		ck_assert_uint_eq(bin_at(m, "posix.queue_depth", d, NULL), 1);
+	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
+START_TEST(test_posix_aio)
+{
+	char p[300];
+	prog(p, sizeof(p), "aio_qd");
+	const uint64_t n = 2048;
+	ck_assert_int_eq(RUN_RECORDED(p, path_in("paio.dat"), "2048", "posix"), 0);
+	iogp_model *m = load_all(NULL);
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), n);
+	ck_assert_uint_eq(counter(m, "posix.read.bytes"), n * 4096);
+	uint64_t total;
+	uint64_t at8 = bin_at(m, "posix.queue_depth", 8, &total);
+	ck_assert_uint_eq(total, n);
+	ck_assert_msg(at8 >= n - 8, "queue depth 8: %llu of %llu", (unsigned long long)at8,
+	              (unsigned long long)total);
+	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* ---- strace as ground truth ------------------------------------------------- */
+
+#define MAXFD 1024
+
+#define MAXPEND 64
+
+typedef struct trace_state {
+	char fdpath[MAXFD][16];  /* "in", "out" or "" */
+	struct { long pid; char call[32]; int fd; } pend[MAXPEND];   /* <unfinished ...> */
+} trace_state;
+
+static int pend_slot(trace_state *ts, long pid, int create)
+{
+	for (int i = 0; i < MAXPEND; i++)
+		if (ts->pend[i].pid == pid)
+			return i;
+	for (int i = 0; create && i < MAXPEND; i++)
+		if (ts->pend[i].pid == 0) {
+			ts->pend[i].pid = pid;
+			return i;
+		}
+	return -1;
+}
+
+static int syscall_op(const char *name)
+{
+	if (!strcmp(name, "read") || !strcmp(name, "pread64") || !strcmp(name, "readv") ||
+	    !strcmp(name, "preadv"))
+		return 0;
+	if (!strcmp(name, "write") || !strcmp(name, "pwrite64") || !strcmp(name, "writev") ||
+	    !strcmp(name, "pwritev"))
+		return 1;
+	return -1;
+}
+
+/* One complete call: name(args) = ret. */
+static void trace_call(trace_state *ts, const char *name, const char *args, long ret,
+                       const char *in, const char *out, iogp_hist *h)
+{
+	int fd = atoi(args);
+	if (!strcmp(name, "openat") || !strcmp(name, "open")) {
+		const char *q = strchr(args, '"');
+		if (!q || ret < 0 || ret >= MAXFD)
+			return;
+		const char *e = strchr(q + 1, '"');
+		if (!e)
+			return;
+		size_t l = (size_t)(e - q - 1);
+		const char *tag = l == strlen(in) && !strncmp(q + 1, in, l) ? "in" :
+		                  l == strlen(out) && !strncmp(q + 1, out, l) ? "out" : "";
+		snprintf(ts->fdpath[ret], sizeof(ts->fdpath[0]), "%s", tag);
+		return;
+	}
+	if (!strcmp(name, "dup2") || !strcmp(name, "dup3") || !strcmp(name, "fcntl") || !strcmp(name, "dup")) {
+		if (ret >= 0 && ret < MAXFD && fd >= 0 && fd < MAXFD)
+			memcpy(ts->fdpath[ret], ts->fdpath[fd], sizeof(ts->fdpath[0]));
+		return;
+	}
+	if (!strcmp(name, "close")) {
+		if (fd >= 0 && fd < MAXFD)
+			ts->fdpath[fd][0] = '\0';
+		return;
+	}
+	int op = syscall_op(name);
+	if (op < 0 || fd < 0 || fd >= MAXFD || ret < 0 || !ts->fdpath[fd][0])
+		return;
+	iogp_hist_record(&h[op], (uint64_t)ret, 1);
+}
+
+START_TEST(test_strace)
+{
+	char in[300], out[300], ifa[320], ofa[320];
+	snprintf(in, sizeof(in), "%s", path_in("st.in"));
+	snprintf(out, sizeof(out), "%s", path_in("st.out"));
+	write_file(in, 1000000, 13);
+	snprintf(ifa, sizeof(ifa), "if=%s", in);
+	snprintf(ofa, sizeof(ofa), "of=%s", out);
+	char *log = path_in("strace.log");
+	asan_option("detect_leaks=0");   /* LeakSanitizer cannot run under ptrace */
+	int rc = run((char *[]){ "strace", "-f", "-qq", "-s", "0", "-o", log,
+		"-e", "trace=openat,open,dup,dup2,dup3,fcntl,close,read,write,pread64,pwrite64,readv,writev",
+		"-e", "signal=none",
+		(char *)env("IOGRAM_RUN"), "--endpoint", "none", "--output", out_tmpl(), "--",
+		"dd", ifa, ofa, "ibs=10000", "obs=65536", NULL }, NULL);
+	ck_assert_int_eq(rc, 0);
+	ck_assert(same_files(in, out));
+
+	iogp_bins nb;
+	iogp_bins_native(&nb, 4);
+	iogp_hist h[2];
+	iogp_hist_init(&h[0], &nb);
+	iogp_hist_init(&h[1], &nb);
+	/* strace numbers its processes; iogram-run execs dd in the same pid,
+	 * the agent's own threads share the fd table: one state per pid is
+	 * enough for dd (it does not fork) and the agent's files never match */
+	trace_state *ts = calloc(1, sizeof(*ts));
+	ck_assert(ts != NULL);
+	FILE *f = fopen(log, "r");
+	ck_assert(f != NULL);
+	char line[8192];
+	int lines = 0;
+	while (fgets(line, sizeof(line), f) && lines++ < 1000000) {
+		char *p = line;
+		long pid = strtol(p, &p, 10);
+		while (*p == ' ')
+			p++;
+		char name[32];
+		if (!strncmp(p, "<... ", 5)) {
+			/* "<... read resumed>...) = N" completes this pid's pending call */
+			int k = pend_slot(ts, pid, 0);
+			if (k < 0 || sscanf(p + 5, "%31s", name) != 1 || strcmp(name, ts->pend[k].call) != 0)
+				continue;
+			ts->pend[k].pid = 0;
+			char *eq = strrchr(p, '=');
+			if (!eq)
+				continue;
+			long ret = strtol(eq + 1, NULL, 10);
+			if (!strcmp(name, "openat") || !strcmp(name, "open")) {
+				if (ret >= 0 && ret < MAXFD)
+					snprintf(ts->fdpath[ret], sizeof(ts->fdpath[0]), "%s",
+					         ts->pend[k].fd == -2 ? "in" : ts->pend[k].fd == -3 ? "out" : "");
+				continue;
+			}
+			char args[32];
+			snprintf(args, sizeof(args), "%d", ts->pend[k].fd);
+			trace_call(ts, name, args, ret, in, out, h);
+			continue;
+		}
+		char *paren = strchr(p, '(');
+		if (!paren || paren - p >= (long)sizeof(name))
+			continue;
+		memcpy(name, p, (size_t)(paren - p));
+		name[paren - p] = '\0';
+		if (strstr(p, "<unfinished ...>")) {
+			int k = pend_slot(ts, pid, 1);
+			ck_assert(k >= 0);
+			snprintf(ts->pend[k].call, sizeof(ts->pend[k].call), "%s", name);
+			ts->pend[k].fd = atoi(paren + 1);
+			/* open's path is in the first line: keep it for the tag */
+			if (!strcmp(name, "openat") || !strcmp(name, "open")) {
+				ts->pend[k].pid = 0;
+				char *q = strchr(paren, '"');
+				char *e2 = q ? strchr(q + 1, '"') : NULL;
+				if (e2) {
+					/* complete it from the resumed line: store the tag via fd -1 */
+					size_t l = (size_t)(e2 - q - 1);
+					ts->pend[k].pid = pid;
+					ts->pend[k].fd = l == strlen(in) && !strncmp(q + 1, in, l) ? -2 :
+					                 l == strlen(out) && !strncmp(q + 1, out, l) ? -3 : -1;
+				}
+			}
+			continue;
+		}
+		char *eq = strrchr(p, '=');
+		if (!eq || eq < paren)
+			continue;
+		trace_call(ts, name, paren + 1, strtol(eq + 1, NULL, 10), in, out, h);
+	}
+	fclose(f);
+	free(ts);
+	ck_assert_msg(h[0].total > 0 && h[1].total > 0, "strace log parsed no I/O");
+
+	iogp_model *m = load_all(NULL);
+	const char *names[2] = { "posix.read.size", "posix.write.size" };
+	for (int op = 0; op < 2; op++) {
+		iogp_hist ours;
+		ck_assert_int_eq(iogp_model_hist(m, names[op], NULL, &ours), 0);
+		ck_assert_msg(ours.total == h[op].total, "%s: ours %llu requests, strace %llu",
+		              names[op], (unsigned long long)ours.total, (unsigned long long)h[op].total);
+		ck_assert_uint_eq(ours.n, h[op].n);
+		for (size_t i = 0; i < ours.n; i++) {
+			ck_assert_uint_eq(ours.bins[i].idx, h[op].bins[i].idx);
+			ck_assert_msg(ours.bins[i].count == h[op].bins[i].count,
+			              "%s bin %llu: ours %llu strace %llu", names[op],
+			              (unsigned long long)ours.bins[i].idx,
+			              (unsigned long long)ours.bins[i].count,
+			              (unsigned long long)h[op].bins[i].count);
+		}
+		iogp_hist_free(&ours);
+		iogp_hist_free(&h[op]);
+	}
+	/* 100 full reads of 10000 and the final 0; 15 writes of 64 KiB + 1 short */
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), 101);
+	ck_assert_uint_eq(counter(m, "posix.write.ops"), 16);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* ---- live stream -------------------------------------------------------------- */
+
+typedef struct live {
+	void *ctx, *sub;
+	char ep[256];
+	iogp_model *m;
+	int hello, delta, final, bye, status;
+} live;
+
+static void live_open(live *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->ctx = zmq_ctx_new();
+	l->sub = zmq_socket(l->ctx, ZMQ_SUB);
+	ck_assert(l->sub != NULL);
+	ck_assert_int_eq(zmq_setsockopt(l->sub, ZMQ_SUBSCRIBE, "", 0), 0);
+	int linger = 0;
+	zmq_setsockopt(l->sub, ZMQ_LINGER, &linger, sizeof(linger));
+	ck_assert_int_eq(zmq_bind(l->sub, "tcp://127.0.0.1:*"), 0);
+	size_t epl = sizeof(l->ep);
+	ck_assert_int_eq(zmq_getsockopt(l->sub, ZMQ_LAST_ENDPOINT, l->ep, &epl), 0);
+	l->m = iogp_model_new(NULL);
+	ck_assert(l->m != NULL);
+}
+
+static void live_close(live *l)
+{
+	iogp_model_free(l->m);
+	zmq_close(l->sub);
+	zmq_ctx_term(l->ctx);
+}
+
+/* Run CMD... under iogram-run streaming to l's socket; feed everything
+ * received into l->m until the program has exited and `finals` FINAL
+ * snapshots have arrived (or 3 s after its exit). */
+static void live_run(live *l, int finals, char *const cmd[])
+{
+	char *argv[32];
+	int n = 0;
+	argv[n++] = (char *)env("IOGRAM_RUN");
+	argv[n++] = "--endpoint";
+	argv[n++] = l->ep;
+	argv[n++] = "--interval";
+	argv[n++] = "20";
+	argv[n++] = "--";
+	for (int i = 0; cmd[i] && n < 31; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	pid_t pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		int o = open("/dev/null", O_WRONLY);
+		dup2(o, 1);
+		execv(argv[0], argv);
+		_exit(126);
+	}
+	int exited = 0;
+	l->status = -1;
+	double end = now_s() + 30;
+	while (now_s() < end && !(exited && l->final >= finals)) {
+		zmq_pollitem_t it = { .socket = l->sub, .events = ZMQ_POLLIN };
+		if (zmq_poll(&it, 1, 20) > 0) {
+			zmq_msg_t topic, body;
+			zmq_msg_init(&topic);
+			zmq_msg_init(&body);
+			ck_assert(zmq_msg_recv(&topic, l->sub, 0) >= 0);
+			ck_assert(zmq_msg_more(&topic));
+			ck_assert(zmq_msg_recv(&body, l->sub, 0) >= 0);
+			iogp_kind kind;
+			uint16_t flags;
+			uint64_t src, seq;
+			ck_assert_int_eq(iogp_msg_peek(zmq_msg_data(&body), zmq_msg_size(&body),
+			                               &kind, &flags, &src, &seq), 0);
+			l->hello += kind == IOGP_HELLO;
+			l->delta += kind == IOGP_DELTA;
+			l->final += kind == IOGP_SNAPSHOT && (flags & IOGP_F_FINAL);
+			l->bye += kind == IOGP_BYE;
+			/* a DELTA before the source's HELLO/SNAPSHOT got through (slow
+			 * joiner) is refused as unknown; the SNAPSHOT that answers our
+			 * subscription brings the source in with exact totals */
+			int rc = iogp_model_feed(l->m, zmq_msg_data(&body), zmq_msg_size(&body),
+			                         (uint64_t)(now_s() * 1e9));
+			ck_assert_msg(rc >= 0 || rc == IOGP_EUNKNOWN, "feed: %d", rc);
+			zmq_msg_close(&topic);
+			zmq_msg_close(&body);
+		}
+		int st;
+		if (!exited && waitpid(pid, &st, WNOHANG) == pid) {
+			exited = 1;
+			l->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			end = now_s() + 3;   /* the final messages are already on their way */
+		}
+	}
+	if (!exited) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	ck_assert_msg(exited, "program under iogram-run did not finish");
+}
+
+START_TEST(test_live)
+{
+	live l;
+	live_open(&l);
+	char p[300], ns[32];
+	prog(p, sizeof(p), "pread_loop");
+	write_file(path_in("live.dat"), 1 << 20, 14);
+	const long n = 400000;
+	snprintf(ns, sizeof(ns), "%ld", n);
+	live_run(&l, 1, (char *[]){ p, path_in("live.dat"), ns, NULL });
+	ck_assert_int_eq(l.status, 0);
+	ck_assert_msg(l.hello >= 1 && l.delta >= 1 && l.final == 1,
+	              "hello %d delta %d final snapshot %d bye %d", l.hello, l.delta, l.final, l.bye);
+	ck_assert_uint_eq(iogp_model_source_count(l.m), 1);
+	/* warm-up reads of the 256 blocks plus n */
+	ck_assert_uint_eq(counter(l.m, "posix.read.ops"), (uint64_t)n + 256);
+	ck_assert_uint_eq(counter(l.m, "posix.read.bytes"), ((uint64_t)n + 256) * 4096);
+	ck_assert_uint_eq(counter(l.m, "posix.write.ops"), 0);
+	check_invariants(l.m);
+	live_close(&l);
+}
+END_TEST
+
+/* One line per source, for failure messages. */
+static const char *describe(const live *l)
+{
+	static char buf[2048];
+	size_t o = (size_t)snprintf(buf, sizeof(buf), "hello %d delta %d final %d bye %d;", l->hello,
+	                            l->delta, l->final, l->bye);
+	for (size_t i = 0; i < iogp_model_source_count(l->m) && o < sizeof(buf) - 200; i++) {
+		iogp_source_info si;
+		iogp_model_source(l->m, i, &si);
+		const char *exe = iogp_model_source_label(l->m, i, "exe");
+		iogp_sel sel = { .kind = IOGP_SEL_SOURCE, .source = si.id };
+		uint64_t wb = 0;
+		iogp_model_counter(l->m, "posix.write.bytes", &sel, &wb);
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, " [pid %lld %s msgs %llu state %d wrote %llu]",
+		                      (long long)si.pid, exe ? exe : "?", (unsigned long long)si.messages,
+		                      (int)si.state, (unsigned long long)wb);
+	}
+	return buf;
+}
+
+/* parent, child and exec'd image: three sources, each with its own writes */
+static void check_forkexec(const iogp_model *m, const uint64_t want[3])
+{
+	ck_assert_uint_eq(iogp_model_source_count(m), 3);
+	int seen[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+		iogp_source_info si;
+		ck_assert_int_eq(iogp_model_source(m, i, &si), 0);
+		iogp_sel sel = { .kind = IOGP_SEL_SOURCE, .source = si.id };
+		uint64_t w = counter_sel(m, "posix.write.bytes", &sel);
+		for (int k = 0; k < 3; k++)
+			if (w == want[k])
+				seen[k]++;
+		ck_assert_int_eq(si.state, IOGP_SRC_GONE);
+	}
+	ck_assert_msg(seen[0] == 1 && seen[1] == 1 && seen[2] == 1, "sources' writes %d %d %d",
+	              seen[0], seen[1], seen[2]);
+	check_invariants(m);
+}
+
+START_TEST(test_forkexec)
+{
+	live l;
+	live_open(&l);
+	char p[300];
+	prog(p, sizeof(p), "forkexec");
+	double t0 = now_s();
+	live_run(&l, 3, (char *[]){ p, dir, NULL });
+	ck_assert_msg(now_s() - t0 < 20, "fork/exec run took %.1f s", now_s() - t0);
+	ck_assert_int_eq(l.status, 0);
+	ck_assert_msg(l.final == 3, "%s", describe(&l));
+	const uint64_t want[3] = { 10 * 1000, 20 * 2000, 30 * 3000 };
+	check_forkexec(l.m, want);
+	ck_assert_uint_eq(counter(l.m, "posix.write.ops"), 10 + 20 + 30);
+	ck_assert_uint_eq(bin_at(l.m, "posix.write.size", 1000, NULL), 10);
+	ck_assert_uint_eq(bin_at(l.m, "posix.write.size", 2000, NULL), 20);
+	ck_assert_uint_eq(bin_at(l.m, "posix.write.size", 3000, NULL), 30);
+	live_close(&l);
+}
+END_TEST
+
+START_TEST(test_forkexec_cat)
+{
+	live l;
+	live_open(&l);
+	char p[300];
+	prog(p, sizeof(p), "forkexec");
+	live_run(&l, 3, (char *[]){ p, dir, "cat", NULL });
+	ck_assert_int_eq(l.status, 0);
+	/* cat reads the parent's 10000 B and writes them to /dev/null (a
+	 * character device: counted) */
+	const uint64_t want[3] = { 10 * 1000, 20 * 2000, 10000 };
+	ck_assert_msg(iogp_model_source_count(l.m) == 3, "%s", describe(&l));
+	ck_assert_uint_eq(counter(l.m, "posix.write.bytes"), 10 * 1000 + 20 * 2000 + 10000);
+	ck_assert_uint_eq(counter(l.m, "posix.read.bytes"), 10000);
+	(void)want;
+	check_invariants(l.m);
+	live_close(&l);
+}
+END_TEST
+
+START_TEST(test_vfork)
+{
+	live l;
+	live_open(&l);
+	char p[300];
+	prog(p, sizeof(p), "forkexec");
+	live_run(&l, 2, (char *[]){ p, dir, "vfork", NULL });
+	ck_assert_int_eq(l.status, 0);
+	ck_assert_msg(l.final == 2 && iogp_model_source_count(l.m) == 2, "%s", describe(&l));
+	ck_assert_uint_eq(counter(l.m, "posix.write.bytes"), 10 * 1000 + 30 * 3000);
+	ck_assert_uint_eq(counter(l.m, "posix.write.ops"), 10 + 30);
+	check_invariants(l.m);
+	live_close(&l);
+}
+END_TEST
+
+/* The same, recorded to files (%p: the exec'd image has its child's pid). */
+START_TEST(test_forkexec_files)
+{
+	char p[300];
+	prog(p, sizeof(p), "forkexec");
+	ck_assert_int_eq(RUN_RECORDED(p, dir), 0);
+	iogp_model *m = load_all(NULL);
+	const uint64_t want[3] = { 10 * 1000, 20 * 2000, 30 * 3000 };
+	check_forkexec(m, want);
+	iogp_model_free(m);
+}
+END_TEST
+
+static int free_port(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert(s >= 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	socklen_t l = sizeof(a);
+	ck_assert_int_eq(getsockname(s, (struct sockaddr *)&a, &l), 0);
+	close(s);
+	return ntohs(a.sin_port);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+START_TEST(test_nobody_listening)
+{
+	char p[300], ep[64];
+	prog(p, sizeof(p), "stdio_ops");
+	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", free_port());
+	enum { RUNS = 5 };
+	double plain[RUNS], under[RUNS];
+	for (int i = 0; i < RUNS; i++) {
+		double t0 = now_s();
+		ck_assert_int_eq(run((char *[]){ p, path_in("quiet.dat"), NULL }, NULL), 0);
+		plain[i] = now_s() - t0;
+		t0 = now_s();
+		ck_assert_int_eq(run((char *[]){ (char *)env("IOGRAM_RUN"), "--endpoint", ep, "--",
+		                                 p, path_in("quiet.dat"), NULL }, NULL), 0);
+		under[i] = now_s() - t0;
+	}
+	qsort(plain, RUNS, sizeof(double), cmp_double);
+	qsort(under, RUNS, sizeof(double), cmp_double);
+	double extra = under[RUNS / 2] - plain[RUNS / 2];
+	fprintf(stderr, "nobody listening: median %.1f ms plain, %.1f ms under iogram-run\n",
+	        plain[RUNS / 2] * 1e3, under[RUNS / 2] * 1e3);
+	ck_assert_msg(extra < 0.3, "run with nobody listening took %.0f ms longer", extra * 1e3);
+}
+END_TEST
+
+/* ---- iogram-run ---------------------------------------------------------------- */
+
+START_TEST(test_exit_codes)
+{
+	char *r = (char *)env("IOGRAM_RUN");
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "false", NULL }, NULL), 1);
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "true", NULL }, NULL), 0);
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "sh", "-c", "exit 42", NULL }, NULL), 42);
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "/nonexistent/cmd", NULL }, NULL), 127);
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "no-such-command-iogram", NULL }, NULL), 127);
+	/* a signal passes through as the shell would show it */
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "sh", "-c", "kill -TERM $$", NULL }, NULL),
+	                 128 + SIGTERM);
+	/* usage errors */
+	ck_assert_int_eq(run((char *[]){ r, "--bogus", "--", "true", NULL }, NULL), 2);
+	ck_assert_int_eq(run((char *[]){ r, NULL }, NULL), 2);
+	ck_assert_int_eq(run((char *[]){ r, "--interval", "abc", "--", "true", NULL }, NULL), 2);
+	ck_assert_int_eq(run((char *[]){ r, "--interval", "0", "--", "true", NULL }, NULL), 2);
+	ck_assert_int_eq(run((char *[]){ r, "--output", NULL }, NULL), 2);
+	/* the command's own flags are not ours */
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "sh", "-c", "exit 3", NULL }, NULL), 3);
+}
+END_TEST
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	FILE *f = fopen(path, "r");
+	ck_assert(f != NULL);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_help_version)
+{
+	char *r = (char *)env("IOGRAM_RUN");
+	ck_assert_int_eq(run((char *[]){ r, "--help", NULL }, path_in("help.txt")), 0);
+	char *h = slurp(path_in("help.txt"));
+	ck_assert_ptr_nonnull(strstr(h, "EXAMPLES"));
+	ck_assert_ptr_nonnull(strstr(h, "--endpoint"));
+	ck_assert_ptr_nonnull(strstr(h, "--output"));
+	ck_assert_int_eq(run((char *[]){ r, "--version", NULL }, path_in("version.txt")), 0);
+	ck_assert_ptr_nonnull(strstr(slurp(path_in("version.txt")), "iogram-run"));
+}
+END_TEST
+
+START_TEST(test_env_and_preload)
+{
+	char *r = (char *)env("IOGRAM_RUN");
+	/* an existing LD_PRELOAD is kept after ours */
+	ck_assert_int_eq(run_full((char *[]){ r, "--endpoint", "none", "--node", "n042", "--interval", "250",
+		"--output", "/dev/null", "--disable", "--", "sh", "-c",
+		"echo \"$LD_PRELOAD|$IOGRAM_NODE|$IOGRAM_INTERVAL_MS|$IOGRAM_ENDPOINT|$IOGRAM_OUTPUT|$IOGRAM_DISABLE\"",
+		NULL }, path_in("env.txt"), 0, "libc.so.6"), 0);
+	char *s = slurp(path_in("env.txt"));
+	char *bar = strchr(s, '|');
+	ck_assert_ptr_nonnull(bar);
+	*bar = '\0';
+	ck_assert_msg(s[0] == '/', "preload not absolute: %s", s);
+	size_t l = strlen(s);
+	ck_assert_msg(l > 29 && !strcmp(s + l - 29, "/libiogram-posix.so:libc.so.6"), "LD_PRELOAD=%s", s);
+	ck_assert_str_eq(bar + 1, "n042|250|none|/dev/null|1\n");
+}
+END_TEST
+
+START_TEST(test_disabled)
+{
+	char p[300];
+	prog(p, sizeof(p), "threads");
+	ck_assert_int_eq(run((char *[]){ (char *)env("IOGRAM_RUN"), "--disable", "--endpoint", "none",
+		"--output", out_tmpl(), "--", p, dir, NULL }, NULL), 0);
+	/* nothing recorded, or a file without I/O */
+	int nf;
+	iogp_model *m = load_all(&nf);
+	if (nf > 0 && iogp_model_metric_find(m, "posix.write.ops", &(size_t){ 0 }) == 0)
+		ck_assert_uint_eq(counter(m, "posix.write.ops"), 0);
+	iogp_model_free(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("posix");
+	struct { const char *name; const TTest *fn; } tests[] = {
+		{ "dd", test_dd }, { "cat", test_cat }, { "cp", test_cp },
+		{ "threads", test_threads }, { "stdio", test_stdio },
+		{ "forkexec", test_forkexec }, { "forkexec_cat", test_forkexec_cat },
+		{ "forkexec_files", test_forkexec_files }, { "vfork", test_vfork },
+		{ "aio_qd", test_aio_qd }, { "posix_aio", test_posix_aio }, { "strace", test_strace }, { "live", test_live },
+		{ "nobody_listening", test_nobody_listening }, { "exit_codes", test_exit_codes },
+		{ "help_version", test_help_version }, { "env_and_preload", test_env_and_preload },
+		{ "disabled", test_disabled },
+	};
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		TCase *tc = tcase_create(tests[i].name);
+		/* unchecked: runs in the parent, so a failed test leaves no directory */
+		tcase_add_unchecked_fixture(tc, setup, teardown);
+		tcase_set_timeout(tc, 120);
+		tcase_add_test(tc, tests[i].fn);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	asan_option("verify_asan_link_order=0");
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
