@@ -44,6 +44,8 @@ typedef struct iog_shard {
 		uint64_t interval;
 		uint64_t seen;
 		uint64_t rng;
+		uint64_t next;   /* Algorithm L: the next access that replaces a sample */
+		double w;
 		iog_access_sample s[IOG_ACCESS_RESERVOIR];
 	} acc[2];
 	struct iog_shard *next;

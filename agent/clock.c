@@ -1,5 +1,5 @@
 /* clock.c - iog__now_ns: the TSC scaled to CLOCK_MONOTONIC when the CPU says
- * it is invariant (constant_tsc, nonstop_tsc), else clock_gettime. The
+ * it is invariant (CPUID: constant and nonstop), else clock_gettime. The
  * publisher calibrates it over its first ~10 ms and re-anchors it every
  * interval by slewing the rate, so the clock stays continuous and monotonic. */
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "agent.h"
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <x86intrin.h>
 #define HAVE_TSC 1
 #endif
@@ -83,29 +84,17 @@ int iog__clock_tsc(void)
 }
 
 #ifdef HAVE_TSC
+/* CPUID 0x80000007 EDX bit 8, the bit Linux turns into constant_tsc and
+ * nonstop_tsc. Asked of the CPU, not of /proc/cpuinfo: the agent's thread
+ * must not open files (a descriptor it takes could be the one the program
+ * expects from its next open()). */
 static int cpu_has_invariant_tsc(void)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	int constant = 0, nonstop = 0;
-	FILE *f = fopen("/proc/cpuinfo", "re");
+	unsigned a, b, c, d;
 
-	if (f == NULL)
+	if (!__get_cpuid(0x80000007, &a, &b, &c, &d))
 		return 0;
-	while (getline(&line, &cap, f) > 0) {
-		if (strncmp(line, "flags", 5) != 0)
-			continue;
-		char *save = NULL;
-		for (char *tok = strtok_r(line, " \t\n", &save); tok;
-		     tok = strtok_r(NULL, " \t\n", &save)) {
-			constant |= strcmp(tok, "constant_tsc") == 0;
-			nonstop |= strcmp(tok, "nonstop_tsc") == 0;
-		}
-		break;
-	}
-	free(line);
-	fclose(f);
-	return constant && nonstop;
+	return (d >> 8) & 1;
 }
 
 /* A (tsc, CLOCK_MONOTONIC) pair: the tightest of a few tries. */

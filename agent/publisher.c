@@ -734,16 +734,26 @@ static void exit_wait(void)
 
 static void output_open(void)
 {
-	char path[4096 + 64], err[256];
+	char path[4096 + 128], err[256];
 	iogp_recorder_opts o;
 
 	if (cfg.output[0] == '\0')
 		return;
-	if (iog__config_expand(path, sizeof(path) - 32, cfg.output, iog__label_host(), my_pid) < 0)
+	if (iog__config_expand(path, sizeof(path) - 96, cfg.output, iog__label_host(), my_pid) < 0)
 		return;
-	/* a fork child must not truncate its parent's file */
-	if (is_fork_child && strstr(cfg.output, "%p") == NULL)
-		snprintf(path + strlen(path), 32, ".%ld", my_pid);
+	/* Never truncate what another image wrote: an exec'd program keeps the
+	 * pid (so %p expands the same), a fork child may share the name, a job
+	 * may be rerun. Take the first free NAME.N instead. */
+	char ext[64] = "";
+	char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	if (dot && (!slash || dot > slash + 1) && strlen(dot) < sizeof(ext)) {
+		snprintf(ext, sizeof(ext), "%s", dot);   /* job.iogr -> job.1.iogr */
+		*dot = '\0';
+	}
+	size_t base = strlen(path);
+	snprintf(path + base, 32 + sizeof(ext), "%s", ext);
+	for (int n = 1; access(path, F_OK) == 0 && n < 10000; n++)
+		snprintf(path + base, 32 + sizeof(ext), ".%d%s", n, ext);
 	memset(&o, 0, sizeof(o));
 	o.creator = "libiogram " IOGRAM_VERSION;
 	if (iogp_recorder_open(&P.rec, path, &o, err, sizeof(err)) < 0)

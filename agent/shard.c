@@ -2,6 +2,7 @@
  * once on a lock-free list, handed to a new thread when theirs exits; the
  * record API and the access reservoir. */
 #include <pthread.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -216,6 +217,29 @@ void iog_set(iog_metric *m, int64_t v)
 	__atomic_store_n(&s->gauge_t[m->slot], t ? t : 1, __ATOMIC_RELEASE);
 }
 
+static uint64_t next_rand(uint64_t *state)
+{
+	uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Uniform in (0, 1]. */
+static double unit_rand(uint64_t *state)
+{
+	return (double)((next_rand(state) >> 11) + 1) * 0x1.0p-53;
+}
+
+/* Accesses to pass over before the next replacement (Li's Algorithm L). */
+static uint64_t reservoir_skip(__typeof__(((iog_shard *)0)->acc[0]) *a)
+{
+	double d = log(unit_rand(&a->rng)) / log1p(-a->w);
+	return d < 0 ? 0 : d > 1e18 ? (uint64_t)1e18 : (uint64_t)d;
+}
+
 void iog__access(iog_metric *m, uint64_t file, int op, uint64_t offset, uint64_t size, uint64_t t_ns)
 {
 	iog_shard *s = iog__shard();
@@ -232,14 +256,18 @@ void iog__access(iog_metric *m, uint64_t file, int op, uint64_t offset, uint64_t
 	n = a->seen + 1;
 	if (n <= IOG_ACCESS_RESERVOIR) {
 		j = n - 1;
+		if (n == IOG_ACCESS_RESERVOIR) {
+			a->w = exp(log(unit_rand(&a->rng)) / IOG_ACCESS_RESERVOIR);
+			a->next = n + reservoir_skip(a) + 1;
+		}
+	} else if (n == a->next) {
+		/* Algorithm L: jump straight to the next access that replaces a
+		 * sample, so most calls only compare (no division, no random) */
+		j = next_rand(&a->rng) % IOG_ACCESS_RESERVOIR;
+		a->w *= exp(log(unit_rand(&a->rng)) / IOG_ACCESS_RESERVOIR);
+		a->next = n + reservoir_skip(a) + 1;
 	} else {
-		/* Algorithm R: keep the n-th access with probability k/n */
-		uint64_t x = a->rng;
-		x ^= x >> 12;
-		x ^= x << 25;
-		x ^= x >> 27;
-		a->rng = x;
-		j = (x * 0x2545f4914f6cdd1dull) % n;
+		j = IOG_ACCESS_RESERVOIR;
 	}
 	if (j < IOG_ACCESS_RESERVOIR)
 		a->s[j] = (iog_access_sample){ t_ns, file, offset, size, (uint32_t)op, m->slot };

@@ -23,6 +23,7 @@ run_suite build
 echo "== ASan + UBSan =="
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dgtk=disabled
+grep -h "not registered under ASan" build-asan/meson-logs/testlog.txt 2>/dev/null | sort -u
 echo "== fuzzing (${fuzz_secs} s per target) =="
 if { [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Dgtk=disabled; } \
    && ninja -C build-fuzz; then

@@ -1082,6 +1082,45 @@ START_TEST(test_access)
 }
 END_TEST
 
+/* One thread, 200,000 accesses with offset = index: the kept samples must be
+ * uniform over the whole interval (a reservoir bug skews them early or late). */
+START_TEST(test_access_uniform)
+{
+	struct rx r;
+	iogp_msg msg;
+	enum { N = 200000 };
+
+	rx_bind(&r, NULL);
+	start_agent(r.ep, NULL, 5000);
+	iog_metric *m = iog_access_metric("u.access");
+	uint64_t f = iog_file("/data/u.dat");
+	CHECK(rx_find(&r, 0, IOGP_SNAPSHOT, 0, 3000) >= 0, "no SNAPSHOT");
+	for (int i = 0; i < N; i++)
+		iog_access(m, f, IOG_OP_READ, (uint64_t)i, 1);
+	iog_flush();
+	long di = rx_find(&r, 0, IOGP_DELTA, 0, 3000);
+	CHECK(di >= 0, "no DELTA");
+	iogp_msg_init(&msg);
+	ck_assert_int_eq(iogp_msg_decode(&msg, r.m[di].payload, r.m[di].len, NULL, 0), 0);
+	CHECK(msg.access_seen == N && msg.naccess == IOG_ACCESS_OUT, "seen %" PRIu64 " kept %u",
+	      msg.access_seen, msg.naccess);
+	double mean = 0;
+	int quart[4] = { 0, 0, 0, 0 };
+	for (uint32_t i = 0; i < msg.naccess; i++) {
+		mean += (double)msg.access[i].offset / msg.naccess;
+		quart[msg.access[i].offset * 4 / N]++;
+		CHECK(i == 0 || msg.access[i].offset != msg.access[i - 1].offset, "no sample twice");
+	}
+	/* mean of 256 uniform draws: sd 0.018 N; quartile counts: mean 64, sd 6.9 */
+	CHECK(mean > 0.4 * N && mean < 0.6 * N, "mean offset %.0f of %d", mean, N);
+	for (int q = 0; q < 4; q++)
+		CHECK(quart[q] >= 34 && quart[q] <= 94, "quartile %d holds %d of 256", q, quart[q]);
+	iogp_msg_free(&msg);
+	iog_shutdown();
+	rx_close(&r);
+}
+END_TEST
+
 static void *gauge_main(void *arg)
 {
 	iog_metric *g = arg;
@@ -1229,6 +1268,11 @@ START_TEST(test_clock)
 }
 END_TEST
 
+static int is_fork_case(const char *n)
+{
+	return !strcmp(n, "fork");
+}
+
 static Suite *agent_suite(void)
 {
 	Suite *s = suite_create("agent");
@@ -1250,7 +1294,7 @@ static Suite *agent_suite(void)
 		{ "fork", test_fork },
 		{ "slow_subscriber", test_slow_subscriber },
 		{ "stuck_viewer_exit", test_stuck_viewer_exit },
-		{ "access", test_access },
+		{ "access", test_access }, { "access_uniform", test_access_uniform },
 		{ "gauge_labels_catalog", test_gauge_labels_catalog },
 		{ "thread_churn", test_thread_churn },
 		{ "before_exec_restart", test_before_exec_restart },
@@ -1258,7 +1302,15 @@ static Suite *agent_suite(void)
 	};
 
 	/* one case per test: CK_RUN_CASE=<name> runs one */
+	/* GCC 12's libasan has no fork handler for its allocator (LLVM added one
+	 * in 17): a child forked while another thread holds its lock can hang
+	 * in the agent's new thread. Those cases run in the plain build only. */
+	const char *asan = getenv("IOGRAM_ASAN_BUILD");
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (asan && *asan == '1' && is_fork_case(tests[i].name)) {
+			printf("not registered under ASan (runs in the plain build): %s\n", tests[i].name);
+			continue;
+		}
 		TCase *tc = tcase_create(tests[i].name);
 		tcase_set_timeout(tc, 60);
 		tcase_add_test(tc, tests[i].test);

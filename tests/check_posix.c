@@ -1009,6 +1009,11 @@ START_TEST(test_disabled)
 }
 END_TEST
 
+static int is_fork_case(const char *n)
+{
+	return !strcmp(n, "forkexec") || !strcmp(n, "forkexec_cat") || !strcmp(n, "forkexec_files");
+}
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("posix");
@@ -1022,7 +1027,15 @@ static Suite *suite(void)
 		{ "help_version", test_help_version }, { "env_and_preload", test_env_and_preload },
 		{ "disabled", test_disabled },
 	};
+	/* GCC 12's libasan has no fork handler for its allocator (LLVM added one
+	 * in 17): a child forked while another thread holds its lock can hang
+	 * in the agent's new thread. Those cases run in the plain build only. */
+	const char *asan = getenv("IOGRAM_ASAN_BUILD");
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (asan && *asan == '1' && is_fork_case(tests[i].name)) {
+			printf("not registered under ASan (runs in the plain build): %s\n", tests[i].name);
+			continue;
+		}
 		TCase *tc = tcase_create(tests[i].name);
 		/* unchecked: runs in the parent, so a failed test leaves no directory */
 		tcase_add_unchecked_fixture(tc, setup, teardown);
