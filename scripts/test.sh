@@ -28,7 +28,7 @@ echo "== fuzzing (${fuzz_secs} s per target) =="
 if { [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Dgtk=disabled; } \
    && ninja -C build-fuzz; then
   for f in build-fuzz/fuzz/fuzz_*; do
-    [ -x "$f" ] || continue
+    [ -f "$f" ] && [ -x "$f" ] || continue
     name=$(basename "$f"); corpus="fuzz/corpus_${name#fuzz_}"
     work=$(mktemp -d); [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
     if "$f" -max_total_time="$fuzz_secs" -rss_limit_mb=2048 -timeout=10 "$work" \
