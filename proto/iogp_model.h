@@ -12,9 +12,31 @@
 
 typedef struct iogp_model iogp_model;
 
+#define IOGP_MODEL_MAX_RATES 8
+
+/* All fields 0 = default; fields added here keep 0 meaning "as before". */
 typedef struct iogp_model_opts {
 	uint32_t max_sources;     /* 0 = 100000; further sources are refused and counted */
 	uint32_t access_ring;     /* access samples kept per source, 0 = 4096 */
+
+	/* Live side: rate rings and "last N seconds" histograms. Off unless
+	 * live = 1 (viewers set it; the recorder, export and info leave it off:
+	 * apply then costs and holds exactly what it did before). */
+	uint32_t live;
+	uint32_t nrates;          /* 0 = the four defaults below */
+	const char *rates[IOGP_MODEL_MAX_RATES]; /* counter (or histogram: events/s)
+	                           * names; copied. Default posix.read.bytes,
+	                           * posix.write.bytes, posix.read.ops, posix.write.ops */
+	uint64_t bin_ns;          /* rate bin width, 0 = 1 s; bins are aligned to
+	                           * multiples of bin_ns on wall time; min 1 ms */
+	uint32_t ring_bins;       /* bins kept per source, node and all, 0 = 300, max 86400 */
+	uint64_t window_slot_ns;  /* histogram window granularity, 0 = 5 s, min 1 ms */
+	uint64_t window_max_ns;   /* longest window, 0 = 60 s, at most 1024 slots */
+	uint32_t window_bytes;    /* window storage per source, 0 = 24576, min 1024 */
+
+	/* Lifecycle (always on; time-based states need iogp_model_tick). */
+	uint32_t quiet_intervals; /* 0 = 3 */
+	uint64_t gone_ns;         /* 0 = 30 s */
 } iogp_model_opts;
 
 iogp_model *iogp_model_new(const iogp_model_opts *opts);  /* NULL on ENOMEM */
@@ -48,9 +70,15 @@ int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns);
  * counted (iogp_model_stats.bad_messages) and returned. */
 int iogp_model_feed(iogp_model *m, const void *payload, size_t len, uint64_t recv_ns);
 
+/* NEW and QUIET, and GONE by silence, are judged against the clock given to
+ * iogp_model_tick (the recv_ns clock); a model never ticked reports only
+ * LIVE and GONE (BYE, FINAL snapshot, or replaced by a restart). */
 typedef enum iogp_source_state {
 	IOGP_SRC_LIVE = 0,
-	IOGP_SRC_GONE = 1,   /* BYE or FINAL snapshot seen */
+	IOGP_SRC_GONE = 1,   /* BYE or FINAL snapshot seen, restarted under a new
+	                      * id, or no message for opts.gone_ns */
+	IOGP_SRC_NEW = 2,    /* first message less than its quiet period ago */
+	IOGP_SRC_QUIET = 3,  /* no message for quiet_intervals x its interval */
 } iogp_source_state;
 
 typedef struct iogp_source_info {
@@ -67,6 +95,14 @@ typedef struct iogp_source_info {
 	uint64_t first_recv_ns, last_recv_ns;
 	uint64_t first_wall_ns, last_wall_ns;   /* source CLOCK_REALTIME at t1 */
 	uint64_t start_mono_ns, last_mono_ns;   /* source CLOCK_MONOTONIC */
+	int bye;             /* gone by its own word (BYE / FINAL) */
+	uint64_t interval_ns;  /* observed DELTA interval (moving average), 0 = none yet */
+	/* Restart: a new id whose labels host+pid+exe, or host+rank+job, match a
+	 * source that was gone or quiet when the new one announced its labels.
+	 * The old one then reports GONE (until it speaks again). */
+	int64_t restart_of;    /* source index of the one this restarts, -1 = none */
+	int64_t restarted_by;  /* source index of its restart, -1 = none */
+	uint64_t restart_of_id, restarted_by_id;  /* their ids, 0 = none */
 } iogp_source_info;
 
 size_t iogp_model_source_count(const iogp_model *m);
@@ -128,6 +164,105 @@ typedef struct iogp_model_stats {
 	uint64_t first_recv_ns, last_recv_ns; /* time span of applied messages */
 } iogp_model_stats;
 void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
+
+/* ---- live side ------------------------------------------------------------
+ * Time: rates and windows live on the sources' CLOCK_REALTIME (wall_ns).
+ * iogp_model_tick(m, now) sets the model's clock, in the recv_ns clock
+ * (CLOCK_REALTIME live, the recording's receive time in replay); it judges
+ * source states and ends "last N seconds" windows. Until the first tick the
+ * model's clock is the newest wall time of any applied DELTA.
+ *
+ * Rates: every DELTA's increment of each rate metric is spread over its own
+ * interval [wall - (t1 - t0), wall] and given to fixed bins by overlap
+ * (the DAQPIPE report's eq. 1), into rings of ring_bins bins per source,
+ * per node and for all, so sum(rate x bin width) = increments counted and
+ * nodes drifting out of step give no double peaks. A bin is covered when
+ * some interval of a source that has the metric overlapped it (a DELTA
+ * without the metric counts as 0). A DELTA that arrives late, after a gap or
+ * out of order across sources, still lands on its own interval; the part of
+ * an interval older than a ring's oldest bin is dropped and counted. A gap
+ * (lost DELTAs) leaves its bins uncovered; SNAPSHOTs do not touch rates.
+ * Rings advance with the newest data they get; once the model is ticked, a
+ * DELTA ending more than ring_bins bins after the clock (a broken source
+ * clock) feeds only its source's ring, so it cannot blank the shared ones.
+ * A DELTA that repeats or precedes its source's last sequence number is
+ * ignored here as everywhere (see iogp_model_apply).
+ *
+ * Windows: every histogram DELTA is added, by its wall time, to a per-source
+ * per-metric ring of window_slot_ns slots covering window_max_ns (sparse:
+ * 8 bytes per distinct bin per slot; allocated on the metric's first data).
+ * A source's rings share window_bytes equally among its histogram metrics;
+ * a ring at its share evicts its oldest slots, and a delta that still does
+ * not fit is left out (both counted). A SNAPSHOT resets the cumulative state
+ * only: the window rings keep the deltas they had, so after a gap a window
+ * lacks the lost deltas until they age out of it (approximate until then),
+ * while the since-start histogram is exact again.
+ *
+ * Memory, defaults (4 rates x 300 bins, 5 s slots x 13): a rate ring is
+ * 8 + ring_bins x (8 x nrates + 1) = 9,908 bytes, one per source with a rate
+ * metric and a DELTA, one per node, one for all; windows take 72 bytes per
+ * histogram metric with data plus 8 bytes per distinct bin per slot, at
+ * most window_bytes per source: ~10.2 KB for the POSIX agent's six
+ * histograms (measured, bench/realistic.c). So <= 34.5 KB per source
+ * (~20 KB typical) on top of the since-start state; 10,000 sources <= 345
+ * MB plus 9.9 KB per node. Applying a realistic DELTA costs ~1 us more with
+ * the live side on (mostly cache misses on the source's rings). */
+
+/* Set the model's clock (never goes back). */
+void iogp_model_tick(iogp_model *m, uint64_t now_ns);
+
+/* Effective options (defaults filled in; rates point into the model). */
+const iogp_model_opts *iogp_model_get_opts(const iogp_model *m);
+
+/* Rate series (per second) of a rate metric for the selection (NULL = all):
+ * n bins ending with the bin holding end_ns - 1 (end_ns = 0: the newest bin
+ * the selection's ring holds). covered[i] = 0 where no interval overlapped
+ * bin i (then rate[i] = 0), also for bins older than the ring. *first_ns =
+ * wall time of bin 0's start. IOGP_ENOTFOUND for a metric not in the rate
+ * set or an unknown node/source; IOGP_EINVAL when live is off. A selection
+ * without data yet gives all zeros, not covered (first_ns 0 when end_ns is). */
+int iogp_model_rate(const iogp_model *m, const char *metric, const iogp_sel *sel,
+                    uint64_t end_ns, size_t n, double *rate, uint8_t *covered,
+                    uint64_t *first_ns);
+
+/* Across nodes per bin, over the nodes covered in that bin (Slurm sh5util's
+ * columns). Ties go to the node seen first. */
+typedef struct iogp_rate_across {
+	double min, avg, max, total;   /* per second; 0 when nodes = 0 */
+	int32_t min_node, max_node;    /* iogp_model_node() index, -1 when nodes = 0 */
+	uint32_t nodes;                /* nodes with data in the bin */
+} iogp_rate_across;
+/* Same bins as iogp_model_rate with IOGP_SEL_ALL (end_ns = 0: the newest
+ * bin of the all ring). */
+int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end_ns,
+                           size_t n, iogp_rate_across *out, uint64_t *first_ns);
+
+/* Histogram of the deltas of the last window_ns (0 or more than
+ * window_max_ns: window_max_ns) before the model's clock, at slot
+ * granularity: slot j (wall times [j S, (j+1) S)) counts when it meets
+ * (now - window_ns, now]. Same contract as iogp_model_hist (out always
+ * initialised; IOGP_ESCHEME; IOGP_ENOTFOUND), IOGP_EINVAL when live is off. */
+int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_sel *sel,
+                           uint64_t window_ns, iogp_hist *out);
+
+typedef struct iogp_model_live {
+	uint64_t now_ns;           /* the model's clock */
+	uint32_t sources_new, sources_live, sources_quiet, sources_gone;
+	uint32_t restarts;         /* sources linked as a restart of another */
+	double msgs_per_s;         /* applied messages/s over the last 5 whole
+	                            * seconds of the recv clock */
+	uint64_t rate_clipped;     /* DELTAs partly/wholly older than a rate ring */
+	uint64_t rate_skipped;     /* DELTAs without a usable interval (wall 0, t1 < t0) */
+	uint64_t rate_ahead;       /* DELTAs ending more than ring_bins bins after the
+	                            * ticked clock: kept out of the node and all rings */
+	uint64_t window_late;      /* histogram deltas older than their window ring */
+	uint64_t window_evicted;   /* window slots emptied early for the memory cap */
+	uint64_t window_dropped;   /* histogram deltas (or bins >= 2^32) left out */
+	uint64_t window_saturated; /* slot counts clamped at 2^32 - 1 */
+	size_t live_bytes;         /* held by rate and window rings */
+} iogp_model_live;
+/* O(sources). */
+void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);
 
 /* Build a SNAPSHOT of source i's full state (labels, catalog, files,
  * cumulative counters, gauges, histograms) into msg, pointing into model

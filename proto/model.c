@@ -1,5 +1,6 @@
 /* model.c - the stream model: per-source state rebuilt from HELLO, DELTA,
- * SNAPSHOT and BYE messages, and the queries the viewers and exporters use. */
+ * SNAPSHOT and BYE messages, source lifecycle, the live side (rate rings and
+ * "last N seconds" histograms), and the queries the viewers and exporters use. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -14,6 +15,23 @@
 /* Dense accumulation is used for merging many sources' histograms when the
  * scheme has at most this many bins. */
 #define MODEL_DENSE_MAX 65536u
+/* live side defaults and limits (see iogp_model_opts) */
+#define MODEL_BIN_NS 1000000000ull
+#define MODEL_BIN_MIN_NS 1000000ull
+#define MODEL_RING_BINS 300u
+#define MODEL_RING_MAX 86400u
+#define MODEL_SLOT_NS 5000000000ull
+#define MODEL_WINDOW_NS 60000000000ull
+#define MODEL_WINDOW_SLOTS_MAX 1024u
+#define MODEL_WINDOW_BYTES 24576u
+#define MODEL_WINDOW_BYTES_MIN 1024u
+#define MODEL_QUIET 3u
+#define MODEL_GONE_NS 30000000000ull
+#define MODEL_IV_DEFAULT 1000000000ull   /* interval assumed before the first DELTA */
+#define MODEL_IV_MIN 1000000ull
+#define MODEL_IV_MAX 3600000000000ull
+#define MODEL_MPS_SECS 5u                /* messages/s averaged over this many seconds */
+#define MODEL_MPS_RING 8u
 
 /* Open-addressing index over an array owned elsewhere: entries hold the
  * element's hash and index + 1 (0 = empty); load stays <= 1/2. */
@@ -34,6 +52,9 @@ struct slot {
 	uint32_t scheme;    /* HISTOGRAM: interned scheme, else NONE */
 	uint8_t kind;
 	uint8_t linked;     /* counted in per-name queries (same kind, first of its name) */
+	uint8_t rate;       /* rate metric index + 1, 0 = none (linked slots only) */
+	struct wring *win;  /* window ring, NULL until the first histogram delta (live) */
+	uint32_t win_n;     /* its entries, to prefetch its newest segment */
 	char *own_unit;     /* when the source's unit differs from the metric's */
 	uint64_t counter;
 	int64_t gauge;
@@ -71,12 +92,25 @@ struct source {
 	iogp_access *ring;     /* opts.access_ring entries once the first sample arrives */
 	uint32_t ring_head, ring_n;
 	uint64_t access_seen;
+
+	/* lifecycle */
+	bool replaced;         /* a restart took over; cleared if it speaks again */
+	uint64_t iv;           /* moving average of DELTA intervals, 0 = none yet */
+	uint64_t rkey[2];      /* restart keys from its first labels, 0 = none */
+	uint32_t restart_of, restarted_by;
+
+	/* live side */
+	uint32_t rate_mask;    /* rate metrics in its catalog */
+	uint32_t nhist;        /* linked histogram metrics: each gets 1/nhist of the budget */
+	uint32_t win_bytes;    /* held by its window rings */
+	struct rring *rr;
 };
 
 struct node {
 	char *name;
 	uint32_t *src;
 	uint32_t n, cap;
+	struct rring *rr;
 };
 
 struct holder {
@@ -87,6 +121,7 @@ struct gmetric {
 	char *name, *unit;
 	iogp_metric_kind kind;
 	uint32_t scheme;
+	uint32_t rate;       /* rate metric index + 1 when counter/histogram, else 0 */
 	struct holder *h;
 	uint32_t n, cap;
 };
@@ -123,6 +158,21 @@ struct iogp_model {
 	iogp_msg scratch;
 	iogp_model_stats st;
 	bool have_recv;
+
+	/* lifecycle */
+	uint64_t now, cur_recv;
+	bool ticked;
+	struct imap rk_map[2];
+	struct {
+		uint64_t sec, n;
+	} mps[MODEL_MPS_RING];
+
+	/* live side */
+	char *rate_names[IOGP_MODEL_MAX_RATES];
+	uint32_t win_slots;    /* slots per window ring */
+	uint64_t wall_hi;      /* newest DELTA wall time */
+	struct rring *all;
+	iogp_model_live lst;   /* counters kept by apply */
 };
 
 /* ---- hashing and the index map ------------------------------------------ */
@@ -342,9 +392,64 @@ static uint32_t file_find(const struct source *s, uint64_t id)
 
 /* ---- model lifetime ------------------------------------------------------- */
 
+static const char *const default_rates[] = {
+	"posix.read.bytes", "posix.write.bytes", "posix.read.ops", "posix.write.ops",
+};
+
+static uint64_t clamp_u64(uint64_t v, uint64_t def, uint64_t lo, uint64_t hi)
+{
+	if (v == 0)
+		v = def;
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Defaults and limits; rate names are copied. */
+static int opts_live(iogp_model *m, const iogp_model_opts *in)
+{
+	iogp_model_opts *o = &m->opts;
+	uint32_t n = 0;
+
+	o->quiet_intervals = o->quiet_intervals == 0 ? MODEL_QUIET : o->quiet_intervals;
+	o->gone_ns = o->gone_ns == 0 ? MODEL_GONE_NS : o->gone_ns;
+	o->bin_ns = clamp_u64(o->bin_ns, MODEL_BIN_NS, MODEL_BIN_MIN_NS, UINT64_MAX / 4);
+	o->ring_bins = (uint32_t)clamp_u64(o->ring_bins, MODEL_RING_BINS, 2, MODEL_RING_MAX);
+	o->window_slot_ns = clamp_u64(o->window_slot_ns, MODEL_SLOT_NS, MODEL_BIN_MIN_NS,
+	                              UINT64_MAX / (4 * MODEL_WINDOW_SLOTS_MAX));
+	o->window_max_ns = clamp_u64(o->window_max_ns, MODEL_WINDOW_NS, o->window_slot_ns,
+	                             o->window_slot_ns * MODEL_WINDOW_SLOTS_MAX);
+	o->window_bytes = (uint32_t)clamp_u64(o->window_bytes, MODEL_WINDOW_BYTES,
+	                                      MODEL_WINDOW_BYTES_MIN, UINT32_MAX / 2);
+	m->win_slots = (uint32_t)((o->window_max_ns + o->window_slot_ns - 1) / o->window_slot_ns) + 1;
+	o->live = o->live != 0;
+	memset(o->rates, 0, sizeof o->rates);
+	if (!o->live) {
+		o->nrates = 0;
+		return 0;
+	}
+	for (uint32_t i = 0; i < (in->nrates == 0 ? 4 : in->nrates) && i < IOGP_MODEL_MAX_RATES; i++) {
+		const char *name = in->nrates == 0 ? default_rates[i] : in->rates[i];
+		bool dup = false;
+
+		if (name == NULL || *name == '\0')
+			continue;
+		for (uint32_t j = 0; j < n; j++)
+			dup = dup || strcmp(m->rate_names[j], name) == 0;
+		if (dup)
+			continue;
+		m->rate_names[n] = strdup(name);
+		if (m->rate_names[n] == NULL)
+			return IOGP_ENOMEM;
+		o->rates[n] = m->rate_names[n];
+		n++;
+	}
+	o->nrates = n;
+	return 0;
+}
+
 iogp_model *iogp_model_new(const iogp_model_opts *opts)
 {
 	iogp_model *m = calloc(1, sizeof *m);
+	iogp_model_opts none = { 0 };
 	iogp_bins nat;
 
 	if (m == NULL)
@@ -355,6 +460,12 @@ iogp_model *iogp_model_new(const iogp_model_opts *opts)
 		m->opts.max_sources = MODEL_MAX_SOURCES;
 	if (m->opts.access_ring == 0)
 		m->opts.access_ring = MODEL_ACCESS_RING;
+	if (opts_live(m, opts != NULL ? opts : &none) < 0) {
+		for (uint32_t i = 0; i < IOGP_MODEL_MAX_RATES; i++)
+			free(m->rate_names[i]);
+		free(m);
+		return NULL;
+	}
 	iogp_bins_native(&nat, IOGP_NATIVE_K_DEFAULT);
 	iogp_hist_init(&m->hs, &nat);
 	m->hs_scheme = NONE;
@@ -368,6 +479,7 @@ static void source_free(struct source *s)
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		free(s->slots[i].own_unit);
 		free(s->slots[i].bins);
+		free(s->slots[i].win);
 	}
 	free(s->slots);
 	imap_free(&s->by_id);
@@ -377,6 +489,7 @@ static void source_free(struct source *s)
 	free(s->files);
 	imap_free(&s->file_map);
 	free(s->ring);
+	free(s->rr);
 }
 
 void iogp_model_free(iogp_model *m)
@@ -390,6 +503,7 @@ void iogp_model_free(iogp_model *m)
 	for (uint32_t i = 0; i < m->nnodes; i++) {
 		free(m->nodes[i].name);
 		free(m->nodes[i].src);
+		free(m->nodes[i].rr);
 	}
 	free(m->nodes);
 	imap_free(&m->node_map);
@@ -406,6 +520,11 @@ void iogp_model_free(iogp_model *m)
 	imap_free(&m->scheme_map);
 	iogp_hist_free(&m->hs);
 	iogp_msg_free(&m->scratch);
+	imap_free(&m->rk_map[0]);
+	imap_free(&m->rk_map[1]);
+	free(m->all);
+	for (uint32_t i = 0; i < IOGP_MODEL_MAX_RATES; i++)
+		free(m->rate_names[i]);
 	free(m);
 }
 
@@ -463,6 +582,11 @@ static uint32_t gm_add(iogp_model *m, const iogp_metric_def *d, const char *unit
 	memset(g, 0, sizeof *g);
 	g->kind = d->kind;
 	g->scheme = NONE;
+	for (uint32_t r = 0; r < m->opts.nrates; r++) {
+		if ((d->kind == IOGP_COUNTER || d->kind == IOGP_HISTOGRAM) &&
+		    strcmp(m->rate_names[r], d->name) == 0)
+			g->rate = r + 1;
+	}
 	if (d->kind == IOGP_HISTOGRAM) {
 		g->scheme = scheme_intern(m, &d->bins);
 		if (g->scheme == NONE)
@@ -561,6 +685,7 @@ static uint32_t source_new(iogp_model *m, uint64_t id, const char *host, int *er
 	s->pid = s->rank = -1;
 	s->state = IOGP_SRC_LIVE;
 	s->in_sync = true;
+	s->restart_of = s->restarted_by = NONE;
 	m->nsrc++;
 	return si;
 }
@@ -600,12 +725,130 @@ static const char *labels_find(const iogp_label *l, uint32_t n, const char *key)
 	return NULL;
 }
 
+/* ---- lifecycle ------------------------------------------------------------ */
+
+/* Silence after which source s counts as quiet. */
+static uint64_t quiet_ns(const iogp_model *m, const struct source *s)
+{
+	uint64_t iv = s->iv != 0 ? s->iv : MODEL_IV_DEFAULT;
+
+	return iv > UINT64_MAX / m->opts.quiet_intervals ? UINT64_MAX
+	                                                 : iv * m->opts.quiet_intervals;
+}
+
+static iogp_source_state src_state(const iogp_model *m, const struct source *s, uint64_t now,
+                                   bool judge)
+{
+	uint64_t idle, q;
+
+	if (s->state == IOGP_SRC_GONE || s->replaced)
+		return IOGP_SRC_GONE;
+	if (!judge)
+		return IOGP_SRC_LIVE;
+	idle = now > s->last_recv ? now - s->last_recv : 0;
+	q = quiet_ns(m, s);
+	if (idle > m->opts.gone_ns)
+		return IOGP_SRC_GONE;
+	if (idle > q)
+		return IOGP_SRC_QUIET;
+	if (now < s->first_recv || now - s->first_recv < q)
+		return IOGP_SRC_NEW;
+	return IOGP_SRC_LIVE;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *v)
+{
+	for (v = v != NULL ? v : ""; *v != '\0'; v++) {
+		h ^= (unsigned char)*v;
+		h *= 1099511628211ull;
+	}
+	h ^= 0xff;   /* separator: ("ab","c") != ("a","bc") */
+	return h * 1099511628211ull;
+}
+
+/* host+pid+exe (needs pid) and host+rank+job (needs rank and job). */
+static void restart_keys(const iogp_label *l, uint32_t n, uint64_t key[2])
+{
+	const char *host = labels_find(l, n, "host"), *pid = labels_find(l, n, "pid");
+	const char *rank = labels_find(l, n, "rank"), *job = labels_find(l, n, "job");
+	uint64_t h;
+
+	key[0] = key[1] = 0;
+	if (pid != NULL) {
+		h = fnv_str(fnv_str(fnv_str(1469598103934665603ull ^ 'p', host), pid),
+		            labels_find(l, n, "exe"));
+		key[0] = mix64(h) | 1;
+	}
+	if (rank != NULL && job != NULL) {
+		h = fnv_str(fnv_str(fnv_str(1469598103934665603ull ^ 'r', host), rank), job);
+		key[1] = mix64(h) | 1;
+	}
+}
+
+static int eq_rk0(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const iogp_model *)ctx)->src[idx].rkey[0] == *(const uint64_t *)key;
+}
+
+static int eq_rk1(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const iogp_model *)ctx)->src[idx].rkey[1] == *(const uint64_t *)key;
+}
+
+/* Point key k at source si (the newest holder of a key wins). */
+static void rk_set(iogp_model *m, int k, uint64_t key, uint32_t si)
+{
+	struct imap *im = &m->rk_map[k];
+	uint32_t h = (uint32_t)(key >> 32);
+
+	if (im->t != NULL) {
+		for (uint32_t i = h & im->mask; im->t[i].v != 0; i = (i + 1) & im->mask) {
+			if (im->t[i].h == h && m->src[im->t[i].v - 1].rkey[k] == key) {
+				im->t[i].v = si + 1;
+				return;
+			}
+		}
+	}
+	(void)imap_put(im, h, si);  /* on ENOMEM the source is just not linkable */
+}
+
+/* Keys come from a source's first labels only, so the maps hold at most two
+ * entries per source. A match that is gone or quiet at the time the new
+ * source announces itself was restarted by it. */
+static void restart_check(iogp_model *m, uint32_t si)
+{
+	struct source *s = &m->src[si];
+	uint64_t now = m->ticked && m->now > m->cur_recv ? m->now : m->cur_recv;
+
+	restart_keys(s->labels, s->nlabels, s->rkey);
+	for (int k = 0; k < 2; k++) {
+		iogp_source_state st;
+		uint32_t old;
+
+		if (s->rkey[k] == 0)
+			continue;
+		old = imap_get(&m->rk_map[k], (uint32_t)(s->rkey[k] >> 32), k == 0 ? eq_rk0 : eq_rk1, m,
+		               &s->rkey[k]);
+		if (old != NONE && old != si && s->restart_of == NONE &&
+		    m->src[old].restarted_by == NONE &&
+		    (st = src_state(m, &m->src[old], now, true)) != IOGP_SRC_LIVE &&
+		    st != IOGP_SRC_NEW) {
+			s->restart_of = old;
+			m->src[old].restarted_by = si;
+			m->src[old].replaced = true;
+			m->lst.restarts++;
+		}
+		rk_set(m, k, s->rkey[k], si);
+	}
+}
+
 /* An empty label set leaves the current labels alone (a HELLO that only
  * adds metrics). */
 static int labels_set(iogp_model *m, uint32_t si, const iogp_msg *msg)
 {
 	struct source *s = &m->src[si];
 	size_t sz = (size_t)msg->nlabels * sizeof(iogp_label);
+	bool first = s->nlabels == 0;
 	const char *host;
 	iogp_label *l;
 	char *p;
@@ -636,6 +879,8 @@ static int labels_set(iogp_model *m, uint32_t si, const iogp_msg *msg)
 	s->host = host != NULL ? host : "";
 	s->pid = parse_nonneg(labels_find(l, s->nlabels, "pid"));
 	s->rank = parse_nonneg(labels_find(l, s->nlabels, "rank"));
+	if (first)
+		restart_check(m, si);
 
 	if (strcmp(m->nodes[s->node].name, s->host) == 0)
 		return 0;
@@ -695,6 +940,11 @@ static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
 			sl->linked = 0;
 		else
 			g->h[g->n++] = (struct holder){ si, s->nslots };
+	}
+	s->nhist += sl->linked && d->kind == IOGP_HISTOGRAM;
+	if (sl->linked && g->rate != 0) {
+		sl->rate = (uint8_t)g->rate;
+		s->rate_mask |= 1u << (g->rate - 1);
 	}
 	s->nslots++;
 	return 0;
@@ -905,10 +1155,425 @@ static int values_check(const iogp_model *m, const struct source *s, const iogp_
 	return 0;
 }
 
+/* ---- live side: rate rings ---------------------------------------------------- */
+
+/* ring_bins bins, each holding the increments given to it for every rate
+ * metric side by side (one cache line for a DELTA's bin), then a byte per
+ * bin with a coverage bit per metric. Absolute bin b (wall / bin_ns) sits at
+ * b % ring_bins. */
+struct rring {
+	uint64_t hi;       /* newest bin held */
+	double v[];
+};
+
+static size_t rring_size(const iogp_model *m)
+{
+	return sizeof(struct rring) +
+	       (size_t)m->opts.ring_bins * (m->opts.nrates * sizeof(double) + 1);
+}
+
+static uint8_t *rring_cov(const iogp_model *m, const struct rring *r)
+{
+	return (uint8_t *)(uintptr_t)(r->v + (size_t)m->opts.nrates * m->opts.ring_bins);
+}
+
+static void rring_advance(const iogp_model *m, struct rring *r, uint64_t to)
+{
+	uint32_t L = m->opts.ring_bins, nr = m->opts.nrates;
+	uint8_t *cov = rring_cov(m, r);
+
+	if (to <= r->hi)
+		return;
+	if (to - r->hi >= L) {
+		memset(r->v, 0, (size_t)nr * L * sizeof(double));
+		memset(cov, 0, L);
+	} else {
+		for (uint64_t b = r->hi + 1; b <= to; b++) {
+			uint32_t p = (uint32_t)(b % L);
+
+			memset(&r->v[(size_t)p * nr], 0, nr * sizeof(double));
+			cov[p] = 0;
+		}
+	}
+	r->hi = to;
+}
+
+/* A DELTA's wall interval [a, b] and the bins it meets. */
+struct span {
+	uint64_t a, b, first, last;
+	double len;
+};
+
+/* Spread amt (per rate metric in mask) over sp by overlap; the last bin
+ * takes the remainder so the parts add up to amt. True when part of the
+ * interval was older than the ring (that part is dropped). */
+static bool rring_add(const iogp_model *m, struct rring *r, const struct span *sp,
+                      const double *amt, uint32_t mask)
+{
+	uint32_t L = m->opts.ring_bins, nr = m->opts.nrates;
+	uint64_t B = m->opts.bin_ns, lo, from;
+	uint8_t *cov = rring_cov(m, r);
+	double acc[IOGP_MODEL_MAX_RATES] = { 0 };
+	bool clipped;
+
+	rring_advance(m, r, sp->last);
+	lo = r->hi >= L - 1 ? r->hi - (L - 1) : 0;
+	if (sp->last < lo)
+		return true;
+	clipped = sp->first < lo;
+	from = clipped ? lo : sp->first;
+	for (uint64_t i = from; i <= sp->last; i++) {
+		uint32_t p = (uint32_t)(i % L);
+		double *v = &r->v[(size_t)p * nr];
+		double w = 1;
+
+		if (sp->b > sp->a) {
+			uint64_t s0 = i * B;
+			uint64_t x0 = sp->a > s0 ? sp->a : s0;
+			uint64_t x1 = sp->b - s0 > B ? s0 + B : sp->b;
+
+			w = (double)(x1 - x0) / sp->len;
+		}
+		for (uint32_t k = mask; k != 0; k &= k - 1) {
+			unsigned j = (unsigned)__builtin_ctz(k);
+			double part;
+
+			if (i == sp->last && !clipped) {
+				part = amt[j] - acc[j];
+				if (part < 0)
+					part = 0;
+			} else {
+				part = amt[j] * w;
+				acc[j] += part;
+			}
+			v[j] += part;
+		}
+		cov[p] |= (uint8_t)mask;
+	}
+	return clipped;
+}
+
+static struct rring *rring_get(iogp_model *m, struct rring **rp, uint64_t hi)
+{
+	if (*rp == NULL) {
+		size_t sz = rring_size(m);
+
+		*rp = calloc(1, sz);
+		if (*rp == NULL)
+			return NULL;
+		(*rp)->hi = hi;
+		m->lst.live_bytes += sz;
+	}
+	return *rp;
+}
+
+/* Per-DELTA accumulation, filled while the values are applied. */
+struct live_acc {
+	double amt[IOGP_MODEL_MAX_RATES];
+	uint64_t slot;     /* window slot of the DELTA's wall time */
+	bool win;          /* wall time known: windows take its histograms */
+};
+
+static void live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, const double *amt)
+{
+	uint64_t B = m->opts.bin_ns, dur;
+	struct rring **rings[3];
+	struct span sp;
+	bool clipped = false;
+	int nrings;
+
+	if (s->rate_mask == 0)
+		return;
+	if (msg->wall_ns == 0 || msg->t1_ns < msg->t0_ns ||
+	    msg->wall_ns < msg->t1_ns - msg->t0_ns) {
+		m->lst.rate_skipped++;
+		return;
+	}
+	dur = msg->t1_ns - msg->t0_ns;
+	sp.b = msg->wall_ns;
+	sp.a = sp.b - dur;
+	sp.len = (double)dur;
+	sp.first = sp.a / B;
+	sp.last = dur == 0 ? sp.first : (sp.b - 1) / B;
+	rings[0] = &s->rr;
+	rings[1] = &m->nodes[s->node].rr;
+	rings[2] = &m->all;
+	nrings = 3;
+	/* a clock more than a ring span ahead of the model's would wipe the
+	 * shared rings: it only feeds its own */
+	if (m->ticked && sp.last > m->now / B &&
+	    sp.last - m->now / B > m->opts.ring_bins) {
+		m->lst.rate_ahead++;
+		nrings = 1;
+	}
+	for (int i = 0; i < nrings; i++) {
+		struct rring *r = rring_get(m, rings[i], sp.last);
+
+		if (r == NULL) {
+			m->lst.rate_skipped++;
+			return;
+		}
+		clipped |= rring_add(m, r, &sp, amt, s->rate_mask);
+	}
+	if (clipped)
+		m->lst.rate_clipped++;
+}
+
+/* ---- live side: window histograms --------------------------------------------- */
+
+/* Deltas of one histogram metric of one source by window slot: segment k
+ * (bins [end[k-1], end[k])) holds slot slot0 + k, sorted by index; one block:
+ * header, win_slots segment ends, bins. */
+struct wbin {
+	uint32_t idx, count;
+};
+
+struct wring {
+	uint64_t slot0;
+	uint32_t n, cap;
+	uint32_t end[];
+};
+
+static size_t wring_hdr(const iogp_model *m)
+{
+	return (sizeof(struct wring) + m->win_slots * sizeof(uint32_t) + 7) & ~(size_t)7;
+}
+
+static size_t wring_size(const iogp_model *m, uint32_t cap)
+{
+	return wring_hdr(m) + (size_t)cap * sizeof(struct wbin);
+}
+
+static struct wbin *wring_bins(const iogp_model *m, const struct wring *w)
+{
+	return (struct wbin *)(void *)((char *)(uintptr_t)w + wring_hdr(m));
+}
+
+/* Empty segments [0, e); returns how many of them held anything. */
+static uint32_t wring_drop_front(const iogp_model *m, struct wring *w, uint32_t e)
+{
+	uint32_t drop = e > 0 ? w->end[e - 1] : 0, nonempty = 0;
+	struct wbin *b = wring_bins(m, w);
+
+	for (uint32_t k = 0; k < e; k++)
+		nonempty += w->end[k] > (k > 0 ? w->end[k - 1] : 0);
+	if (drop == 0)
+		return 0;
+	memmove(b, b + drop, (size_t)(w->n - drop) * sizeof *b);
+	for (uint32_t k = 0; k < m->win_slots; k++)
+		w->end[k] = w->end[k] > drop ? w->end[k] - drop : 0;
+	w->n -= drop;
+	return nonempty;
+}
+
+/* Move the ring d slots forward. */
+static void wring_shift(const iogp_model *m, struct wring *w, uint64_t d)
+{
+	uint32_t NS = m->win_slots;
+
+	if (d >= NS) {
+		w->n = 0;
+		memset(w->end, 0, NS * sizeof w->end[0]);
+	} else {
+		wring_drop_front(m, w, (uint32_t)d);
+		memmove(w->end, w->end + d, (NS - d) * sizeof w->end[0]);
+		for (uint32_t k = NS - (uint32_t)d; k < NS; k++)
+			w->end[k] = w->n;
+	}
+	w->slot0 += d;
+}
+
+/* Bytes ring w (NULL: a new one) of source s may hold: its share of the
+ * source's budget, and no more than the budget has left. */
+static size_t wring_left(const iogp_model *m, const struct source *s, const struct wring *w)
+{
+	size_t share = m->opts.window_bytes / (s->nhist > 0 ? s->nhist : 1);
+	size_t left = m->opts.window_bytes - s->win_bytes +
+	              (w != NULL ? wring_size(m, w->cap) : 0);
+
+	return share < left ? share : left;
+}
+
+/* Room for add more entries within the ring's share, evicting the oldest
+ * segments before k if that is what it takes. */
+static bool wring_room(iogp_model *m, struct source *s, struct slot *sl, uint32_t k, uint32_t add)
+{
+	struct wring *w = sl->win, *nw;
+	size_t old = wring_size(m, w->cap), left = wring_left(m, s, w);
+	uint32_t need = w->n + add, cap;
+
+	if (wring_size(m, need) > left) {
+		uint32_t e = 1;
+
+		while (e <= k && wring_size(m, w->n - w->end[e - 1] + add) > left)
+			e++;
+		if (e > k)
+			return false;
+		m->lst.window_evicted += wring_drop_front(m, w, e);
+		need = w->n + add;
+		if (need <= w->cap)
+			return true;
+	}
+	cap = need + need / 2;
+	if (wring_size(m, cap) > left)
+		cap = need;
+	nw = realloc(w, wring_size(m, cap));
+	if (nw == NULL)
+		return false;
+	s->win_bytes = (uint32_t)(s->win_bytes - old + wring_size(m, cap));
+	m->lst.live_bytes = m->lst.live_bytes - old + wring_size(m, cap);
+	nw->cap = cap;
+	sl->win = nw;
+	return true;
+}
+
+static void win_add(iogp_model *m, struct source *s, struct slot *sl, uint64_t j,
+                    const iogp_bin *in, uint32_t nin)
+{
+	uint32_t NS = m->win_slots, usable = 0, add = 0, k, s0, s1, p;
+	bool wide = false;
+	struct wring *w = sl->win;
+	struct wbin *b;
+	int64_t o, q, i;
+
+	for (uint32_t x = 0; x < nin; x++) {
+		if (in[x].count == 0)
+			continue;
+		if (in[x].idx > UINT32_MAX)
+			wide = true;
+		else
+			usable++;
+	}
+	if (wide)
+		m->lst.window_dropped++;
+	if (usable == 0)
+		return;
+	if (w == NULL) {
+		uint32_t cap = usable < 8 ? 8 : usable;
+		size_t sz = wring_size(m, cap);
+
+		if (sz > wring_left(m, s, NULL) || (w = calloc(1, sz)) == NULL) {
+			m->lst.window_dropped++;
+			return;
+		}
+		w->slot0 = j >= NS - 1 ? j - (NS - 1) : 0;
+		w->cap = cap;
+		s->win_bytes += (uint32_t)sz;
+		m->lst.live_bytes += sz;
+		sl->win = w;
+	}
+	if (j < w->slot0) {
+		m->lst.window_late++;
+		return;
+	}
+	if (j - w->slot0 >= NS)
+		wring_shift(m, w, j - w->slot0 - (NS - 1));
+	k = (uint32_t)(j - w->slot0);
+	b = wring_bins(m, w);
+	s0 = k > 0 ? w->end[k - 1] : 0;
+	s1 = w->end[k];
+	p = s0;
+	for (uint32_t x = 0; x < nin; x++) {
+		if (in[x].count == 0 || in[x].idx > UINT32_MAX)
+			continue;
+		while (p < s1 && b[p].idx < in[x].idx)
+			p++;
+		add += p == s1 || b[p].idx != in[x].idx;
+	}
+	if (w->n + add > w->cap) {
+		if (!wring_room(m, s, sl, k, add)) {
+			m->lst.window_dropped++;
+			return;
+		}
+		w = sl->win;
+		b = wring_bins(m, w);
+		s0 = k > 0 ? w->end[k - 1] : 0;
+		s1 = w->end[k];
+	}
+	memmove(b + s1 + add, b + s1, (size_t)(w->n - s1) * sizeof *b);
+	for (uint32_t x = k; x < NS; x++)
+		w->end[x] += add;
+	w->n += add;
+	/* merge from the back into the widened segment */
+	o = (int64_t)s1 + add - 1;
+	q = (int64_t)s1 - 1;
+	for (i = (int64_t)nin - 1; i >= 0;) {
+		const iogp_bin *x = &in[i];
+
+		if (x->count == 0 || x->idx > UINT32_MAX) {
+			i--;
+		} else if (q >= (int64_t)s0 && b[q].idx > x->idx) {
+			b[o--] = b[q--];
+		} else if (q >= (int64_t)s0 && b[q].idx == x->idx) {
+			uint64_t c = (uint64_t)b[q].count + x->count;
+
+			if (c > UINT32_MAX) {
+				c = UINT32_MAX;
+				m->lst.window_saturated++;
+			}
+			b[o] = (struct wbin){ b[q].idx, (uint32_t)c };
+			o--, q--, i--;
+		} else {
+			if (x->count > UINT32_MAX)
+				m->lst.window_saturated++;
+			b[o--] = (struct wbin){ (uint32_t)x->idx,
+			                        x->count > UINT32_MAX ? UINT32_MAX : (uint32_t)x->count };
+			i--;
+		}
+	}
+	sl->win_n = w->n;
+}
+
+/* A DELTA touches a few lines of every ring it feeds, on a source that is
+ * usually cold: ask for them all first, so the misses overlap with the
+ * cumulative work. */
+static void live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg)
+{
+	uint64_t bin = msg->wall_ns > 0 ? (msg->wall_ns - 1) / m->opts.bin_ns : 0;
+	const struct rring *rr[3] = { s->rr, m->nodes[s->node].rr, m->all };
+	uint32_t p = (uint32_t)(bin % m->opts.ring_bins);
+
+	for (int i = 0; i < 3; i++) {
+		if (rr[i] != NULL) {
+			__builtin_prefetch(rr[i]);
+			__builtin_prefetch(&rr[i]->v[(size_t)p * m->opts.nrates]);
+			__builtin_prefetch(rring_cov(m, rr[i]) + p);
+		}
+	}
+	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
+		uint32_t x = slot_by_id(s, msg->hists[i].id);
+		const struct slot *sl;
+
+		if (x == NONE)
+			continue;
+		sl = &s->slots[x];
+		if (sl->bins != NULL)
+			__builtin_prefetch(sl->bins);
+		if (sl->win != NULL) {
+			const struct wbin *b = wring_bins(m, sl->win);
+
+			__builtin_prefetch(sl->win);
+			__builtin_prefetch((const char *)sl->win + 64);
+			if (sl->win_n > 0)
+				__builtin_prefetch(&b[sl->win_n - 1]);
+			if (sl->win_n > 8)
+				__builtin_prefetch(&b[sl->win_n - 9]);
+		}
+	}
+}
+
 /* ---- applying messages ------------------------------------------------------ */
 
 static void note_applied(iogp_model *m, struct source *s, uint64_t recv_ns)
 {
+	uint64_t sec = recv_ns / 1000000000ull;
+
+	if (m->mps[sec % MODEL_MPS_RING].sec != sec) {
+		m->mps[sec % MODEL_MPS_RING].sec = sec;
+		m->mps[sec % MODEL_MPS_RING].n = 0;
+	}
+	m->mps[sec % MODEL_MPS_RING].n++;
+	s->replaced = false;
 	if (s->messages == 0 || recv_ns < s->first_recv)
 		s->first_recv = recv_ns;
 	if (s->messages == 0 || recv_ns > s->last_recv)
@@ -1005,7 +1670,9 @@ static int apply_hello(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 	return 0;
 }
 
-static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot)
+/* acc (DELTAs, live side on) collects rate increments and feeds windows. */
+static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot,
+                        struct live_acc *acc)
 {
 	int r = 0;
 
@@ -1014,6 +1681,8 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		uint64_t v = msg->counters[i].value;
 
 		sl->counter = snapshot ? v : sl->counter + v;
+		if (acc != NULL && sl->rate != 0)
+			acc->amt[sl->rate - 1] += (double)v;
 	}
 	for (uint32_t i = 0; i < msg->ngauges; i++)
 		s->slots[slot_by_id(s, msg->gauges[i].id)].gauge = msg->gauges[i].value;
@@ -1022,8 +1691,18 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		struct slot *sl = &s->slots[slot_by_id(s, h->id)];
 		int e;
 
-		if ((e = slot_hist_add(m, sl, h->bins, h->nbins)) < 0)
+		if ((e = slot_hist_add(m, sl, h->bins, h->nbins)) < 0) {
 			r = e;
+			continue;
+		}
+		if (acc == NULL || !sl->linked)
+			continue;
+		if (sl->rate != 0) {
+			for (uint32_t j = 0; j < h->nbins; j++)
+				acc->amt[sl->rate - 1] += (double)h->bins[j].count;
+		}
+		if (acc->win)
+			win_add(m, s, sl, acc->slot, h->bins, h->nbins);
 	}
 	if (msg->naccess > 0) {
 		const iogp_access *newest = ring_newest(m, s);
@@ -1047,6 +1726,7 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 static int apply_delta(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 {
 	uint32_t si = src_find(m, msg->source);
+	struct live_acc acc;
 	struct source *s;
 	int r;
 
@@ -1059,6 +1739,8 @@ static int apply_delta(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 		m->st.duplicates++;
 		return 0;
 	}
+	if (m->opts.live)
+		live_prefetch(m, s, msg);
 	if ((r = values_check(m, s, msg)) < 0) {
 		if (r == IOGP_EUNKNOWN)
 			m->st.unknown++;
@@ -1068,9 +1750,24 @@ static int apply_delta(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 	}
 	if (seq_advance(m, s, msg->seq) > 0)
 		s->in_sync = false;
-	r = apply_values(m, s, msg, false);
+	if (m->opts.live) {
+		memset(acc.amt, 0, sizeof acc.amt);
+		acc.win = msg->wall_ns != 0;
+		acc.slot = msg->wall_ns / m->opts.window_slot_ns;
+	}
+	r = apply_values(m, s, msg, false, m->opts.live ? &acc : NULL);
 	if (r < 0)
 		s->in_sync = false;
+	if (m->opts.live)
+		live_rates(m, s, msg, acc.amt);
+	if (msg->t1_ns >= msg->t0_ns) {
+		uint64_t d = msg->t1_ns - msg->t0_ns;
+
+		d = d < MODEL_IV_MIN ? MODEL_IV_MIN : d > MODEL_IV_MAX ? MODEL_IV_MAX : d;
+		s->iv = s->iv == 0 ? d : (uint64_t)((int64_t)s->iv + ((int64_t)d - (int64_t)s->iv) / 8);
+	}
+	if (msg->wall_ns > m->wall_hi)
+		m->wall_hi = msg->wall_ns;
 	final_check(s, msg);
 	note_applied(m, s, recv_ns);
 	return r;
@@ -1106,7 +1803,7 @@ static int apply_snapshot(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 		s->slots[i].n = 0;
 		s->slots[i].total = 0;
 	}
-	r = apply_values(m, s, msg, true);
+	r = apply_values(m, s, msg, true, NULL);
 	s->in_sync = r == 0;
 	final_check(s, msg);
 	note_applied(m, s, recv_ns);
@@ -1138,6 +1835,7 @@ int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 		return IOGP_EINVAL;
 	if (msg->kind < IOGP_HELLO || msg->kind > IOGP_BYE)
 		return 0;  /* a kind from a newer version: skipped */
+	m->cur_recv = recv_ns;
 	if ((r = msg_check(msg)) < 0) {
 		m->st.bad_messages++;
 		return r;
@@ -1189,7 +1887,7 @@ int iogp_model_source(const iogp_model *m, size_t i, iogp_source_info *out)
 	out->node = m->nodes[s->node].name;
 	out->pid = s->pid;
 	out->rank = s->rank;
-	out->state = s->state;
+	out->state = src_state(m, s, m->now, m->ticked);
 	out->in_sync = s->in_sync;
 	out->last_seq = s->last_seq;
 	out->messages = s->messages;
@@ -1201,6 +1899,12 @@ int iogp_model_source(const iogp_model *m, size_t i, iogp_source_info *out)
 	out->last_wall_ns = s->last_wall;
 	out->start_mono_ns = s->start_mono;
 	out->last_mono_ns = s->last_mono;
+	out->bye = s->state == IOGP_SRC_GONE;
+	out->interval_ns = s->iv;
+	out->restart_of = s->restart_of == NONE ? -1 : (int64_t)s->restart_of;
+	out->restarted_by = s->restarted_by == NONE ? -1 : (int64_t)s->restarted_by;
+	out->restart_of_id = s->restart_of == NONE ? 0 : m->src[s->restart_of].id;
+	out->restarted_by_id = s->restarted_by == NONE ? 0 : m->src[s->restarted_by].id;
 	return 0;
 }
 
@@ -1485,6 +2189,368 @@ int iogp_model_hist(const iogp_model *m, const char *metric, const iogp_sel *sel
 	if (c.err < 0)
 		return c.err;
 	return c.mismatch ? IOGP_ESCHEME : 0;
+}
+
+/* ---- live side: queries ----------------------------------------------------- */
+
+void iogp_model_tick(iogp_model *m, uint64_t now_ns)
+{
+	if (m == NULL)
+		return;
+	if (!m->ticked || now_ns > m->now)
+		m->now = now_ns;
+	m->ticked = true;
+}
+
+const iogp_model_opts *iogp_model_get_opts(const iogp_model *m)
+{
+	return m != NULL ? &m->opts : NULL;
+}
+
+static uint64_t model_clock(const iogp_model *m)
+{
+	return m->ticked ? m->now : m->wall_hi;
+}
+
+static int rate_lookup(const iogp_model *m, const char *metric, uint32_t *ri)
+{
+	if (!m->opts.live)
+		return IOGP_EINVAL;
+	for (uint32_t i = 0; i < m->opts.nrates; i++) {
+		if (strcmp(m->rate_names[i], metric) == 0) {
+			*ri = i;
+			return 0;
+		}
+	}
+	return IOGP_ENOTFOUND;
+}
+
+/* The ring of a selection; NULL (and 0) when it has no rate data yet. */
+static int sel_ring(const iogp_model *m, const iogp_sel *sel, const struct rring **r)
+{
+	uint32_t i;
+
+	*r = NULL;
+	if (sel == NULL || sel->kind == IOGP_SEL_ALL) {
+		*r = m->all;
+		return 0;
+	}
+	switch (sel->kind) {
+	case IOGP_SEL_NODE:
+		i = node_find(m, sel->node != NULL ? sel->node : "");
+		if (i == NONE)
+			return IOGP_ENOTFOUND;
+		*r = m->nodes[i].rr;
+		return 0;
+	case IOGP_SEL_SOURCE:
+		i = src_find(m, sel->source);
+		if (i == NONE)
+			return IOGP_ENOTFOUND;
+		*r = m->src[i].rr;
+		return 0;
+	default:
+		return IOGP_EINVAL;
+	}
+}
+
+/* Last bin of a query: the one holding end_ns - 1, or the ring's newest. */
+static bool query_end(const iogp_model *m, const struct rring *r, uint64_t end_ns, uint64_t *e)
+{
+	if (end_ns != 0)
+		*e = (end_ns - 1) / m->opts.bin_ns;
+	else if (r != NULL)
+		*e = r->hi;
+	else
+		return false;
+	return true;
+}
+
+/* Bin i of n ending at e: false before bin 0. */
+static bool query_bin(uint64_t e, size_t n, size_t i, uint64_t *b)
+{
+	uint64_t back = (uint64_t)(n - 1 - i);
+
+	if (back > e)
+		return false;
+	*b = e - back;
+	return true;
+}
+
+/* Amount of metric ri in absolute bin b of r, when covered. */
+static bool rring_at(const iogp_model *m, const struct rring *r, uint32_t ri, uint64_t b, double *v)
+{
+	uint32_t L = m->opts.ring_bins, p;
+
+	if (b > r->hi || r->hi - b >= L)
+		return false;
+	p = (uint32_t)(b % L);
+	if (!(rring_cov(m, r)[p] & (1u << ri)))
+		return false;
+	*v = r->v[(size_t)p * m->opts.nrates + ri];
+	return true;
+}
+
+static uint64_t first_bin_ns(const iogp_model *m, uint64_t e, size_t n)
+{
+	uint64_t back = n > 0 ? (uint64_t)(n - 1) : 0;
+
+	if (n == 0)
+		return (e + 1) * m->opts.bin_ns;
+	return back > e ? 0 : (e - back) * m->opts.bin_ns;
+}
+
+int iogp_model_rate(const iogp_model *m, const char *metric, const iogp_sel *sel,
+                    uint64_t end_ns, size_t n, double *rate, uint8_t *covered,
+                    uint64_t *first_ns)
+{
+	const struct rring *r;
+	uint64_t e, b;
+	uint32_t ri;
+	double per_s;
+	int rc;
+
+	if (first_ns != NULL)
+		*first_ns = 0;
+	if (m == NULL || metric == NULL || (n > 0 && (rate == NULL || covered == NULL)))
+		return IOGP_EINVAL;
+	if (n > 0) {
+		memset(rate, 0, n * sizeof *rate);
+		memset(covered, 0, n);
+	}
+	if ((rc = rate_lookup(m, metric, &ri)) < 0 || (rc = sel_ring(m, sel, &r)) < 0)
+		return rc;
+	if (!query_end(m, r, end_ns, &e))
+		return 0;
+	if (first_ns != NULL)
+		*first_ns = first_bin_ns(m, e, n);
+	if (r == NULL)
+		return 0;
+	per_s = 1e9 / (double)m->opts.bin_ns;
+	for (size_t i = 0; i < n; i++) {
+		double v;
+
+		if (query_bin(e, n, i, &b) && rring_at(m, r, ri, b, &v)) {
+			rate[i] = v * per_s;
+			covered[i] = 1;
+		}
+	}
+	return 0;
+}
+
+int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end_ns,
+                           size_t n, iogp_rate_across *out, uint64_t *first_ns)
+{
+	uint64_t e, b;
+	uint32_t ri;
+	double per_s;
+	int rc;
+
+	if (first_ns != NULL)
+		*first_ns = 0;
+	if (m == NULL || metric == NULL || (n > 0 && out == NULL))
+		return IOGP_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (iogp_rate_across){ .min_node = -1, .max_node = -1 };
+	if ((rc = rate_lookup(m, metric, &ri)) < 0)
+		return rc;
+	if (!query_end(m, m->all, end_ns, &e))
+		return 0;
+	if (first_ns != NULL)
+		*first_ns = first_bin_ns(m, e, n);
+	per_s = 1e9 / (double)m->opts.bin_ns;
+	for (uint32_t ni = 0; ni < m->nnodes; ni++) {
+		const struct rring *r = m->nodes[ni].rr;
+
+		if (r == NULL)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			iogp_rate_across *o = &out[i];
+			double v;
+
+			if (!query_bin(e, n, i, &b) || !rring_at(m, r, ri, b, &v))
+				continue;
+			v *= per_s;
+			if (o->nodes == 0 || v < o->min) {
+				o->min = v;
+				o->min_node = (int32_t)ni;
+			}
+			if (o->nodes == 0 || v > o->max) {
+				o->max = v;
+				o->max_node = (int32_t)ni;
+			}
+			o->total += v;
+			o->nodes++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].nodes > 0)
+			out[i].avg = out[i].total / out[i].nodes;
+	}
+	return 0;
+}
+
+struct win_ctx {
+	uint64_t jlo, jhi;
+	uint32_t scheme;
+	uint32_t nslots;
+	bool mismatch;
+	uint64_t *dense;
+	iogp_hist *out;
+	iogp_bin *tmp;
+	int err;
+};
+
+static void visit_win_scan(void *ctx, const iogp_model *m, const struct slot *sl)
+{
+	struct win_ctx *c = ctx;
+
+	(void)m;
+	if (c->scheme == NONE)
+		c->scheme = sl->scheme;
+	if (sl->scheme != c->scheme)
+		c->mismatch = true;
+	else if (sl->win != NULL)
+		c->nslots++;
+}
+
+static void visit_win_add(void *ctx, const iogp_model *m, const struct slot *sl)
+{
+	struct win_ctx *c = ctx;
+	const struct wring *w = sl->win;
+	const struct wbin *b;
+	uint64_t lo, hi;
+
+	if (sl->scheme != c->scheme || w == NULL || c->err < 0)
+		return;
+	lo = c->jlo > w->slot0 ? c->jlo - w->slot0 : 0;
+	if (c->jhi < w->slot0)
+		return;
+	hi = c->jhi - w->slot0;
+	if (hi >= m->win_slots)
+		hi = m->win_slots - 1;
+	if (lo > hi)
+		return;
+	b = wring_bins(m, w);
+	for (uint64_t k = lo; k <= hi; k++) {
+		uint32_t s0 = k > 0 ? w->end[k - 1] : 0, s1 = w->end[k];
+
+		if (c->dense != NULL) {
+			for (uint32_t i = s0; i < s1; i++) {
+				uint64_t *d = &c->dense[b[i].idx];
+
+				*d = *d + b[i].count < *d ? UINT64_MAX : *d + b[i].count;
+			}
+			continue;
+		}
+		for (uint32_t i = s0; i < s1; i++)
+			c->tmp[i - s0] = (iogp_bin){ b[i].idx, b[i].count };
+		if (s1 > s0 && (c->err = iogp_hist_add_bins(c->out, c->tmp, s1 - s0)) < 0)
+			return;
+	}
+}
+
+int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_sel *sel,
+                           uint64_t window_ns, iogp_hist *out)
+{
+	struct win_ctx c = { .scheme = NONE, .out = out };
+	uint64_t now, nb;
+	iogp_bins nat;
+	uint32_t gi;
+	int r;
+
+	if (out == NULL)
+		return IOGP_EINVAL;
+	if ((r = metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) < 0 ||
+	    (r = m->opts.live ? 0 : IOGP_EINVAL) < 0 ||
+	    (r = sel_visit(m, gi, sel, visit_win_scan, &c)) < 0) {
+		iogp_bins_native(&nat, IOGP_NATIVE_K_DEFAULT);
+		iogp_hist_init(out, &nat);
+		return r;
+	}
+	if (c.scheme == NONE)
+		c.scheme = m->gm[gi].scheme;
+	iogp_hist_init(out, &m->schemes[c.scheme]->b);
+	if (window_ns == 0 || window_ns > m->opts.window_max_ns)
+		window_ns = m->opts.window_max_ns;
+	now = model_clock(m);
+	c.jhi = now / m->opts.window_slot_ns;
+	c.jlo = now > window_ns ? (now - window_ns) / m->opts.window_slot_ns : 0;
+	if (c.nslots == 0)
+		return c.mismatch ? IOGP_ESCHEME : 0;
+	nb = m->schemes[c.scheme]->nbins;
+	if (nb <= MODEL_DENSE_MAX) {
+		size_t n = 0;
+		iogp_bin *b;
+
+		c.dense = calloc(nb, sizeof *c.dense);
+		if (c.dense == NULL)
+			return IOGP_ENOMEM;
+		sel_visit(m, gi, sel, visit_win_add, &c);
+		for (uint64_t i = 0; i < nb; i++)
+			n += c.dense[i] != 0;
+		b = malloc((n ? n : 1) * sizeof *b);
+		if (b == NULL) {
+			free(c.dense);
+			return IOGP_ENOMEM;
+		}
+		n = 0;
+		for (uint64_t i = 0; i < nb; i++) {
+			if (c.dense[i] != 0)
+				b[n++] = (iogp_bin){ i, c.dense[i] };
+		}
+		c.err = iogp_hist_add_bins(out, b, n);
+		free(b);
+		free(c.dense);
+	} else {
+		/* a segment never holds more than the source's budget allows */
+		c.tmp = malloc(m->opts.window_bytes / sizeof(struct wbin) * sizeof *c.tmp + 1);
+		if (c.tmp == NULL)
+			return IOGP_ENOMEM;
+		sel_visit(m, gi, sel, visit_win_add, &c);
+		free(c.tmp);
+	}
+	if (c.err < 0)
+		return c.err;
+	return c.mismatch ? IOGP_ESCHEME : 0;
+}
+
+void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
+{
+	uint64_t sec, first, span, sum = 0;
+
+	if (out == NULL)
+		return;
+	memset(out, 0, sizeof *out);
+	if (m == NULL)
+		return;
+	*out = m->lst;
+	out->now_ns = model_clock(m);
+	for (uint32_t i = 0; i < m->nsrc; i++) {
+		switch (src_state(m, &m->src[i], m->now, m->ticked)) {
+		case IOGP_SRC_NEW:
+			out->sources_new++;
+			break;
+		case IOGP_SRC_LIVE:
+			out->sources_live++;
+			break;
+		case IOGP_SRC_QUIET:
+			out->sources_quiet++;
+			break;
+		case IOGP_SRC_GONE:
+			out->sources_gone++;
+			break;
+		}
+	}
+	if (!m->have_recv)
+		return;
+	sec = (m->ticked && m->now > m->st.last_recv_ns ? m->now : m->st.last_recv_ns) / 1000000000ull;
+	first = m->st.first_recv_ns / 1000000000ull;
+	span = sec - first < MODEL_MPS_SECS ? sec - first : MODEL_MPS_SECS;
+	for (uint64_t k = 1; k <= span; k++) {
+		if (m->mps[(sec - k) % MODEL_MPS_RING].sec == sec - k)
+			sum += m->mps[(sec - k) % MODEL_MPS_RING].n;
+	}
+	out->msgs_per_s = span > 0 ? (double)sum / (double)span : 0;
 }
 
 /* ---- access samples and files ---------------------------------------------- */

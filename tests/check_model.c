@@ -1,5 +1,6 @@
 /* check_model.c - tests of the stream model against independently kept
- * ground truth: sums of deltas, gaps and resync, selections, snapshots. */
+ * ground truth: sums of deltas, gaps and resync, selections, snapshots,
+ * rates resampled by overlap, window histograms, source lifecycle. */
 #include <check.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -1917,6 +1918,956 @@ START_TEST(test_stress)
 }
 END_TEST
 
+/* ---- live side: rates, windows, lifecycle ------------------------------------ */
+
+#define T0_WALL 1700000000000000000ull   /* a multiple of 5 s */
+#define SEC 1000000000ull
+
+enum { LI_RB = 1, LI_WB, LI_RO, LI_WO, LI_RS = 10, LI_RL = 11, LI_NDEFS = 6 };
+
+static const char *const live_names[4] = {
+	"posix.read.bytes", "posix.write.bytes", "posix.read.ops", "posix.write.ops",
+};
+
+struct lsrc {
+	uint64_t id, seq, mono;
+	char host[32], pid[16], rank[16], job[16], exe[32];
+};
+
+struct ldelta {
+	uint64_t dur, wall;
+	uint64_t ctr[4];          /* read bytes, write bytes, read ops, write ops */
+	const iogp_bin *bins;     /* posix.read.size */
+	uint32_t nbins;
+};
+
+static iogp_metric_def live_defs[LI_NDEFS];
+
+static void lsrc_init(struct lsrc *s, uint64_t id, const char *host, int pid, int rank,
+                      const char *job, const char *exe)
+{
+	iogp_bins nat;
+
+	memset(s, 0, sizeof *s);
+	s->id = id;
+	s->mono = 5000000000ull + id * 1000;
+	snprintf(s->host, sizeof s->host, "%s", host);
+	if (pid >= 0)
+		snprintf(s->pid, sizeof s->pid, "%d", pid);
+	if (rank >= 0)
+		snprintf(s->rank, sizeof s->rank, "%d", rank);
+	snprintf(s->job, sizeof s->job, "%s", job != NULL ? job : "");
+	snprintf(s->exe, sizeof s->exe, "%s", exe != NULL ? exe : "");
+	iogp_bins_native(&nat, K);
+	for (int i = 0; i < 4; i++) {
+		memset(&live_defs[i], 0, sizeof live_defs[i]);
+		live_defs[i] = (iogp_metric_def){ .id = LI_RB + (uint32_t)i, .kind = IOGP_COUNTER,
+		                                  .name = live_names[i], .unit = "" };
+	}
+	def_hist(&live_defs[4], LI_RS, "posix.read.size", &nat);
+	def_hist(&live_defs[5], LI_RL, "posix.read.latency", &nat);
+}
+
+static void live_hello(iogp_model *m, struct lsrc *s, uint64_t recv)
+{
+	iogp_label l[5];
+	iogp_msg msg;
+	uint32_t n = 0;
+
+	l[n++] = (iogp_label){ "host", s->host };
+	if (s->pid[0])
+		l[n++] = (iogp_label){ "pid", s->pid };
+	if (s->rank[0])
+		l[n++] = (iogp_label){ "rank", s->rank };
+	if (s->job[0])
+		l[n++] = (iogp_label){ "job", s->job };
+	if (s->exe[0])
+		l[n++] = (iogp_label){ "exe", s->exe };
+	memset(&msg, 0, sizeof msg);
+	msg.kind = IOGP_HELLO;
+	msg.source = s->id;
+	msg.seq = s->seq;
+	msg.labels = l;
+	msg.nlabels = n;
+	msg.metrics = live_defs;
+	msg.nmetrics = LI_NDEFS;
+	apply_ok(m, &msg, recv);
+}
+
+/* Next DELTA of s; skip = lost on the way (its sequence number is used). */
+static void live_delta(iogp_model *m, struct lsrc *s, const struct ldelta *d, uint64_t recv,
+                       bool skip)
+{
+	iogp_counter_val cv[4];
+	iogp_hist_val hv = { LI_RS, d->nbins, (iogp_bin *)(uintptr_t)d->bins };
+	iogp_msg msg;
+
+	memset(&msg, 0, sizeof msg);
+	msg.kind = IOGP_DELTA;
+	msg.source = s->id;
+	msg.seq = ++s->seq;
+	msg.t0_ns = s->mono;
+	s->mono += d->dur;
+	msg.t1_ns = s->mono;
+	msg.wall_ns = d->wall;
+	msg.counters = cv;
+	for (uint32_t i = 0; i < 4; i++) {
+		if (d->ctr[i] != 0)
+			cv[msg.ncounters++] = (iogp_counter_val){ LI_RB + i, d->ctr[i] };
+	}
+	if (d->nbins > 0) {
+		msg.hists = &hv;
+		msg.nhists = 1;
+	}
+	if (!skip)
+		apply_ok(m, &msg, recv);
+}
+
+static iogp_model *live_model(uint32_t ring_bins)
+{
+	iogp_model_opts o = { .live = 1, .ring_bins = ring_bins };
+	iogp_model *m = iogp_model_new(&o);
+
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+static double rel_err(double got, double want)
+{
+	double d = got > want ? got - want : want - got;
+
+	return d / (want > 1 ? want : 1);
+}
+
+struct rev {
+	uint64_t key;
+	int src;
+	bool skip;
+	struct ldelta d;
+};
+
+static int cmp_rev(const void *a, const void *b)
+{
+	const struct rev *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Sum over the n bins of rate x bin width. */
+static double series_sum(const double *v, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i] * 1.0;
+	return s;
+}
+
+/* Covered bins [*f, *l]; false if none. */
+static bool covered_span(const uint8_t *c, size_t n, size_t *f, size_t *l)
+{
+	*f = SIZE_MAX;
+	*l = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i]) {
+			if (*f == SIZE_MAX)
+				*f = i;
+			*l = i;
+		}
+	}
+	return *f != SIZE_MAX;
+}
+
+/* Two nodes drifting out of step (1.0 s and 1.3 s intervals with jitter and
+ * offsets) at constant rates, a third source with random intervals from 0.1
+ * to 2.7 s and one DELTA lost, arriving out of order across sources: the
+ * sums are exact everywhere and the constant rates are flat (no 2-peaks). */
+START_TEST(test_rate_drift)
+{
+	enum { NS = 3, MAXEV = 1200, NB_Q = 300 };
+	static const char *const hosts[NS] = { "na", "nb", "nc" };
+	const double want_rate[2][4] = { { 1e9, 0, 1e6, 0 }, { 5e8, 0, 5e5, 0 } };
+	iogp_model *m = live_model(0);
+	struct rev *ev = calloc(MAXEV, sizeof *ev);
+	struct lsrc s[NS];
+	double truth[NS][4] = { { 0 } };
+	uint64_t wall[NS], last_key[NS] = { 0 }, end = T0_WALL + 160 * SEC, first = 0;
+	uint64_t gap_a = 0, gap_b = 0;
+	double *v = calloc(NB_Q, sizeof *v);
+	uint8_t *c = calloc(NB_Q, 1);
+	iogp_model_live lv;
+	int nev = 0;
+
+	seed(SEED + 100);
+	for (int i = 0; i < NS; i++) {
+		lsrc_init(&s[i], 0xd0 + (uint64_t)i, hosts[i], 10 + i, i, "1", "/bin/app");
+		live_hello(m, &s[i], 1);
+		wall[i] = T0_WALL + (uint64_t[]){ 123456789, 777000000, 345678901 }[i];
+	}
+	for (int i = 0; i < NS; i++) {
+		while (wall[i] < T0_WALL + 150 * SEC) {
+			struct rev *e = &ev[nev++];
+			uint64_t dur;
+
+			ck_assert_int_lt(nev, MAXEV);
+			if (i == 0)
+				dur = SEC + rnd_below(3000) * 1000;
+			else if (i == 1)
+				dur = 1300000000ull + rnd_below(1500) * 2000;
+			else
+				dur = 100000000ull + rnd_below(2600) * 1000000;
+			e->src = i;
+			e->d.dur = dur;
+			e->d.wall = wall[i] += dur;
+			if (i == 0) {
+				e->d.ctr[0] = dur;
+				e->d.ctr[2] = dur / 1000;
+			} else if (i == 1) {
+				e->d.ctr[0] = dur / 2;
+				e->d.ctr[2] = dur / 2000;
+			} else {
+				e->d.ctr[1] = rnd_below(1u << 30);
+				e->d.ctr[3] = rnd_below(1000);
+				/* lose one long interval in the middle */
+				if (gap_a == 0 && dur >= 2100000000ull && wall[i] > T0_WALL + 50 * SEC) {
+					e->skip = true;
+					gap_a = wall[i] - dur;
+					gap_b = wall[i];
+				}
+			}
+			/* arrival up to 5 s late, in order per source */
+			e->key = e->d.wall + rnd_below(5 * SEC);
+			if (e->key <= last_key[i])
+				e->key = last_key[i] + 1;
+			last_key[i] = e->key;
+			for (int k = 0; k < 4 && !e->skip; k++)
+				truth[i][k] += (double)e->d.ctr[k];
+		}
+	}
+	CHECK(gap_a != 0, "no long interval to lose");
+	qsort(ev, (size_t)nev, sizeof *ev, cmp_rev);
+	for (int j = 0; j < nev; j++)
+		live_delta(m, &s[ev[j].src], &ev[j].d, ev[j].key, ev[j].skip);
+
+	/* exact sums for every selection and metric */
+	for (int k = 0; k < 4; k++) {
+		double all = 0;
+
+		for (int i = 0; i < NS; i++) {
+			iogp_sel sel = sel_src(s[i].id);
+
+			all += truth[i][k];
+			CHECK(iogp_model_rate(m, live_names[k], &sel, end, NB_Q, v, c, &first) == 0,
+			      "rate query");
+			CHECK(first == end - NB_Q * SEC, "first bin %" PRIu64, first);
+			CHECK(rel_err(series_sum(v, NB_Q), truth[i][k]) < 1e-9,
+			      "source %d %s: sum %.3f, increments %.3f", i, live_names[k],
+			      series_sum(v, NB_Q), truth[i][k]);
+			sel = sel_node(hosts[i]);
+			CHECK(iogp_model_rate(m, live_names[k], &sel, end, NB_Q, v, c, NULL) == 0,
+			      "rate query");
+			CHECK(rel_err(series_sum(v, NB_Q), truth[i][k]) < 1e-9,
+			      "node %s %s: sum %.3f, increments %.3f", hosts[i], live_names[k],
+			      series_sum(v, NB_Q), truth[i][k]);
+		}
+		CHECK(iogp_model_rate(m, live_names[k], NULL, end, NB_Q, v, c, NULL) == 0, "all");
+		CHECK(rel_err(series_sum(v, NB_Q), all) < 1e-9, "all %s: sum %.3f, increments %.3f",
+		      live_names[k], series_sum(v, NB_Q), all);
+	}
+
+	/* constant rates stay flat after the first bin, whatever the drift */
+	{
+		size_t f[2], l[2];
+
+		for (int i = 0; i < 2; i++) {
+			for (int k = 0; k < 4; k += 2) {
+				iogp_sel sel = sel_node(hosts[i]);
+
+				iogp_model_rate(m, live_names[k], &sel, end, NB_Q, v, c, NULL);
+				CHECK(covered_span(c, NB_Q, &f[i], &l[i]), "node %s not covered", hosts[i]);
+				CHECK(l[i] - f[i] > 140, "covered %zu..%zu", f[i], l[i]);
+				for (size_t b = f[i] + 1; b < l[i]; b++) {
+					CHECK(c[b], "node %s bin %zu uncovered", hosts[i], b);
+					CHECK(rel_err(v[b], want_rate[i][k]) < 1e-9,
+					      "node %s %s bin %zu: %.6f, want %.1f (2-peak?)", hosts[i],
+					      live_names[k], b, v[b], want_rate[i][k]);
+				}
+			}
+		}
+		iogp_model_rate(m, "posix.read.bytes", NULL, end, NB_Q, v, c, NULL);
+		for (size_t b = (f[0] > f[1] ? f[0] : f[1]) + 1; b < (l[0] < l[1] ? l[0] : l[1]); b++)
+			CHECK(rel_err(v[b], 1.5e9) < 1e-9, "all bin %zu: %.6f, want 1.5e9", b, v[b]);
+	}
+
+	/* the lost interval leaves the bins only it covered uncovered */
+	{
+		iogp_sel sel = sel_src(s[2].id);
+		uint64_t b0 = (gap_a + SEC - 1) / SEC, b1 = gap_b / SEC;   /* whole bins inside */
+		uint64_t fb = first / SEC;
+
+		iogp_model_rate(m, "posix.write.bytes", &sel, end, NB_Q, v, c, NULL);
+		CHECK(b1 > b0, "gap shorter than a bin");
+		for (uint64_t b = b0; b < b1; b++)
+			CHECK(!c[b - fb] && v[b - fb] == 0, "bin %" PRIu64 " in the gap is covered",
+			      b - fb);
+		CHECK(!src_info(m, s[2].id).in_sync && src_info(m, s[2].id).gaps == 1, "gap counted");
+	}
+	iogp_model_get_live(m, &lv);
+	CHECK(lv.rate_clipped == 0 && lv.rate_skipped == 0, "clipped %" PRIu64 " skipped %" PRIu64,
+	      lv.rate_clipped, lv.rate_skipped);
+	free(v);
+	free(c);
+	free(ev);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* Min (with its node), avg, max (with its node) and total across nodes per
+ * bin, over the nodes with data in the bin. */
+START_TEST(test_rate_across)
+{
+	enum { NQ = 25 };
+	iogp_model *m = live_model(0);
+	struct lsrc s[4];
+	iogp_rate_across a[NQ];
+	uint64_t first = 0, end = T0_WALL + 25 * SEC;
+	double v[NQ];
+	uint8_t c[NQ];
+	iogp_sel sel;
+
+	lsrc_init(&s[0], 1, "n1", 1, 0, "9", "/a");
+	lsrc_init(&s[1], 2, "n2", 2, 1, "9", "/a");
+	lsrc_init(&s[2], 3, "n2", 3, 2, "9", "/a");
+	lsrc_init(&s[3], 4, "n3", 4, 3, "9", "/a");
+	for (int i = 0; i < 4; i++)
+		live_hello(m, &s[i], 1);
+	for (uint64_t k = 1; k <= 20; k++) {
+		struct ldelta d = { .dur = SEC, .wall = T0_WALL + k * SEC };
+
+		d.ctr[0] = 100;
+		live_delta(m, &s[0], &d, k, false);
+		d.ctr[0] = 150;
+		live_delta(m, &s[1], &d, k, false);
+		live_delta(m, &s[2], &d, k, false);
+		if (k > 5) {
+			d.ctr[0] = k == 10 ? 300 : 200;   /* bin 9: n3 ties n2's max */
+			live_delta(m, &s[3], &d, k, false);
+		}
+	}
+	ck_assert_int_eq(iogp_model_rate_across(m, "posix.read.bytes", end, NQ, a, &first), 0);
+	ck_assert_uint_eq(first, T0_WALL);
+	for (int i = 0; i < NQ; i++) {
+		uint32_t want_nodes = i >= 20 ? 0 : i >= 5 ? 3 : 2;
+
+		CHECK(a[i].nodes == want_nodes, "bin %d: %u nodes", i, a[i].nodes);
+		if (want_nodes == 0) {
+			CHECK(a[i].min_node == -1 && a[i].max_node == -1 && a[i].total == 0 &&
+			      a[i].avg == 0, "empty bin %d", i);
+			continue;
+		}
+		CHECK(a[i].min == 100 && strcmp(iogp_model_node(m, (size_t)a[i].min_node), "n1") == 0,
+		      "bin %d: min %.1f at %d", i, a[i].min, a[i].min_node);
+		CHECK(a[i].max == 300 && strcmp(iogp_model_node(m, (size_t)a[i].max_node), "n2") == 0,
+		      "bin %d: max %.1f at %d", i, a[i].max, a[i].max_node);
+		CHECK(a[i].total == (want_nodes == 3 ? (i == 9 ? 700 : 600) : 400),
+		      "bin %d: total %.1f", i, a[i].total);
+		CHECK(a[i].avg == a[i].total / want_nodes, "bin %d: avg %.3f", i, a[i].avg);
+	}
+	/* end_ns = 0: ends with the newest bin */
+	ck_assert_int_eq(iogp_model_rate_across(m, "posix.read.bytes", 0, 5, a, &first), 0);
+	ck_assert_uint_eq(first, T0_WALL + 15 * SEC);
+	ck_assert_uint_eq(a[4].nodes, 3);
+	sel = sel_node("n2");
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", &sel, 0, NQ, v, c, &first), 0);
+	ck_assert_uint_eq(first, T0_WALL - 5 * SEC);
+	for (int i = 0; i < NQ; i++)
+		CHECK(c[i] == (i >= 5) && v[i] == (i >= 5 ? 300 : 0), "n2 bin %d: %.1f %d", i, v[i],
+		      c[i]);
+	/* errors */
+	sel = sel_node("nope");
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", &sel, 0, NQ, v, c, NULL),
+	                 IOGP_ENOTFOUND);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.meta.ops", NULL, 0, NQ, v, c, NULL),
+	                 IOGP_ENOTFOUND);
+	ck_assert_int_eq(iogp_model_rate_across(m, "nope", 0, NQ, a, NULL), IOGP_ENOTFOUND);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* Options: defaults, a custom rate set with a histogram (events/s), the
+ * live side off. */
+START_TEST(test_live_opts)
+{
+	iogp_model *m = iogp_model_new(NULL);
+	const iogp_model_opts *o = iogp_model_get_opts(m);
+	iogp_model_opts oo = { .live = 1, .nrates = 3,
+	                       .rates = { "posix.read.size", "posix.write.ops", "posix.read.size" } };
+	struct lsrc s;
+	iogp_bin bins[2] = { { 3, 5 }, { 9, 7 } };
+	struct ldelta d = { .dur = SEC, .wall = T0_WALL + SEC, .bins = bins, .nbins = 2 };
+	double v[2];
+	uint8_t c[2];
+	iogp_hist h;
+
+	ck_assert_uint_eq(o->live, 0);
+	ck_assert_uint_eq(o->nrates, 0);
+	ck_assert_uint_eq(o->quiet_intervals, 3);
+	ck_assert_uint_eq(o->gone_ns, 30 * SEC);
+	lsrc_init(&s, 7, "h", 1, 1, "1", "/x");
+	live_hello(m, &s, 1);
+	live_delta(m, &s, &d, 2, false);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", NULL, 0, 2, v, c, NULL), IOGP_EINVAL);
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", NULL, 0, &h), IOGP_EINVAL);
+	iogp_hist_free(&h);
+	iogp_model_free(m);
+
+	m = iogp_model_new(&oo);
+	o = iogp_model_get_opts(m);
+	ck_assert_uint_eq(o->live, 1);
+	ck_assert_uint_eq(o->nrates, 2);
+	ck_assert_str_eq(o->rates[0], "posix.read.size");
+	ck_assert_str_eq(o->rates[1], "posix.write.ops");
+	ck_assert_uint_eq(o->bin_ns, SEC);
+	ck_assert_uint_eq(o->ring_bins, 300);
+	ck_assert_uint_eq(o->window_slot_ns, 5 * SEC);
+	ck_assert_uint_eq(o->window_max_ns, 60 * SEC);
+	s.seq = 0;
+	s.id = 8;
+	live_hello(m, &s, 1);
+	d.ctr[3] = 4;
+	live_delta(m, &s, &d, 2, false);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.size", NULL, 0, 2, v, c, NULL), 0);
+	ck_assert(c[1] == 1 && v[1] == 12.0 && c[0] == 0);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.write.ops", NULL, 0, 2, v, c, NULL), 0);
+	ck_assert(c[1] == 1 && v[1] == 4.0);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", NULL, 0, 2, v, c, NULL),
+	                 IOGP_ENOTFOUND);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* Feed 10x the ring length: the ring keeps the newest bins exactly, memory
+ * stops growing, data older than the ring is dropped and counted, and
+ * hostile intervals cost bounded time. */
+START_TEST(test_rate_ring_wrap)
+{
+	enum { RB = 50, N = 10 * RB };
+	iogp_model *m = live_model(RB);
+	struct lsrc a, b;
+	uint64_t inc[N + 1];
+	iogp_bin bins[3] = { { 5, 1 }, { 7, 2 }, { 40, 1 } };
+	size_t heap = 0, bytes = 0;
+	double v[RB + 10];
+	uint8_t c[RB + 10];
+	uint64_t first;
+	iogp_model_live lv;
+	iogp_sel sel;
+
+	seed(SEED + 101);
+	lsrc_init(&a, 0xaa, "w", 1, 0, "5", "/a");
+	lsrc_init(&b, 0xbb, "w", 2, 1, "5", "/a");
+	live_hello(m, &a, 1);
+	live_hello(m, &b, 1);
+	for (uint64_t k = 1; k <= N; k++) {
+		struct ldelta d = { .dur = SEC, .wall = T0_WALL + k * SEC, .bins = bins, .nbins = 3 };
+
+		d.ctr[0] = inc[k] = 1000 + rnd_below(1000000);
+		live_delta(m, &a, &d, k * SEC, false);
+		if (k == 2 * RB) {
+			iogp_model_get_live(m, &lv);
+			bytes = lv.live_bytes;
+			heap = mallinfo2().uordblks;
+		}
+	}
+	iogp_model_get_live(m, &lv);
+	CHECK(lv.live_bytes == bytes, "live bytes grew from %zu to %zu", bytes, lv.live_bytes);
+	CHECK(mallinfo2().uordblks == heap, "heap grew from %zu to %zu", heap,
+	      (size_t)mallinfo2().uordblks);
+	sel = sel_src(a.id);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", &sel, 0, RB + 10, v, c, &first), 0);
+	ck_assert_uint_eq(first, T0_WALL + (N - RB - 10) * SEC);
+	for (int i = 0; i < RB + 10; i++) {
+		if (i < 10)
+			CHECK(!c[i] && v[i] == 0, "bin %d older than the ring is covered", i);
+		else
+			CHECK(c[i] && v[i] == (double)inc[N - RB - 10 + i + 1], "bin %d: %.1f", i, v[i]);
+	}
+	/* a whole interval older than the node ring; then one reaching into it */
+	{
+		struct ldelta d = { .dur = SEC, .wall = T0_WALL + 100 * SEC };
+		uint64_t lo = N - RB;   /* oldest bin the rings hold, as k - 1 */
+
+		d.ctr[0] = 777;
+		live_delta(m, &b, &d, 1, false);
+		iogp_model_get_live(m, &lv);
+		ck_assert_uint_eq(lv.rate_clipped, 1);
+		d.dur = 10 * SEC;
+		d.wall = T0_WALL + (lo + 5) * SEC + SEC / 2;   /* [lo - 4.5, lo + 5.5] */
+		d.ctr[0] = 1000000;
+		live_delta(m, &b, &d, 2, false);
+		iogp_model_get_live(m, &lv);
+		ck_assert_uint_eq(lv.rate_clipped, 2);
+		sel = sel_node("w");
+		ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", &sel, 0, RB, v, c, &first), 0);
+		ck_assert_uint_eq(first, T0_WALL + lo * SEC);
+		for (int i = 0; i < 6; i++) {
+			double want = (double)inc[lo + 1 + (uint64_t)i] + (i < 5 ? 100000.0 : 50000.0);
+
+			CHECK(rel_err(v[i], want) < 1e-12, "node bin %d: %.3f want %.3f", i, v[i], want);
+		}
+	}
+	iogp_model_free(m);
+
+	/* hostile clocks: bounded work, nothing breaks */
+	m = live_model(RB);
+	a.seq = 0;
+	live_hello(m, &a, 1);
+	{
+		iogp_counter_val cv = { LI_RB, 12345 };
+		iogp_msg msg;
+		double t0 = now_s();
+
+		memset(&msg, 0, sizeof msg);
+		msg.kind = IOGP_DELTA;
+		msg.source = a.id;
+		msg.counters = &cv;
+		msg.ncounters = 1;
+		for (int i = 0; i < 6; i++) {
+			static const uint64_t t[6][3] = {
+				{ 0, UINT64_MAX / 2, UINT64_MAX - 5 },  /* 2^63 ns long, ends near the end of time */
+				{ 0, UINT64_MAX, UINT64_MAX },
+				{ 5, 4, T0_WALL },                      /* t1 < t0 */
+				{ 0, 10, 0 },                           /* no wall time */
+				{ 0, 100, 50 },                         /* wall < t1 - t0 */
+				{ 0, SEC, T0_WALL },
+			};
+			msg.seq = (uint64_t)i + 1;
+			msg.t0_ns = t[i][0];
+			msg.t1_ns = t[i][1];
+			msg.wall_ns = t[i][2];
+			apply_ok(m, &msg, 2);
+		}
+		CHECK(now_s() - t0 < 1.0, "hostile intervals took %.3f s", now_s() - t0);
+		iogp_model_get_live(m, &lv);
+		ck_assert_uint_eq(lv.rate_skipped, 3);
+		ck_assert_uint_eq(lv.rate_clipped, 3);  /* longer than the ring twice, then older */
+		ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", NULL, 0, RB, v, c, &first), 0);
+		ck_assert_uint_eq(first, (UINT64_MAX - 6) / SEC * SEC - (RB - 1) * SEC);
+	}
+	iogp_model_free(m);
+
+	/* once ticked, a clock far ahead feeds only its own ring */
+	m = live_model(RB);
+	a.seq = b.seq = 0;
+	live_hello(m, &a, 1);
+	live_hello(m, &b, 1);
+	iogp_model_tick(m, T0_WALL + 10 * SEC);
+	for (uint64_t k = 1; k <= 10; k++) {
+		struct ldelta d = { .dur = SEC, .wall = T0_WALL + k * SEC, .ctr = { 5 } };
+
+		live_delta(m, &a, &d, k, false);
+	}
+	{
+		struct ldelta d = { .dur = SEC, .wall = T0_WALL + (10 + RB + 2) * SEC, .ctr = { 9 } };
+
+		live_delta(m, &b, &d, 11, false);
+	}
+	iogp_model_get_live(m, &lv);
+	ck_assert_uint_eq(lv.rate_ahead, 1);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", NULL, 0, RB, v, c, &first), 0);
+	ck_assert_uint_eq(first, T0_WALL + (10 - RB) * SEC);
+	CHECK(c[RB - 1] && v[RB - 1] == 5, "all ring: %.1f", v[RB - 1]);
+	sel = sel_src(b.id);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", &sel, 0, RB, v, c, &first), 0);
+	CHECK(c[RB - 1] && v[RB - 1] == 9, "own ring: %.1f", v[RB - 1]);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* The "last N seconds" histogram equals the sum of the deltas whose slot
+ * meets the window, for sources, nodes and all; a SNAPSHOT leaves windows
+ * alone; lost deltas are simply absent. */
+START_TEST(test_hist_window)
+{
+	enum { NSND = 3, NSLOT = 64, NCHK = 10 };
+	static const char *const hosts[NSND] = { "wa", "wa", "wb" };
+	static const uint64_t wins[5] = { 5 * SEC, 12500000000ull, 30 * SEC, 60 * SEC, 100 * SEC };
+	iogp_model *m = live_model(0);
+	struct sender *snd = calloc(NSND, sizeof *snd);
+	struct truth *t0 = calloc(1, sizeof *t0);
+	struct mbuf *b = mbuf_new();
+	uint64_t (*acc)[NH][NSLOT][NB] = calloc(NSND, sizeof *acc);
+	uint64_t *dense = calloc(NB, sizeof *dense);
+	uint64_t wall[NSND], mono[NSND], maxwall = 0, next_chk = T0_WALL + 20 * SEC;
+	uint64_t base = T0_WALL / (5 * SEC), checks = 0, lost = 0;
+	iogp_model_live lv;
+
+	seed(SEED + 102);
+	for (int i = 0; i < NSND; i++) {
+		sender_init(&snd[i], 0x77000 + (uint64_t)i, hosts[i], 100 + i, i, i == 0 ? t0 : NULL);
+		make_hello(b, &snd[i]);
+		apply_ok(m, &b->msg, 1);
+		wall[i] = T0_WALL + rnd_below(5 * SEC);
+		mono[i] = snd[i].t;
+	}
+	for (;;) {
+		int i = 0;
+		uint64_t dur, slot;
+		bool skip;
+
+		for (int j = 1; j < NSND; j++)
+			i = wall[j] < wall[i] ? j : i;
+		if (wall[i] >= T0_WALL + 250 * SEC)
+			break;
+		if (wall[i] >= next_chk) {
+			uint64_t now = maxwall + rnd_below(3 * SEC);
+
+			iogp_model_tick(m, now);
+			for (int w = 0; w < 5; w++) {
+				uint64_t win = wins[w] > 60 * SEC ? 60 * SEC : wins[w];
+				uint64_t jhi = now / (5 * SEC), jlo = (now - win) / (5 * SEC);
+
+				for (int sk = 0; sk < NSND + 3; sk++) {
+					iogp_sel sel = sk < NSND ? sel_src(snd[sk].id)
+					               : sk == NSND ? sel_node("wa")
+					               : sk == NSND + 1 ? sel_node("wb") : sel_all();
+
+					for (int h = 0; h < NH; h += 3) {
+						iogp_hist hh;
+						int r;
+
+						memset(dense, 0, NB * sizeof *dense);
+						for (int x = 0; x < NSND; x++) {
+							if ((sk < NSND && x != sk) ||
+							    (sk >= NSND && sk < NSND + 2 &&
+							     strcmp(hosts[x], sk == NSND ? "wa" : "wb") != 0))
+								continue;
+							for (uint64_t j = jlo > base ? jlo : base; j <= jhi; j++)
+								for (int q = 0; q < NB; q++)
+									dense[q] += acc[x][h][j - base][q];
+						}
+						r = iogp_model_hist_window(m, hist_names[h], &sel, wins[w], &hh);
+						CHECK(r == 0, "window: %s", iogp_strerror(r));
+						CHECK(hist_equals_dense(&hh, dense, NB),
+						      "window %" PRIu64 " ms, sel %d, %s: differs from the deltas",
+						      wins[w] / 1000000, sk, hist_names[h]);
+						iogp_hist_free(&hh);
+					}
+				}
+			}
+			checks++;
+			next_chk += 17 * SEC;
+			if (checks == 4) {
+				/* a SNAPSHOT resets totals, not windows */
+				iogp_hist before, after;
+				iogp_sel sel = sel_src(snd[0].id);
+
+				ck_assert_int_eq(iogp_model_hist_window(m, hist_names[0], &sel, 0, &before), 0);
+				make_snapshot(b, &snd[0], mono[0], true);
+				apply_ok(m, &b->msg, 3);
+				ck_assert_int_eq(iogp_model_hist_window(m, hist_names[0], &sel, 0, &after), 0);
+				CHECK(before.n == after.n && before.total == after.total &&
+				      memcmp(before.bins, after.bins, before.n * sizeof before.bins[0]) == 0,
+				      "SNAPSHOT changed the window");
+				iogp_hist_free(&before);
+				iogp_hist_free(&after);
+				check_matches(m, &sel, t0, "after snapshot");
+			}
+		}
+		make_delta(b, &snd[i], NULL, 0);
+		dur = 300000000ull + rnd_below(1700) * 1000000;
+		b->msg.t0_ns = snd[i].t;
+		snd[i].t += dur;
+		b->msg.t1_ns = snd[i].t;
+		b->msg.wall_ns = wall[i] += dur;
+		skip = rnd_below(20) == 0;
+		if (skip) {
+			lost++;
+			continue;
+		}
+		apply_ok(m, &b->msg, wall[i]);
+		maxwall = wall[i] > maxwall ? wall[i] : maxwall;
+		slot = wall[i] / (5 * SEC) - base;
+		ck_assert_uint_lt(slot, NSLOT);
+		for (uint32_t h = 0; h < b->msg.nhists; h++) {
+			int hi = (int)((b->msg.hists[h].id - snd[i].off - 100) / 13);
+
+			for (uint32_t q = 0; q < b->msg.hists[h].nbins; q++)
+				acc[i][hi][slot][b->msg.hists[h].bins[q].idx] +=
+				    b->msg.hists[h].bins[q].count;
+		}
+	}
+	CHECK(checks >= NCHK, "only %" PRIu64 " checkpoints", checks);
+	CHECK(lost > 0, "nothing lost");
+	iogp_model_get_live(m, &lv);
+	CHECK(lv.window_late == 0 && lv.window_dropped == 0 && lv.window_evicted == 0,
+	      "late %" PRIu64 " dropped %" PRIu64 " evicted %" PRIu64, lv.window_late,
+	      lv.window_dropped, lv.window_evicted);
+	free(dense);
+	free(acc);
+	free(b);
+	free(t0);
+	free(snd);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* A source whose histograms do not fit its window budget stays within it:
+ * oldest slots go first, the newest delta is always there. */
+START_TEST(test_window_budget)
+{
+	iogp_model_opts o = { .live = 1, .window_bytes = 1024 };
+	iogp_model *m = iogp_model_new(&o);
+	iogp_bins nat;
+	iogp_metric_def *d = calloc(2, sizeof *d);
+	iogp_bin bins[40];
+	iogp_hist_val hv = { 1, 40, bins };
+	iogp_msg msg;
+	iogp_model_live lv;
+	iogp_hist h;
+
+	seed(SEED + 103);
+	iogp_bins_native(&nat, K);
+	def_hist(&d[0], 1, "lat", &nat);
+	def_hist(&d[1], 2, "lat2", &nat);
+	send_simple(m, 1, "hb", d, 2);
+	for (uint64_t k = 1; k <= 200; k++) {
+		uint64_t x = rnd_below(NB - 40 * 8);
+
+		for (int i = 0; i < 40; i++)
+			bins[i] = (iogp_bin){ x + (uint64_t)i * 8, 1 + rnd_below(3) };
+		memset(&msg, 0, sizeof msg);
+		msg.kind = IOGP_DELTA;
+		msg.source = 1;
+		msg.seq = k;
+		msg.t0_ns = k * SEC;
+		msg.t1_ns = (k + 1) * SEC;
+		msg.wall_ns = T0_WALL + k * SEC;
+		hv.id = 1 + (uint32_t)(k % 2);
+		msg.hists = &hv;
+		msg.nhists = 1;
+		apply_ok(m, &msg, k);
+		iogp_model_get_live(m, &lv);
+		CHECK(lv.live_bytes <= 1024, "live bytes %zu over the budget", lv.live_bytes);
+	}
+	CHECK(lv.window_evicted > 0, "nothing evicted");
+	/* the newest delta (k = 200, metric "lat") is in the window */
+	ck_assert_int_eq(iogp_model_hist_window(m, "lat", NULL, 5 * SEC, &h), 0);
+	for (int i = 0; i < 40; i++)
+		CHECK(iogp_hist_count_at(&h, bins[i].idx) >= bins[i].count, "newest bin %d missing", i);
+	iogp_hist_free(&h);
+	iogp_model_free(m);
+	free(d);
+}
+END_TEST
+
+static iogp_source_state lstate(const iogp_model *m, uint64_t id)
+{
+	return src_info(m, id).state;
+}
+
+/* new -> live -> quiet -> gone by silence, back on speaking; BYE; restarts
+ * by host+pid+exe and by host+rank+job; a live look-alike is no restart. */
+START_TEST(test_lifecycle)
+{
+	iogp_model *m = iogp_model_new(NULL);
+	struct lsrc a, a2, r1, r2, f1, f2, byer;
+	struct ldelta d = { .dur = SEC };
+	iogp_model_live lv;
+	iogp_source_info si;
+	iogp_msg bye;
+
+	lsrc_init(&a, 0xa1, "h1", 100, -1, NULL, "/bin/a");
+	live_hello(m, &a, 1000 * SEC);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_LIVE);   /* not ticked */
+	iogp_model_tick(m, 1000 * SEC + SEC / 2);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_NEW);
+	for (uint64_t k = 1; k <= 10; k++) {
+		d.wall = T0_WALL + k * SEC;
+		live_delta(m, &a, &d, (1000 + k) * SEC, false);
+	}
+	ck_assert_uint_eq(src_info(m, a.id).interval_ns, SEC);
+	iogp_model_tick(m, 1010 * SEC + SEC / 2);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_LIVE);
+	iogp_model_tick(m, 1012 * SEC + 900000000);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_LIVE);
+	iogp_model_tick(m, 1013 * SEC + SEC / 2);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_QUIET);
+	iogp_model_get_live(m, &lv);
+	ck_assert_uint_eq(lv.sources_quiet, 1);
+	ck_assert_uint_eq(lv.sources_live + lv.sources_new + lv.sources_gone, 0);
+	iogp_model_tick(m, 1041 * SEC);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_GONE);
+	ck_assert_int_eq(src_info(m, a.id).bye, 0);
+	iogp_model_tick(m, 1030 * SEC);   /* the clock never goes back */
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_GONE);
+	d.wall = T0_WALL + 42 * SEC;
+	live_delta(m, &a, &d, 1041 * SEC, false);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_LIVE);
+
+	/* BYE */
+	lsrc_init(&byer, 0xb1, "h9", 7, -1, NULL, "/bin/b");
+	live_hello(m, &byer, 1041 * SEC);
+	memset(&bye, 0, sizeof bye);
+	bye.kind = IOGP_BYE;
+	bye.source = byer.id;
+	bye.seq = 1;
+	apply_ok(m, &bye, 1041 * SEC);
+	si = src_info(m, byer.id);
+	ck_assert(si.state == IOGP_SRC_GONE && si.bye == 1);
+
+	/* restart by host+pid+exe: a is quiet at 1050 s */
+	iogp_model_tick(m, 1050 * SEC);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_QUIET);
+	lsrc_init(&a2, 0xa2, "h1", 100, -1, NULL, "/bin/a");
+	live_hello(m, &a2, 1050 * SEC);
+	si = src_info(m, a2.id);
+	ck_assert_int_eq(si.restart_of, (int64_t)src_index(m, a.id));
+	ck_assert_uint_eq(si.restart_of_id, a.id);
+	ck_assert_int_eq(si.restarted_by, -1);
+	si = src_info(m, a.id);
+	ck_assert_int_eq(si.restarted_by, (int64_t)src_index(m, a2.id));
+	ck_assert_uint_eq(si.restarted_by_id, a2.id);
+	ck_assert_int_eq(si.state, IOGP_SRC_GONE);
+	ck_assert_int_eq(lstate(m, a2.id), IOGP_SRC_NEW);
+
+	/* restart by host+rank+job after a BYE, new pid */
+	lsrc_init(&r1, 0xc1, "h2", 5, 3, "77", "/bin/r");
+	live_hello(m, &r1, 1050 * SEC);
+	bye.source = r1.id;
+	apply_ok(m, &bye, 1051 * SEC);
+	lsrc_init(&r2, 0xc2, "h2", 6, 3, "77", "/bin/r");
+	live_hello(m, &r2, 1051 * SEC);
+	ck_assert_uint_eq(src_info(m, r2.id).restart_of_id, r1.id);
+
+	/* a live look-alike (a forked child keeps rank and job) is no restart */
+	lsrc_init(&f1, 0xe1, "h3", 10, 4, "77", "/bin/f");
+	live_hello(m, &f1, 1051 * SEC);
+	lsrc_init(&f2, 0xe2, "h3", 11, 4, "77", "/bin/f");
+	live_hello(m, &f2, 1051 * SEC + 1000);
+	ck_assert_int_eq(src_info(m, f2.id).restart_of, -1);
+	ck_assert_int_eq(src_info(m, f1.id).restarted_by, -1);
+	ck_assert_int_eq(lstate(m, f1.id), IOGP_SRC_NEW);
+
+	iogp_model_tick(m, 1052 * SEC);
+	iogp_model_get_live(m, &lv);
+	ck_assert_uint_eq(lv.restarts, 2);
+	ck_assert_uint_eq(lv.sources_gone, 3);   /* a (restarted), byer, r1 */
+	ck_assert_uint_eq(lv.sources_new, 4);    /* a2, r2, f1, f2 */
+	ck_assert_uint_eq(lv.sources_new + lv.sources_live + lv.sources_quiet + lv.sources_gone,
+	                  iogp_model_source_count(m));
+	iogp_model_free(m);
+
+	/* without ticks, a restart is judged on the receive clock */
+	m = iogp_model_new(NULL);
+	lsrc_init(&a, 0xa1, "h1", 100, -1, NULL, "/bin/a");
+	live_hello(m, &a, 10 * SEC);
+	lsrc_init(&a2, 0xa2, "h1", 100, -1, NULL, "/bin/a");
+	live_hello(m, &a2, 20 * SEC);
+	ck_assert_uint_eq(src_info(m, a2.id).restart_of_id, a.id);
+	ck_assert_int_eq(lstate(m, a.id), IOGP_SRC_GONE);
+	ck_assert_int_eq(lstate(m, a2.id), IOGP_SRC_LIVE);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* Messages per second over the last five whole seconds. */
+START_TEST(test_msgs_per_s)
+{
+	iogp_model *m = iogp_model_new(NULL);
+	struct lsrc a;
+	struct ldelta d = { .dur = SEC / 10 };
+	iogp_model_live lv;
+
+	lsrc_init(&a, 0x99, "h", 1, 1, "1", "/m");
+	live_hello(m, &a, 100 * SEC);
+	for (uint64_t k = 0; k < 200; k++) {
+		d.wall = T0_WALL + k * SEC / 10;
+		live_delta(m, &a, &d, 100 * SEC + k * SEC / 10 + 1, false);   /* 10/s */
+	}
+	iogp_model_get_live(m, &lv);   /* clock: last receive, 119.9 s */
+	CHECK(lv.msgs_per_s == 10.0, "msgs/s %.3f", lv.msgs_per_s);
+	iogp_model_tick(m, 122 * SEC + 1);  /* seconds 117..121: 3 x 10 */
+	iogp_model_get_live(m, &lv);
+	CHECK(lv.msgs_per_s == 6.0, "msgs/s %.3f", lv.msgs_per_s);
+	iogp_model_tick(m, 200 * SEC);
+	iogp_model_get_live(m, &lv);
+	CHECK(lv.msgs_per_s == 0.0, "msgs/s %.3f", lv.msgs_per_s);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* 2000 sources x 50 DELTAs with rates and windows: exact totals, bounded
+ * time, memory within the stated bound. */
+START_TEST(test_live_stress)
+{
+	enum { NS = 2000, ROUNDS = 50, NODES = 50 };
+	struct sender *snd = calloc(NS, sizeof *snd);
+	struct truth *all = calloc(1, sizeof *all);
+	struct mbuf *b = mbuf_new();
+	iogp_model *m = live_model(0);
+	uint64_t *wall = calloc(NS, sizeof *wall);
+	double t0, apply_s = 0, q0, q_s;
+	size_t rring = 8 + 300 * (4 * 8 + 1);
+	char host[32];
+	iogp_model_live lv;
+	iogp_sel sel;
+
+	seed(SEED + 104);
+	for (int i = 0; i < NS; i++) {
+		snprintf(host, sizeof host, "node%03d", i % NODES);
+		sender_init(&snd[i], mix_id(i), host, i, i, NULL);
+		make_hello(b, &snd[i]);
+		apply_ok(m, &b->msg, 1);
+		wall[i] = T0_WALL + rnd_below(SEC);
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int i = 0; i < NS; i++) {
+			struct truth *extra[1] = { all };
+
+			make_delta(b, &snd[i], extra, 1);
+			b->msg.wall_ns = wall[i] += b->msg.t1_ns - b->msg.t0_ns;
+			t0 = now_s();
+			apply_ok(m, &b->msg, 2);
+			apply_s += now_s() - t0;
+		}
+	}
+	q0 = now_s();
+	sel = sel_all();
+	check_matches(m, &sel, all, "live stress all");
+	iogp_model_tick(m, T0_WALL + 6 * SEC);
+	for (int i = 0; i < NODES; i++) {
+		double v[300];
+		uint8_t c[300];
+		iogp_rate_across a[300];
+		iogp_hist h;
+
+		snprintf(host, sizeof host, "node%03d", i);
+		sel = sel_node(host);
+		ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", &sel, 0, 300, v, c, NULL), 0);
+		ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &sel, 0, &h), 0);
+		iogp_hist_free(&h);
+		ck_assert_int_eq(iogp_model_rate_across(m, "posix.read.bytes", 0, 300, a, NULL), 0);
+	}
+	q_s = now_s() - q0;
+	iogp_model_get_live(m, &lv);
+	printf("live stress: %d deltas applied in %.1f ms (%.2f us each); queries %.1f ms; "
+	       "live memory %.0f bytes per source (rate ring %zu, windows %.0f)\n",
+	       NS * ROUNDS, apply_s * 1e3, apply_s * 1e6 / (NS * ROUNDS), q_s * 1e3,
+	       (double)lv.live_bytes / NS, rring,
+	       ((double)lv.live_bytes - (double)(NS + NODES + 1) * rring) / NS);
+	CHECK(lv.live_bytes <= (size_t)NS * (24576 + rring) + (NODES + 1) * rring,
+	      "live memory %zu over the bound", lv.live_bytes);
+	CHECK(apply_s < 10.0, "applying took %.2f s", apply_s);
+	CHECK(q_s < 10.0, "queries took %.2f s", q_s);
+	iogp_model_free(m);
+	free(wall);
+	free(b);
+	free(snd);
+	free(all);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("model");
@@ -1943,6 +2894,15 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_metric_limit);
 	tcase_add_test(tc, test_steady_state);
 	tcase_add_test(tc, test_stress);
+	tcase_add_test(tc, test_rate_drift);
+	tcase_add_test(tc, test_rate_across);
+	tcase_add_test(tc, test_live_opts);
+	tcase_add_test(tc, test_rate_ring_wrap);
+	tcase_add_test(tc, test_hist_window);
+	tcase_add_test(tc, test_window_budget);
+	tcase_add_test(tc, test_lifecycle);
+	tcase_add_test(tc, test_msgs_per_s);
+	tcase_add_test(tc, test_live_stress);
 	suite_add_tcase(s, tc);
 	return s;
 }
