@@ -294,6 +294,7 @@ static int loadgen_exec(int argc, char **argv)
 			} else {
 				realistic_delta(s->r, &g.msg, ++s->deltas);
 				g.msg.seq = s->seq++;
+				g.msg.wall_ns = wall;   /* viewers place rates on the real clock */
 				send_payload(&g, s->sock, &g.msg, wall);
 			}
 			s->next_ns += period;

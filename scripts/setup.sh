@@ -6,6 +6,7 @@ pkgs=(
   gcc libc6-dev clang libclang-rt-14-dev pkg-config meson ninja-build
   check libzstd-dev libzmq3-dev libncurses-dev libgtk-3-dev libcairo2-dev
   libaio-dev tmux xvfb xauth strace fio procps
+  libx11-dev libxtst-dev fonts-dejavu-core libxml2-utils
 )
 missing=()
 for p in "${pkgs[@]}"; do
