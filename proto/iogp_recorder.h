@@ -23,7 +23,7 @@ typedef struct iogp_recorder_opts {
 	int zstd_level;       /* 0 = default (3) */
 	uint64_t kf_min_ns;   /* 0 = 5 s */
 	uint64_t kf_max_ns;   /* 0 = 300 s */
-	uint32_t kf_ratio;    /* 0 = 8 */
+	uint32_t kf_ratio;    /* 0 = 16 */
 	iogp_model_opts model;
 } iogp_recorder_opts;
 

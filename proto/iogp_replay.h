@@ -21,18 +21,79 @@
  *   bit 27       reserved, 0
  * A frame body is either one record's payload (flags 0 or KEY; a wire
  * payload starts "IOGW": the design's plain record) or a pack (starts
- * "IOGZ"): a zstd stream chunk that inflates to whole inner records
- * u32 length | u64 receive time | payload, all of the pack's KEY flag (the
- * pack frame's own receive time is its first record's).
- * Packs continue one zstd frame from keyframe to keyframe (each writer flush
- * ends a chunk with ZSTD_e_flush, so a torn tail loses only the last chunk);
- * a keyframe starts a new zstd frame, so reading can begin at any keyframe.
- * A pack never mixes keyframe and other records, and holds at most ~64 KiB
- * of inner records or one big record (readers refuse to inflate more). The
- * zstd frame before a keyframe ends with its last pack, or is left open if
- * nothing was pending (its chunks were all flushed: nothing is lost).
- * This is how a busy source stays near 100 bytes per second on disk (plain
- * records cost ~250): see README figures.
+ * "IOGZ"): a zstd stream chunk that inflates to whole inner records, all of
+ * the pack's KEY flag. Packs continue one zstd frame from keyframe to
+ * keyframe (each writer flush ends a chunk with ZSTD_e_flush, so a torn tail
+ * loses only the last chunk); a keyframe starts a new zstd frame, so reading
+ * can begin at any keyframe. A pack never mixes keyframe and other records,
+ * and holds at most ~64 KiB of inner records or one big record (readers
+ * refuse to inflate more). The zstd frame before a keyframe ends with its
+ * last pack, or is left open if nothing was pending (its chunks were all
+ * flushed: nothing is lost).
+ *
+ * Inner records (numbers are LEB128 varints, minimal; zz = zigzag of the
+ * signed difference, modulo 2^64):
+ *   head = body length << 2 | form | zz(receive time - previous one) | body
+ * The first record's "previous" receive time is the pack frame's, which is
+ * that record's own. form 0: body = the payload. form 1: body = a DELTA's
+ * transform (below); the reader rebuilds the DELTA and re-encodes it with
+ * iogp_msg_encode, which gives the payload's exact bytes (the writer checks
+ * this before choosing form 1, so a payload the wire encoder would not
+ * write byte for byte - non-canonical, unknown sections - stays form 0).
+ * Forms 2 and 3 are reserved: the pack is damage.
+ *
+ * The transform predicts each DELTA from its source's previous form-1 DELTA
+ * in the same zstd frame ("prev"; all zero and empty for a source new in the
+ * frame). Both sides keep that state per source; it is empty at every NEWZ
+ * pack, so seeking to a keyframe and resuming after damage work as for plain
+ * packs. Sources get indexes 0, 1, ... in order of first appearance in the
+ * frame. A body, in this order ([x]: only with its mode bit):
+ *   mode   bits 0 NEW source, 1 FLAGS, 2 SEQ, 3-4 t0 rule (0: prev t1,
+ *          1: prev t0 + (prev t0 - the t0 before it, 0 if none), 2: given),
+ *          5 CLIST, 6 GLIST, 7 HLIST (id lists given), 8 REST, 9 DROPPED,
+ *          10 SEEN, 11 CSEL, 12 HSEL (predictor lists given); other bits
+ *          and t0 rule 3 are corrupt
+ *   source NEW: u64 source id (it gets the next index); else zz(index -
+ *          (the frame's previous form-1 record's index + 1, or 0))
+ *   [flags] else prev's;  [zz(seq - prev seq - 1)] else prev seq + 1
+ *   [zz(t0 - prev t1)] with t0 rule 2
+ *   zz(t1 - t0 - (t0 - prev t0)) | zz(wall - prev wall - (t1 - prev t1))
+ *   [zz(dropped - prev's)] else prev's;  [zz(access_seen - prev's)] else prev's
+ *   counters: [CLIST: n, n id gaps] else prev's ids; [CSEL: n predictors]
+ *          else prev's (0s after a CLIST); n x zz(value - prediction).
+ *          "last" = prev's value of the same id (0 if none); predictor 0:
+ *          last; j + 1 (j < this counter's position): last x value of
+ *          counter j / last of counter j, rounded (last when that is 0)
+ *   gauges : [GLIST: n, n id gaps] else prev's ids; n x zz(value - last)
+ *   hists  : [HLIST: n, n id gaps] else prev's ids; [HSEL: n totals] else
+ *          prev's (0s after an HLIST): 0 none, k + 1 the histogram's count
+ *          total is counter k's value. Then for each histogram, against
+ *          prev's of the same id (P, maybe empty): the bin indexes, as
+ *            0  P's
+ *            1  n, n idx gaps
+ *            2  nrem, nrem gaps of positions in P removed; nadd, nadd x
+ *               (how many more of P's kept ones lie before it, gap from the
+ *               index before it in the new list, or the index if none)
+ *          then the counts: with no total, one zz(count - P's count at that
+ *          index or 0) per bin; with a total T, the predictions are scaled
+ *          by T / P's total (rounded; unscaled if P's is 0 or does not fit
+ *          64 bits) and the last bin's count is T minus the others (which
+ *          must leave it > 0; no bins: T = 0). Counts are never 0.
+ *   [REST] length, then wire sections (iogp_wire.h) ending with END, holding
+ *          only labels, metrics, access samples and files
+ * zz is modulo 2^64 throughout; gaps are as in the wire codec (first =
+ * value, then value - (previous + 1)); a body must be consumed exactly.
+ * The writer picks the predictors (keeping a source's while they still do
+ * well), but the reader only follows what the body says.
+ * Limits (beyond: the writer stores form 0; a reader finding more treats
+ * the pack as damage): 16384 sources per zstd frame, 16384 counters +
+ * gauges + histograms + bins per DELTA, 2^21 of them held for all sources;
+ * so a reader's transform state stays under ~50 MiB whatever the file.
+ * A reader that finds a form-1 record it cannot rebuild counts the pack as
+ * a bad frame and resumes at the next keyframe, like a pack that does not
+ * inflate. At 64 busy sources this comes to ~90 bytes per source-second
+ * with keyframes (plain records ~280, packs without the transform ~160;
+ * see bench_disk).
  *
  * A keyframe is a run of records (SNAPSHOTs with IOGP_F_KEYFRAME) that holds
  * the full state of every source; the index lists where each starts. */
@@ -117,11 +178,12 @@ typedef struct iogp_replay_rec {
 } iogp_replay_rec;
 
 /* Next record: 0 and *rec filled, IOGP_EEOF at the end of readable data.
- * Damage never stops with an error: a bad frame (CRC, length, inflate) is
- * skipped and counted, and reading resumes at the next keyframe (packs) or
- * the next frame (plain); a torn tail ends the data. Only IOGP_EIO (a read
- * failed) and IOGP_ENOMEM end it early. After damage no record is marked
- * keyframe_start until the next keyframe marker. */
+ * Damage never stops with an error: a bad frame (CRC, length, inflate, a
+ * transformed DELTA that does not rebuild) is skipped and counted, and
+ * reading resumes at the next keyframe (packs) or the next frame (plain); a
+ * torn tail ends the data. Only IOGP_EIO (a read failed) and IOGP_ENOMEM
+ * end it early. After damage no record is marked keyframe_start until the
+ * next keyframe marker. */
 int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec);
 /* Position at the start (first record); also zeroes the reader stats. */
 int iogp_replay_rewind(iogp_replay_reader *r);
@@ -138,7 +200,7 @@ int iogp_replay_seek(iogp_replay_reader *r, uint64_t recv_ns);
 
 typedef struct iogp_replay_rstats {
 	uint64_t records, frames, keyframes;
-	uint64_t bad_frames;    /* CRC / length / inflate failures */
+	uint64_t bad_frames;    /* CRC / length / inflate / DELTA rebuild failures */
 	uint64_t skipped_bytes; /* bytes not read as records: torn tail + damage */
 	uint64_t first_ns, last_ns; /* receive times of first / last record read */
 } iogp_replay_rstats;

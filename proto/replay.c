@@ -12,6 +12,7 @@
 
 #include "iogp_err.h"
 #include "iogp_replay.h"
+#include "iogp_wire.h"
 
 #define F_PACK (1u << 31)
 #define F_KEY (1u << 30)
@@ -23,7 +24,7 @@
 #define MAGIC_LEN 8
 #define HDR_FIXED 26            /* header without the creator */
 #define FRAME_HDR 16
-#define INNER_HDR 12
+#define INNER_HDR_MAX 20        /* two varints */
 #define TRAILER_LEN 16
 #define TRAILER_MAGIC "IOGRTAIL"
 #define CREATOR_MAX 255
@@ -31,7 +32,7 @@
 #define OUT_CAP (256u << 10)
 #define WIN_CAP (256u << 10)
 /* A pack holds at most PACK_TARGET bytes of records or one big record. */
-#define CHUNK_MAX ((size_t)IOGP_REPLAY_MAX_RECORD + INNER_HDR + PACK_TARGET)
+#define CHUNK_MAX ((size_t)IOGP_REPLAY_MAX_RECORD + INNER_HDR_MAX + PACK_TARGET)
 #define LEVEL_MAX 19            /* keeps the window within WINDOW_LOG_MAX */
 #define WINDOW_LOG_MAX 23
 
@@ -95,6 +96,980 @@ static int grow(uint8_t **buf, size_t *cap, size_t need, size_t first)
 	return 0;
 }
 
+/* Varints as in the wire codec: LEB128, at most 10 bytes, minimal. */
+static inline uint8_t *vput(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline int vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		*v = *p;
+		*pp = p + 1;
+		return 0;
+	}
+	uint64_t r = 0;
+	for (unsigned s = 0; s < 70 && p < end; s += 7) {
+		uint8_t b = *p++;
+		if (s == 63 && b > 1)
+			return -1;
+		r |= (uint64_t)(b & 0x7f) << s;
+		if (b < 0x80) {
+			if (!b)
+				return -1;
+			*v = r;
+			*pp = p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ------------------------------------------------ DELTA transform (packs) */
+
+/* Inside one zstd frame a DELTA is stored as what its source's previous
+ * DELTA in that frame does not predict (layout in iogp_replay.h). Writer and
+ * reader keep the same per-source state; a new zstd frame clears it, so a
+ * reader can start at any keyframe. The writer only stores a transform
+ * after running the reader's own inverse on it and getting the payload's
+ * bytes back, so what readers get never depends on the writer's choices
+ * (of predictors, of edits) being right, only on the inverse being
+ * deterministic. */
+#define XF_MAX_SOURCES 16384
+#define XF_SRC_ELEMS 16384          /* counters + gauges + hists + bins, one DELTA */
+#define XF_TOTAL_ELEMS (2u << 20)   /* of all sources' state: ~16 bytes each */
+#define XF_HASH (2 * XF_MAX_SOURCES)
+#define REST_HDR 17                 /* a wire header with seq 0 */
+/* Largest transform kept of a payload of len bytes (no DELTA is longer
+ * than IOGP_MAX_PAYLOAD). */
+#define XF_GROWTH(len) ((len) <= IOGP_MAX_PAYLOAD ? (len) + (len) / 4 + 64 : (len))
+
+enum {
+	X_NEW = 1 << 0, X_FLAGS = 1 << 1, X_SEQ = 1 << 2, X_T0 = 3 << 3,
+	X_CLIST = 1 << 5, X_GLIST = 1 << 6, X_HLIST = 1 << 7, X_REST = 1 << 8,
+	X_DROPPED = 1 << 9, X_SEEN = 1 << 10, X_CSEL = 1 << 11, X_HSEL = 1 << 12,
+	X_ALL = (1 << 13) - 1,
+};
+#define X_T0_SHIFT 3
+enum { T0_PREV_T1, T0_STEP, T0_EXPLICIT };
+enum { B_SAME, B_LIST, B_EDIT };
+
+/* A source's state: its last DELTA's numbers, and the predictors chosen for
+ * its counters (0: last value; j + 1: last value scaled as counter j moved)
+ * and histograms (0: none; k + 1: the total equals counter k). */
+struct xsrc {
+	uint64_t id, seq, t0, t1, step, wall, dropped, seen;
+	uint16_t flags;
+	uint32_t nc, ng, nh, nb, cap;   /* cap: of mem, in 16-byte elements */
+	iogp_counter_val *c;
+	iogp_gauge_val *g;
+	iogp_hist_val *h;
+	iogp_bin *b;
+	uint32_t *cs, *hs;
+	void *mem;
+};
+
+struct xstate {
+	struct xsrc *src;
+	uint32_t n, cap;        /* sources in this zstd frame; slots allocated */
+	uint32_t next;          /* predicted source index: previous one + 1 */
+	uint64_t elems;         /* state elements of the n sources */
+	uint32_t *hash;         /* writer: source id -> index + 1 */
+	int keyed;              /* writer: keep hash */
+};
+
+/* One DELTA rebuilt from its transform (or, writing, the predictors chosen
+ * for one), and the scratch behind it. */
+struct xrec {
+	iogp_msg m;
+	iogp_msg rest;
+	uint8_t *restbuf;
+	size_t restcap;
+	iogp_counter_val *c;
+	iogp_gauge_val *g;
+	iogp_hist_val *h;
+	iogp_bin *b;
+	uint64_t *tmp, *pv;     /* edit lists; counters' last values */
+	uint32_t *cs, *hs;      /* predictors */
+	uint32_t ccap, gcap, hcap, bcap, tcap, pvcap, cscap, hscap;
+	uint32_t slot;          /* source index; == xstate.n: a new source */
+	uint8_t *out;           /* m encoded */
+	size_t outcap, outlen;
+};
+
+static const struct xsrc xempty;
+
+static void xs_reset(struct xstate *x)
+{
+	for (uint32_t i = 0; i < x->n; i++) {
+		free(x->src[i].mem);
+		x->src[i].mem = NULL;
+		x->src[i].cap = 0;
+	}
+	if (x->hash && x->n)
+		memset(x->hash, 0, XF_HASH * sizeof *x->hash);
+	x->n = x->next = 0;
+	x->elems = 0;
+}
+
+static void xs_free(struct xstate *x)
+{
+	for (uint32_t i = 0; i < x->cap; i++)
+		free(x->src[i].mem);
+	free(x->src);
+	free(x->hash);
+	memset(x, 0, sizeof *x);
+}
+
+static void xr_free(struct xrec *o)
+{
+	iogp_msg_free(&o->rest);
+	free(o->restbuf);
+	free(o->c);
+	free(o->g);
+	free(o->h);
+	free(o->b);
+	free(o->tmp);
+	free(o->pv);
+	free(o->cs);
+	free(o->hs);
+	free(o->out);
+	memset(o, 0, sizeof *o);
+}
+
+static uint32_t xs_hash(uint64_t id)
+{
+	id *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(id >> 40) & (XF_HASH - 1);
+}
+
+/* Index of source id in this frame, or x->n if it has none yet. */
+static uint32_t xs_find(const struct xstate *x, uint64_t id)
+{
+	if (!x->hash)
+		return x->n;
+	for (uint32_t h = xs_hash(id);; h = (h + 1) & (XF_HASH - 1)) {
+		uint32_t v = x->hash[h];
+		if (!v)
+			return x->n;
+		if (x->src[v - 1].id == id)
+			return v - 1;
+	}
+}
+
+/* Scratch arrays never exceed XF_SRC_ELEMS elements, and exist once
+ * asked for (no arithmetic on NULL). */
+static int xgrow(void **p, uint32_t *cap, uint64_t need, size_t size)
+{
+	if (need <= *cap && *p)
+		return 0;
+	if (need > XF_SRC_ELEMS)
+		return IOGP_ECORRUPT;
+	uint64_t n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	if (n > XF_SRC_ELEMS)
+		n = XF_SRC_ELEMS;
+	void *q = realloc(*p, (size_t)n * size);
+	if (!q)
+		return IOGP_ENOMEM;
+	*p = q;
+	*cap = (uint32_t)n;
+	return 0;
+}
+
+#define XGROW(arr, cap, need) do { \
+	int rc_ = xgrow((void **)&(arr), &(cap), (need), sizeof *(arr)); \
+	if (rc_ < 0) \
+		return rc_; \
+} while (0)
+#define VGET(v) do { if (vget(&p, end, &(v)) < 0) return IOGP_ECORRUPT; } while (0)
+#define UNZ(v) ((uint64_t)iogp_unzigzag(v))
+#define ZZ(d) iogp_zigzag((int64_t)(d))
+
+/* a x b / c rounded, modulo 2^64; a when c is 0 */
+static uint64_t xscale(uint64_t a, uint64_t b, uint64_t c)
+{
+	if (!c)
+		return a;
+	if (!((a | b | c) >> 32))
+		return (a * b + c / 2) / c;
+	__extension__ unsigned __int128 x = (unsigned __int128)a * b + c / 2;
+	return (uint64_t)(x / c);
+}
+
+/* Sum of the counts, or 0 if it does not fit 64 bits. */
+static uint64_t xtotal(const iogp_bin *b, uint32_t n)
+{
+	uint64_t t = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		if (b[k].count > UINT64_MAX - t)
+			return 0;
+		t += b[k].count;
+	}
+	return t;
+}
+
+/* Element count plus n must stay within one DELTA's bound. */
+static int xbudget(uint64_t *elems, uint64_t n)
+{
+	if (n > XF_SRC_ELEMS - *elems)
+		return IOGP_ECORRUPT;
+	*elems += n;
+	return 0;
+}
+
+/* Next strictly ascending id from a gap: ids of 32 bits (lim UINT32_MAX)
+ * or bin indexes of 64 (*next wraps to 0 after UINT64_MAX: nothing may
+ * follow). */
+static int xgap(uint64_t *next, uint64_t gap, int first, uint64_t lim, uint64_t *id)
+{
+	if ((!first && !*next) || gap > lim - *next)
+		return IOGP_ECORRUPT;
+	*id = *next + gap;
+	*next = *id + 1;
+	return 0;
+}
+
+/* A list of n ids: as gaps, or the previous list's. The ids are the
+ * leading uint32_t member of structs stride / idstride bytes apart. */
+static int xdec_ids(const uint8_t **pp, const uint8_t *end, int given, uint64_t n,
+                    const void *prev, size_t stride, uint32_t *ids, size_t idstride)
+{
+	const uint8_t *p = *pp;
+	uint64_t v, next = 0, id;
+	for (uint64_t i = 0; i < n; i++) {
+		if (given) {
+			VGET(v);
+			if (xgap(&next, v, !i, UINT32_MAX, &id) < 0)
+				return IOGP_ECORRUPT;
+		} else {
+			id = *(const uint32_t *)(const void *)((const char *)prev + i * stride);
+		}
+		*(uint32_t *)(void *)((char *)ids + i * idstride) = (uint32_t)id;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* One histogram's bins against pb (its last ones): the index set, then the
+ * counts. With a total (has_total), the last count is what the others
+ * leave of it and the others are predicted scaled to it. */
+static int xdec_bins(struct xrec *o, const uint8_t **pp, const uint8_t *end,
+                     const iogp_bin *pb, uint32_t np, uint64_t at, uint64_t *elems,
+                     int has_total, uint64_t total, uint32_t *nbout)
+{
+	const uint8_t *p = *pp;
+	uint64_t mode, nb, v, next = 0;
+	VGET(mode);
+	if (mode == B_SAME) {
+		nb = np;
+		if (xbudget(elems, nb) < 0)
+			return IOGP_ECORRUPT;
+		XGROW(o->b, o->bcap, at + nb);
+		for (uint32_t k = 0; k < nb; k++)
+			o->b[at + k].idx = pb[k].idx;
+	} else if (mode == B_LIST) {
+		VGET(nb);
+		if (nb > (uint64_t)(end - p) || xbudget(elems, nb) < 0)
+			return IOGP_ECORRUPT;
+		XGROW(o->b, o->bcap, at + nb);
+		for (uint64_t k = 0; k < nb; k++) {
+			VGET(v);
+			if (xgap(&next, v, !k, UINT64_MAX, &o->b[at + k].idx) < 0)
+				return IOGP_ECORRUPT;
+		}
+	} else if (mode == B_EDIT) {
+		/* pb but for nrem positions, plus nadd new indexes, each placed
+		 * after some of the kept ones and given as a gap from the index
+		 * before it in the new list (new bins come near old ones) */
+		uint64_t nrem, nadd, pos = 0, nkept, k, i, r;
+		VGET(nrem);
+		if (nrem > np || nrem > (uint64_t)(end - p))
+			return IOGP_ECORRUPT;
+		XGROW(o->tmp, o->tcap, nrem);
+		for (k = 0; k < nrem; k++) {
+			VGET(v);
+			if (xgap(&pos, v, !k, np - 1, &o->tmp[k]) < 0)
+				return IOGP_ECORRUPT;
+		}
+		VGET(nadd);
+		nkept = np - nrem;
+		nb = nkept + nadd;
+		if (nadd > (uint64_t)(end - p) / 2 || xbudget(elems, nb) < 0)
+			return IOGP_ECORRUPT;
+		XGROW(o->b, o->bcap, at + nb);
+		iogp_bin *b = o->b + at;
+		for (i = r = k = 0; i < np; i++) {
+			if (r < nrem && o->tmp[r] == i)
+				r++;
+			else
+				b[k++].idx = pb[i].idx;
+		}
+		XGROW(o->tmp, o->tcap, nadd);
+		uint64_t slot = 0, g, x;
+		for (k = 0; k < nadd; k++) {
+			VGET(v);
+			VGET(g);
+			if (v > nkept - slot)
+				return IOGP_ECORRUPT;
+			slot += v;
+			if (!slot && !k) {
+				x = g;
+			} else {
+				uint64_t base = !v && k ? o->tmp[k - 1] : b[slot - 1].idx;
+				if (base == UINT64_MAX || g > UINT64_MAX - base - 1)
+					return IOGP_ECORRUPT;
+				x = base + 1 + g;
+			}
+			if (slot < nkept && x >= b[slot].idx)
+				return IOGP_ECORRUPT;
+			o->tmp[k] = x;
+		}
+		/* merge from the back, in place */
+		for (i = nkept, r = nadd, k = nb; r > 0;) {
+			if (i > 0 && b[i - 1].idx > o->tmp[r - 1])
+				b[--k].idx = b[--i].idx;
+			else
+				b[--k].idx = o->tmp[--r];
+		}
+	} else {
+		return IOGP_ECORRUPT;
+	}
+	uint64_t ptotal = has_total ? xtotal(pb, np) : 0, sum = 0, last = nb;
+	if (has_total) {
+		if (!nb) {
+			if (total)
+				return IOGP_ECORRUPT;
+		} else {
+			last = nb - 1;
+		}
+	}
+	uint32_t q = 0;
+	for (uint64_t k = 0; k < last; k++) {
+		iogp_bin *b = &o->b[at + k];
+		while (q < np && pb[q].idx < b->idx)
+			q++;
+		VGET(v);
+		uint64_t pred = q < np && pb[q].idx == b->idx ? pb[q].count : 0;
+		b->count = xscale(pred, total, ptotal) + UNZ(v);
+		if (!b->count || (has_total && b->count > UINT64_MAX - sum))
+			return IOGP_ECORRUPT;
+		sum += b->count;
+	}
+	if (last < nb) {
+		if (sum >= total)
+			return IOGP_ECORRUPT;
+		o->b[at + last].count = total - sum;
+	}
+	*nbout = (uint32_t)nb;
+	*pp = p;
+	return 0;
+}
+
+/* Rebuild into o->m the DELTA that body [p, end) encodes, given state x.
+ * Nothing in x changes (xs_commit does that). */
+static int xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
+                     const uint8_t *end)
+{
+	uint64_t mode, v, n, elems = 0;
+	const struct xsrc *s;
+	iogp_msg *m = &o->m;
+	memset(m, 0, sizeof *m);
+	VGET(mode);
+	if ((mode & ~(uint64_t)X_ALL) || ((mode & X_T0) >> X_T0_SHIFT) > T0_EXPLICIT)
+		return IOGP_ECORRUPT;
+	if (mode & X_NEW) {
+		if (end - p < 8 || x->n >= XF_MAX_SOURCES)
+			return IOGP_ECORRUPT;
+		m->source = get64(p);
+		p += 8;
+		o->slot = x->n;
+		s = &xempty;
+	} else {
+		VGET(v);
+		uint64_t i = x->next + UNZ(v);
+		if (i >= x->n)
+			return IOGP_ECORRUPT;
+		o->slot = (uint32_t)i;
+		s = &x->src[i];
+		m->source = s->id;
+	}
+	m->version = IOGP_WIRE_VERSION;
+	m->kind = IOGP_DELTA;
+	m->flags = s->flags;
+	if (mode & X_FLAGS) {
+		VGET(v);
+		if (v > UINT16_MAX)
+			return IOGP_ECORRUPT;
+		m->flags = (uint16_t)v;
+	}
+	m->seq = s->seq + 1;
+	if (mode & X_SEQ) {
+		VGET(v);
+		m->seq += UNZ(v);
+	}
+	switch ((mode & X_T0) >> X_T0_SHIFT) {
+	case T0_PREV_T1:
+		m->t0_ns = s->t1;
+		break;
+	case T0_STEP:
+		m->t0_ns = s->t0 + s->step;
+		break;
+	default:
+		VGET(v);
+		m->t0_ns = s->t1 + UNZ(v);
+	}
+	VGET(v);
+	m->t1_ns = m->t0_ns + (m->t0_ns - s->t0) + UNZ(v);
+	VGET(v);
+	m->wall_ns = s->wall + (m->t1_ns - s->t1) + UNZ(v);
+	m->dropped = s->dropped;
+	if (mode & X_DROPPED) {
+		VGET(v);
+		m->dropped += UNZ(v);
+	}
+	m->access_seen = s->seen;
+	if (mode & X_SEEN) {
+		VGET(v);
+		m->access_seen += UNZ(v);
+	}
+
+	/* counters: ids, predictors, then one value each */
+	int list = (mode & X_CLIST) != 0;
+	n = list ? 0 : s->nc;
+	if (list)
+		VGET(n);
+	if (n > (uint64_t)(end - p) || xbudget(&elems, n) < 0)
+		return IOGP_ECORRUPT;
+	XGROW(o->c, o->ccap, n);
+	XGROW(o->cs, o->cscap, n);
+	XGROW(o->pv, o->pvcap, n);
+	if (xdec_ids(&p, end, list, n, s->c, sizeof *s->c, &o->c[0].id, sizeof *o->c) < 0)
+		return IOGP_ECORRUPT;
+	for (uint64_t i = 0, j = 0; i < n; i++) {
+		if (mode & X_CSEL) {
+			VGET(v);
+			if (v > i)
+				return IOGP_ECORRUPT;
+			o->cs[i] = (uint32_t)v;
+		} else {
+			o->cs[i] = list ? 0 : s->cs[i];
+		}
+		if (!list) {
+			o->pv[i] = s->c[i].value;
+			continue;
+		}
+		while (j < s->nc && s->c[j].id < o->c[i].id)
+			j++;
+		o->pv[i] = j < s->nc && s->c[j].id == o->c[i].id ? s->c[j].value : 0;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t pred = o->pv[i];
+		if (o->cs[i]) {
+			uint32_t j = o->cs[i] - 1;
+			pred = xscale(pred, o->c[j].value, o->pv[j]);
+		}
+		VGET(v);
+		o->c[i].value = pred + UNZ(v);
+	}
+	m->ncounters = (uint32_t)n;
+	m->counters = o->c;
+
+	/* gauges: ids, then values against the same id's last one */
+	list = (mode & X_GLIST) != 0;
+	n = list ? 0 : s->ng;
+	if (list)
+		VGET(n);
+	if (n > (uint64_t)(end - p) || xbudget(&elems, n) < 0)
+		return IOGP_ECORRUPT;
+	XGROW(o->g, o->gcap, n);
+	if (xdec_ids(&p, end, list, n, s->g, sizeof *s->g, &o->g[0].id, sizeof *o->g) < 0)
+		return IOGP_ECORRUPT;
+	for (uint64_t i = 0, j = 0; i < n; i++) {
+		uint64_t pred = 0;
+		if (!list) {
+			pred = (uint64_t)s->g[i].value;
+		} else {
+			while (j < s->ng && s->g[j].id < o->g[i].id)
+				j++;
+			if (j < s->ng && s->g[j].id == o->g[i].id)
+				pred = (uint64_t)s->g[j].value;
+		}
+		VGET(v);
+		o->g[i].value = (int64_t)(pred + UNZ(v));
+	}
+	m->ngauges = (uint32_t)n;
+	m->gauges = o->g;
+
+	/* histograms: ids, totals, then bins against the same id's last ones */
+	list = (mode & X_HLIST) != 0;
+	n = list ? 0 : s->nh;
+	if (list)
+		VGET(n);
+	if (n > (uint64_t)(end - p) || xbudget(&elems, n) < 0)
+		return IOGP_ECORRUPT;
+	XGROW(o->h, o->hcap, n);
+	XGROW(o->hs, o->hscap, n);
+	if (xdec_ids(&p, end, list, n, s->h, sizeof *s->h, &o->h[0].id, sizeof *o->h) < 0)
+		return IOGP_ECORRUPT;
+	for (uint64_t i = 0; i < n; i++) {
+		if (mode & X_HSEL) {
+			VGET(v);
+		} else {
+			v = list ? 0 : s->hs[i];
+		}
+		if (v > m->ncounters)
+			return IOGP_ECORRUPT;
+		o->hs[i] = (uint32_t)v;
+	}
+	uint64_t nbins = 0;
+	for (uint64_t i = 0, j = 0; i < n; i++) {
+		const iogp_hist_val *ph = NULL;
+		if (!list) {
+			ph = &s->h[i];
+		} else {
+			while (j < s->nh && s->h[j].id < o->h[i].id)
+				j++;
+			if (j < s->nh && s->h[j].id == o->h[i].id)
+				ph = &s->h[j];
+		}
+		uint32_t nb, t = o->hs[i];
+		int rc = xdec_bins(o, &p, end, ph ? ph->bins : NULL, ph ? ph->nbins : 0, nbins,
+		                   &elems, t != 0, t ? o->c[t - 1].value : 0, &nb);
+		if (rc < 0)
+			return rc;
+		o->h[i].nbins = nb;
+		o->h[i].bins = (iogp_bin *)(uintptr_t)nbins;   /* an offset until o->b settles */
+		nbins += nb;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		o->h[i].bins = o->b + (uintptr_t)o->h[i].bins;
+	m->nhists = (uint32_t)n;
+	m->hists = o->h;
+
+	/* anything else (labels, metrics, access samples, files) as wire sections */
+	if (mode & X_REST) {
+		VGET(v);
+		if (v > (uint64_t)(end - p) || v > IOGP_MAX_PAYLOAD - REST_HDR)
+			return IOGP_ECORRUPT;
+		if (grow(&o->restbuf, &o->restcap, REST_HDR + v, 256) < 0)
+			return IOGP_ENOMEM;
+		memcpy(o->restbuf, "IOGW\1\2\0\0\0\0\0\0\0\0\0\0\0", REST_HDR);
+		memcpy(o->restbuf + REST_HDR, p, v);
+		p += v;
+		int rc = iogp_msg_decode(&o->rest, o->restbuf, REST_HDR + v, NULL, 0);
+		if (rc < 0)
+			return rc == IOGP_ENOMEM ? rc : IOGP_ECORRUPT;
+		const iogp_msg *r = &o->rest;
+		if (r->t0_ns || r->t1_ns || r->wall_ns || r->ncounters || r->ngauges ||
+		    r->nhists || r->dropped || r->access_seen)
+			return IOGP_ECORRUPT;
+		m->nlabels = r->nlabels;
+		m->labels = r->labels;
+		m->nmetrics = r->nmetrics;
+		m->metrics = r->metrics;
+		m->naccess = r->naccess;
+		m->access = r->access;
+		m->nfiles = r->nfiles;
+		m->files = r->files;
+	}
+	if (p != end)
+		return IOGP_ECORRUPT;
+	uint64_t held = x->elems - (s == &xempty ? 0 : (uint64_t)s->nc + s->ng + s->nh + s->nb);
+	if (held + elems > XF_TOTAL_ELEMS)
+		return IOGP_ECORRUPT;
+	return 0;
+}
+
+/* o->m encoded into o->out: the record's payload. */
+static int xr_encode(struct xrec *o)
+{
+	if (!o->out && grow(&o->out, &o->outcap, 1024, 1024) < 0)
+		return IOGP_ENOMEM;
+	long n = iogp_msg_encode(&o->m, o->out, o->outcap);
+	if (n == IOGP_ELIMIT) {
+		n = iogp_msg_encode(&o->m, NULL, 0);
+		if (n > 0 && grow(&o->out, &o->outcap, (size_t)n, 1024) < 0)
+			return IOGP_ENOMEM;
+		if (n > 0)
+			n = iogp_msg_encode(&o->m, o->out, o->outcap);
+	}
+	if (n < 0)
+		return IOGP_ECORRUPT;
+	o->outlen = (size_t)n;
+	return 0;
+}
+
+/* Make o->m (just decoded, with its predictors) its source's state. */
+static int xs_commit(struct xstate *x, const struct xrec *o)
+{
+	const iogp_msg *m = &o->m;
+	uint32_t i = o->slot;
+	if (i == x->n && x->n == x->cap) {
+		uint32_t nc = x->cap ? x->cap * 2 : 64;
+		if (nc > XF_MAX_SOURCES)
+			nc = XF_MAX_SOURCES;
+		struct xsrc *q = realloc(x->src, nc * sizeof *q);
+		if (!q)
+			return IOGP_ENOMEM;
+		memset(q + x->cap, 0, (nc - x->cap) * sizeof *q);
+		x->src = q;
+		x->cap = nc;
+	}
+	struct xsrc *s = &x->src[i];
+	uint64_t nb = 0;
+	for (uint32_t k = 0; k < m->nhists; k++)
+		nb += m->hists[k].nbins;
+	uint64_t elems = (uint64_t)m->ncounters + m->ngauges + m->nhists + nb;
+	uint64_t need = elems + ((uint64_t)m->ncounters + m->nhists + 3) / 4;
+	if (need > s->cap || !s->mem) {
+		uint64_t cap = need + need / 4 + 8;
+		void *mem = malloc((size_t)cap * 16);
+		if (!mem)
+			return IOGP_ENOMEM;
+		free(s->mem);
+		s->mem = mem;
+		s->cap = (uint32_t)cap;
+	}
+	if (i == x->n) {
+		if (x->keyed && !x->hash && !(x->hash = calloc(XF_HASH, sizeof *x->hash)))
+			return IOGP_ENOMEM;
+		void *mem = s->mem;
+		uint32_t cap = s->cap;
+		*s = xempty;
+		s->mem = mem;
+		s->cap = cap;
+		s->id = m->source;
+		if (x->keyed) {
+			uint32_t h = xs_hash(s->id);
+			while (x->hash[h])
+				h = (h + 1) & (XF_HASH - 1);
+			x->hash[h] = i + 1;
+		}
+		x->n++;
+	} else {
+		x->elems -= (uint64_t)s->nc + s->ng + s->nh + s->nb;
+	}
+	x->elems += elems;
+	s->c = s->mem;
+	s->g = (iogp_gauge_val *)(void *)(s->c + m->ncounters);
+	s->h = (iogp_hist_val *)(void *)(s->g + m->ngauges);
+	s->b = (iogp_bin *)(void *)(s->h + m->nhists);
+	s->cs = (uint32_t *)(void *)(s->b + nb);
+	s->hs = s->cs + m->ncounters;
+	s->nc = m->ncounters;
+	s->ng = m->ngauges;
+	s->nh = m->nhists;
+	s->nb = (uint32_t)nb;
+	if (m->ncounters) {
+		memcpy(s->c, m->counters, m->ncounters * sizeof *s->c);
+		memcpy(s->cs, o->cs, m->ncounters * sizeof *s->cs);
+	}
+	if (m->ngauges)
+		memcpy(s->g, m->gauges, m->ngauges * sizeof *s->g);
+	if (m->nhists)
+		memcpy(s->hs, o->hs, m->nhists * sizeof *s->hs);
+	iogp_bin *b = s->b;
+	for (uint32_t k = 0; k < m->nhists; k++) {
+		s->h[k].id = m->hists[k].id;
+		s->h[k].nbins = m->hists[k].nbins;
+		s->h[k].bins = b;
+		if (m->hists[k].nbins)
+			memcpy(b, m->hists[k].bins, m->hists[k].nbins * sizeof *b);
+		b += m->hists[k].nbins;
+	}
+	s->step = m->t0_ns - s->t0;
+	s->seq = m->seq;
+	s->t0 = m->t0_ns;
+	s->t1 = m->t1_ns;
+	s->wall = m->wall_ns;
+	s->flags = m->flags;
+	s->dropped = m->dropped;
+	s->seen = m->access_seen;
+	x->next = i + 1;
+	return 0;
+}
+
+static uint8_t *xenc_bins(uint8_t *q, const iogp_bin *pb, uint32_t np,
+                          const iogp_bin *nb, uint32_t n, int has_total, uint64_t total)
+{
+	uint32_t same = np == n, nrem = 0, nadd = 0, i, j;
+	for (i = 0; same && i < n; i++)
+		same = pb[i].idx == nb[i].idx;
+	if (same) {
+		*q++ = B_SAME;
+	} else {
+		for (i = j = 0; i < np || j < n;) {
+			if (j == n || (i < np && pb[i].idx < nb[j].idx))
+				nrem++, i++;
+			else if (i == np || nb[j].idx < pb[i].idx)
+				nadd++, j++;
+			else
+				i++, j++;
+		}
+		uint64_t next = 0;
+		if (nrem + nadd < n) {
+			*q++ = B_EDIT;
+			q = vput(q, nrem);
+			for (i = j = 0; i < np; i++) {
+				while (j < n && nb[j].idx < pb[i].idx)
+					j++;
+				if (j == n || nb[j].idx != pb[i].idx) {
+					q = vput(q, i - next);
+					next = i + 1;
+				}
+			}
+			q = vput(q, nadd);
+			/* last: the index before in the new list */
+			uint64_t kept = 0, slot = 0, last = 0;
+			for (i = j = 0; j < n; j++) {
+				while (i < np && pb[i].idx < nb[j].idx)
+					i++;
+				if (i < np && pb[i].idx == nb[j].idx) {
+					kept++;
+				} else {
+					q = vput(q, kept - slot);
+					q = vput(q, j ? nb[j].idx - last - 1 : nb[j].idx);
+					slot = kept;
+				}
+				last = nb[j].idx;
+			}
+		} else {
+			*q++ = B_LIST;
+			q = vput(q, n);
+			for (j = 0; j < n; j++) {
+				q = vput(q, nb[j].idx - next);
+				next = nb[j].idx + 1;
+			}
+		}
+	}
+	uint64_t ptotal = has_total ? xtotal(pb, np) : 0;
+	uint32_t last = has_total && n ? n - 1 : n;
+	for (i = j = 0; j < last; j++) {
+		while (i < np && pb[i].idx < nb[j].idx)
+			i++;
+		uint64_t pred = i < np && pb[i].idx == nb[j].idx ? pb[i].count : 0;
+		q = vput(q, ZZ(nb[j].count - xscale(pred, total, ptotal)));
+	}
+	return q;
+}
+
+/* Predictors for m's counters and histograms (x->cs, x->hs) given its
+ * source's state s: the ones s used while they still do well, else the
+ * best found. Estimates in floating point: only the choice depends on
+ * them, the reader computes what was chosen exactly. */
+static int xs_choose(struct xrec *t, const struct xsrc *s, const iogp_msg *m,
+                     int clist, int hlist)
+{
+	uint32_t n = m->ncounters;
+	XGROW(t->cs, t->cscap, n);
+	XGROW(t->pv, t->pvcap, n);
+	XGROW(t->hs, t->hscap, m->nhists);
+	for (uint32_t i = 0, j = 0; i < n; i++) {
+		uint64_t id = m->counters[i].id;
+		if (!clist) {
+			t->pv[i] = s->c[i].value;
+			continue;
+		}
+		while (j < s->nc && s->c[j].id < id)
+			j++;
+		t->pv[i] = j < s->nc && s->c[j].id == id ? s->c[j].value : 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t val = m->counters[i].value, pv = t->pv[i];
+		uint32_t cur = clist ? 0 : s->cs[i], best = cur;
+		uint64_t pred = cur ? xscale(pv, m->counters[cur - 1].value, t->pv[cur - 1]) : pv;
+		uint64_t err = val > pred ? val - pred : pred - val;
+		/* Change only when off by over 1/16 and for much better (a change
+		 * costs a list of them): else the best one flips with noise. */
+		if (err > 63 && err > val / 16) {
+			double bestd = (double)err / 4;
+			for (uint32_t k = 0; k <= i; k++) {
+				double p = (double)pv;
+				if (k && t->pv[k - 1])
+					p = p * (double)m->counters[k - 1].value / (double)t->pv[k - 1];
+				double d = p > (double)val ? p - (double)val : (double)val - p;
+				if (d < bestd) {
+					bestd = d;
+					best = k;
+				}
+			}
+		}
+		t->cs[i] = best;
+	}
+	for (uint32_t i = 0; i < m->nhists; i++) {
+		const iogp_hist_val *h = &m->hists[i];
+		uint64_t tot = xtotal(h->bins, h->nbins);
+		uint32_t cur = hlist ? 0 : s->hs[i];
+		t->hs[i] = 0;
+		if ((!tot && h->nbins) || !n)
+			continue;
+		if (cur && cur <= n && m->counters[cur - 1].value == tot) {
+			t->hs[i] = cur;
+			continue;
+		}
+		/* a new link where it held last time too, not by chance */
+		uint64_t ptot = hlist ? 0 : xtotal(s->h[i].bins, s->h[i].nbins);
+		for (uint32_t k = 0; k < n && ptot; k++) {
+			if (m->counters[k].value == tot && t->pv[k] == ptot) {
+				t->hs[i] = k + 1;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The transform of m (a decoded DELTA) for source slot i (x->n: new) into
+ * q, which has room for xs_bound bytes. rest: m's other sections. t:
+ * scratch for the predictors. 0 when out of memory. */
+static size_t xs_encode(const struct xstate *x, struct xrec *t, uint32_t i,
+                        const iogp_msg *m, const uint8_t *rest, size_t restlen,
+                        uint8_t *q0)
+{
+	const struct xsrc *s = i < x->n ? &x->src[i] : &xempty;
+	uint64_t mode = 0;
+	uint32_t k;
+	int t0 = m->t0_ns == s->t1 ? T0_PREV_T1 :
+	         m->t0_ns == s->t0 + s->step ? T0_STEP : T0_EXPLICIT;
+	int same;
+	mode |= i == x->n ? X_NEW : 0;
+	mode |= m->flags != s->flags ? X_FLAGS : 0;
+	mode |= m->seq != s->seq + 1 ? X_SEQ : 0;
+	mode |= (uint64_t)t0 << X_T0_SHIFT;
+	same = m->ncounters == s->nc;
+	for (k = 0; same && k < s->nc; k++)
+		same = m->counters[k].id == s->c[k].id;
+	mode |= same ? 0 : X_CLIST;
+	same = m->ngauges == s->ng;
+	for (k = 0; same && k < s->ng; k++)
+		same = m->gauges[k].id == s->g[k].id;
+	mode |= same ? 0 : X_GLIST;
+	same = m->nhists == s->nh;
+	for (k = 0; same && k < s->nh; k++)
+		same = m->hists[k].id == s->h[k].id;
+	mode |= same ? 0 : X_HLIST;
+	mode |= restlen ? X_REST : 0;
+	mode |= m->dropped != s->dropped ? X_DROPPED : 0;
+	mode |= m->access_seen != s->seen ? X_SEEN : 0;
+	if (xs_choose(t, s, m, (mode & X_CLIST) != 0, (mode & X_HLIST) != 0) < 0)
+		return 0;
+	for (k = 0; k < m->ncounters; k++)
+		if (t->cs[k] != ((mode & X_CLIST) ? 0 : s->cs[k]))
+			mode |= X_CSEL;
+	for (k = 0; k < m->nhists; k++)
+		if (t->hs[k] != ((mode & X_HLIST) ? 0 : s->hs[k]))
+			mode |= X_HSEL;
+
+	uint8_t *q = vput(q0, mode);
+	if (mode & X_NEW) {
+		put64(q, m->source);
+		q += 8;
+	} else {
+		q = vput(q, ZZ((uint64_t)i - x->next));
+	}
+	if (mode & X_FLAGS)
+		q = vput(q, m->flags);
+	if (mode & X_SEQ)
+		q = vput(q, ZZ(m->seq - s->seq - 1));
+	if (t0 == T0_EXPLICIT)
+		q = vput(q, ZZ(m->t0_ns - s->t1));
+	q = vput(q, ZZ(m->t1_ns - m->t0_ns - (m->t0_ns - s->t0)));
+	q = vput(q, ZZ(m->wall_ns - s->wall - (m->t1_ns - s->t1)));
+	if (mode & X_DROPPED)
+		q = vput(q, ZZ(m->dropped - s->dropped));
+	if (mode & X_SEEN)
+		q = vput(q, ZZ(m->access_seen - s->seen));
+
+	uint64_t next;
+	if (mode & X_CLIST) {
+		q = vput(q, m->ncounters);
+		for (k = 0, next = 0; k < m->ncounters; k++) {
+			q = vput(q, m->counters[k].id - next);
+			next = (uint64_t)m->counters[k].id + 1;
+		}
+	}
+	if (mode & X_CSEL)
+		for (k = 0; k < m->ncounters; k++)
+			q = vput(q, t->cs[k]);
+	for (k = 0; k < m->ncounters; k++) {
+		uint64_t pred = t->pv[k];
+		if (t->cs[k])
+			pred = xscale(pred, m->counters[t->cs[k] - 1].value, t->pv[t->cs[k] - 1]);
+		q = vput(q, ZZ(m->counters[k].value - pred));
+	}
+	if (mode & X_GLIST) {
+		q = vput(q, m->ngauges);
+		for (k = 0, next = 0; k < m->ngauges; k++) {
+			q = vput(q, m->gauges[k].id - next);
+			next = (uint64_t)m->gauges[k].id + 1;
+		}
+	}
+	uint32_t j;
+	for (k = j = 0; k < m->ngauges; k++) {
+		const iogp_gauge_val *g = &m->gauges[k];
+		uint64_t pred = 0;
+		if (!(mode & X_GLIST)) {
+			pred = (uint64_t)s->g[k].value;
+		} else {
+			while (j < s->ng && s->g[j].id < g->id)
+				j++;
+			if (j < s->ng && s->g[j].id == g->id)
+				pred = (uint64_t)s->g[j].value;
+		}
+		q = vput(q, ZZ((uint64_t)g->value - pred));
+	}
+	if (mode & X_HLIST) {
+		q = vput(q, m->nhists);
+		for (k = 0, next = 0; k < m->nhists; k++) {
+			q = vput(q, m->hists[k].id - next);
+			next = (uint64_t)m->hists[k].id + 1;
+		}
+	}
+	if (mode & X_HSEL)
+		for (k = 0; k < m->nhists; k++)
+			q = vput(q, t->hs[k]);
+	for (k = j = 0; k < m->nhists; k++) {
+		const iogp_hist_val *h = &m->hists[k], *ph = NULL;
+		if (!(mode & X_HLIST)) {
+			ph = &s->h[k];
+		} else {
+			while (j < s->nh && s->h[j].id < h->id)
+				j++;
+			if (j < s->nh && s->h[j].id == h->id)
+				ph = &s->h[j];
+		}
+		uint32_t tk = t->hs[k];
+		q = xenc_bins(q, ph ? ph->bins : NULL, ph ? ph->nbins : 0, h->bins, h->nbins,
+		              tk != 0, tk ? m->counters[tk - 1].value : 0);
+	}
+	if (restlen) {
+		q = vput(q, restlen);
+		memcpy(q, rest, restlen);
+		q += restlen;
+	}
+	return (size_t)(q - q0);
+}
+
+/* Room xs_encode may need: every number a 10-byte varint. */
+static size_t xs_bound(const struct xstate *x, uint32_t i, const iogp_msg *m, size_t restlen)
+{
+	const struct xsrc *s = i < x->n ? &x->src[i] : &xempty;
+	uint64_t n = 16 + 3 * (uint64_t)m->ncounters + 2 * (uint64_t)m->ngauges +
+	             3 * (uint64_t)m->nhists + s->nb;
+	for (uint32_t k = 0; k < m->nhists; k++)
+		n += 2 * (uint64_t)m->hists[k].nbins;
+	return (size_t)(10 * n + restlen);
+}
+
 /* ---------------------------------------------------------------- writer */
 
 struct iogp_replay_writer {
@@ -106,7 +1081,13 @@ struct iogp_replay_writer {
 	size_t outlen, outcap;
 	uint8_t *pack;              /* inner records not yet compressed */
 	size_t packlen, packcap;
-	uint64_t pack_first_ns;
+	uint64_t pack_first_ns, pack_last_ns;
+	struct xstate xs;           /* DELTA transform state of the open zstd frame */
+	struct xrec xr, xe;         /* the reader's side (a check); predictors */
+	iogp_msg dm;
+	uint8_t *xbuf, *rbuf;
+	size_t xcap, rcap;
+	uint64_t transformed;
 	uint8_t *zbuf;
 	size_t zcap;
 	ZSTD_CCtx *cctx;
@@ -198,8 +1179,10 @@ static int pack_flush(iogp_replay_writer *w, int end)
 		 * every chunk of it was flushed, so no reader needs its end. */
 		if (end && w->zopen)
 			ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
-		if (end)
+		if (end) {
 			w->zopen = 0;
+			xs_reset(&w->xs);
+		}
 		return 0;
 	}
 	if (grow(&w->zbuf, &w->zcap, 4 + ZSTD_compressBound(w->packlen) + 64, 1024) < 0)
@@ -222,11 +1205,19 @@ static int pack_flush(iogp_replay_writer *w, int end)
 	}
 	w->zopen = !end;
 	w->packlen = 0;
+	if (end)
+		xs_reset(&w->xs);
 	return emit_frame(w, flags, w->pack_first_ns, w->zbuf, out.pos, NULL, 0);
 }
 
 static void writer_free(iogp_replay_writer *w)
 {
+	xs_free(&w->xs);
+	xr_free(&w->xr);
+	xr_free(&w->xe);
+	iogp_msg_free(&w->dm);
+	free(w->xbuf);
+	free(w->rbuf);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->out);
 	free(w->pack);
@@ -254,6 +1245,7 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 	}
 	w->fd = -1;
 	w->outcap = OUT_CAP;
+	w->xs.keyed = 1;
 	w->compress = o.compress != 0;
 	if (w->compress) {
 		int level = o.zstd_level ? o.zstd_level : 3;
@@ -306,6 +1298,48 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 	return 0;
 }
 
+/* Transform payload (a DELTA) into w->xbuf if that is smaller and reads
+ * back exactly; returns its length, or 0 to store the payload as it is. */
+static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len)
+{
+	iogp_kind kind;
+	if (iogp_msg_peek(payload, len, &kind, NULL, NULL, NULL) < 0 || kind != IOGP_DELTA ||
+	    iogp_msg_decode(&w->dm, payload, len, NULL, 0) < 0)
+		return 0;
+	const iogp_msg *m = &w->dm;
+	uint64_t elems = (uint64_t)m->ncounters + m->ngauges + m->nhists;
+	for (uint32_t k = 0; k < m->nhists && elems <= XF_SRC_ELEMS; k++)
+		elems += m->hists[k].nbins;
+	if (elems > XF_SRC_ELEMS)
+		return 0;
+	uint32_t i = xs_find(&w->xs, m->source);
+	if (i == w->xs.n && i >= XF_MAX_SOURCES)
+		return 0;
+	size_t restlen = 0;
+	if (m->nlabels || m->nmetrics || m->naccess || m->nfiles) {
+		iogp_msg r = { .kind = IOGP_DELTA, .nlabels = m->nlabels, .labels = m->labels,
+		               .nmetrics = m->nmetrics, .metrics = m->metrics,
+		               .naccess = m->naccess, .access = m->access,
+		               .nfiles = m->nfiles, .files = m->files };
+		long n = iogp_msg_encode(&r, NULL, 0);
+		if (n <= REST_HDR || grow(&w->rbuf, &w->rcap, (size_t)n, 1024) < 0 ||
+		    iogp_msg_encode(&r, w->rbuf, w->rcap) != n)
+			return 0;
+		restlen = (size_t)n - REST_HDR;
+	}
+	if (grow(&w->xbuf, &w->xcap, xs_bound(&w->xs, i, m, restlen), 1024) < 0)
+		return 0;
+	size_t n = xs_encode(&w->xs, &w->xe, i, m, w->rbuf + REST_HDR, restlen, w->xbuf);
+	/* A source's first DELTA in a frame may grow a little (its id, values
+	 * from zero) but sets up the prediction of the next ones. */
+	if (!n || n > XF_GROWTH(len) || xs_decode(&w->xs, &w->xr, w->xbuf, w->xbuf + n) < 0 ||
+	    xr_encode(&w->xr) < 0 || w->xr.outlen != len || memcmp(w->xr.out, payload, len) ||
+	    xs_commit(&w->xs, &w->xr) < 0)
+		return 0;
+	w->transformed++;
+	return n;
+}
+
 int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
                       const void *payload, size_t len)
 {
@@ -317,19 +1351,30 @@ int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
 		return IOGP_ELIMIT;
 	int rc;
 	if (w->compress) {
-		if (w->packlen && w->packlen + INNER_HDR + len > PACK_TARGET &&
+		/* Room first: once transformed, the record must be written, or
+		 * the next ones would be predicted from what no reader sees. */
+		if (grow(&w->pack, &w->packcap, w->packlen + INNER_HDR_MAX + XF_GROWTH(len),
+		         PACK_TARGET * 2) < 0)
+			return IOGP_ENOMEM;
+		const uint8_t *body = payload;
+		size_t blen = xf_try(w, payload, len);
+		uint64_t form = blen ? 1 : 0;
+		if (blen)
+			body = w->xbuf;
+		else
+			blen = len;
+		if (w->packlen && w->packlen + INNER_HDR_MAX + blen > PACK_TARGET &&
 		    (rc = pack_flush(w, 0)) < 0)
 			return rc;
-		if (grow(&w->pack, &w->packcap, w->packlen + INNER_HDR + len, PACK_TARGET * 2) < 0)
-			return IOGP_ENOMEM;
 		if (!w->packlen)
-			w->pack_first_ns = recv_ns;
+			w->pack_first_ns = w->pack_last_ns = recv_ns;
 		uint8_t *p = w->pack + w->packlen;
-		put32(p, (uint32_t)len);
-		put64(p + 4, recv_ns);
-		if (len)
-			memcpy(p + INNER_HDR, payload, len);
-		w->packlen += INNER_HDR + len;
+		p = vput(p, (uint64_t)blen << 2 | form);
+		p = vput(p, iogp_zigzag((int64_t)(recv_ns - w->pack_last_ns)));
+		if (blen)
+			memcpy(p, body, blen);
+		w->packlen = (size_t)(p - w->pack) + blen;
+		w->pack_last_ns = recv_ns;
 		if (w->packlen >= PACK_TARGET && (rc = pack_flush(w, 0)) < 0)
 			return rc;
 	} else if ((rc = emit_frame(w, w->in_kf ? F_KEY : 0, recv_ns, payload, len,
@@ -439,6 +1484,13 @@ void iogp_replay_abandon(iogp_replay_writer *w)
 	writer_free(w);
 }
 
+/* Private (tests, benchmarks): DELTAs stored transformed so far. */
+uint64_t iogp__replay_transformed(const iogp_replay_writer *w);
+uint64_t iogp__replay_transformed(const iogp_replay_writer *w)
+{
+	return w ? w->transformed : 0;
+}
+
 void iogp_replay_writer_stats(const iogp_replay_writer *w, iogp_replay_wstats *st)
 {
 	if (!w || !st)
@@ -469,8 +1521,10 @@ struct iogp_replay_reader {
 	int zok;                    /* dctx continues the previous pack */
 	uint8_t *ibuf;              /* the current pack, inflated */
 	size_t icap, ilen, ipos;
-	uint64_t ioff;
+	uint64_t ioff, ifsz, ilast_ns;
 	uint32_t iflags;
+	struct xstate xs;           /* DELTA transform state of the current zstd frame */
+	struct xrec xr;
 	int kf_pending;             /* a marker was read, its first record not yet */
 
 	iogp_replay_kf *kf;
@@ -711,13 +1765,13 @@ static int inflate_pack(iogp_replay_reader *r, const uint8_t *src, size_t n)
 			break;
 	}
 	/* Only whole inner records, or the pack is damage. */
-	for (size_t p = 0; p < out.pos;) {
-		if (out.pos - p < INNER_HDR)
+	const uint8_t *p = r->ibuf, *end = r->ibuf + out.pos;
+	while (p < end) {
+		uint64_t head, dt;
+		if (vget(&p, end, &head) < 0 || vget(&p, end, &dt) < 0 || (head & 3) > 1 ||
+		    head >> 2 > IOGP_REPLAY_MAX_RECORD || head >> 2 > (uint64_t)(end - p))
 			return IOGP_ECORRUPT;
-		uint32_t len = get32(r->ibuf + p);
-		if (len > IOGP_REPLAY_MAX_RECORD || out.pos - p - INNER_HDR < len)
-			return IOGP_ECORRUPT;
-		p += INNER_HDR + len;
+		p += head >> 2;
 	}
 	r->ilen = out.pos;
 	r->ipos = 0;
@@ -746,16 +1800,41 @@ int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec)
 		return IOGP_EINVAL;
 	for (;;) {
 		if (r->ipos < r->ilen) {
-			const uint8_t *p = r->ibuf + r->ipos;
-			uint32_t len = get32(p);
-			rec->recv_ns = get64(p + 4);
-			rec->payload = p + INNER_HDR;
-			rec->len = len;
+			const uint8_t *p = r->ibuf + r->ipos, *end = r->ibuf + r->ilen;
+			uint64_t head = 0, dt = 0;
+			vget(&p, end, &head);   /* checked by inflate_pack */
+			vget(&p, end, &dt);
+			size_t blen = (size_t)(head >> 2);
+			r->ipos = (size_t)(p - r->ibuf) + blen;
+			r->ilast_ns += (uint64_t)iogp_unzigzag(dt);
+			if (head & 1) {
+				int rc = xs_decode(&r->xs, &r->xr, p, p + blen);
+				if (rc >= 0)
+					rc = xr_encode(&r->xr);
+				if (rc >= 0)
+					rc = xs_commit(&r->xs, &r->xr);
+				if (rc < 0) {
+					/* The rest of its zstd frame depends on this record. */
+					r->zok = 0;
+					r->ilen = r->ipos = 0;
+					r->kf_pending = 0;
+					if (rc == IOGP_ENOMEM)
+						return rc;
+					r->st.bad_frames++;
+					r->st.skipped_bytes += r->ifsz;
+					continue;
+				}
+				rec->payload = r->xr.out;
+				rec->len = r->xr.outlen;
+			} else {
+				rec->payload = p;
+				rec->len = blen;
+			}
+			rec->recv_ns = r->ilast_ns;
 			rec->keyframe = (r->iflags & F_KEY) != 0;
 			rec->keyframe_start = rec->keyframe && r->kf_pending;
 			rec->offset = r->ioff;
 			r->kf_pending = 0;
-			r->ipos += INNER_HDR + (size_t)len;
 			break;
 		}
 		struct frame f;
@@ -779,6 +1858,7 @@ int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec)
 				return rc;
 			if (f.flags & F_NEWZ) {
 				ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+				xs_reset(&r->xs);
 				r->zok = 1;
 			}
 			if (!r->zok) {
@@ -798,6 +1878,8 @@ int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec)
 				continue;
 			}
 			r->ioff = f.off;
+			r->ifsz = fsz;
+			r->ilast_ns = f.recv_ns;
 			r->iflags = f.flags;
 			if (!(f.flags & F_KEY))
 				r->kf_pending = 0;
@@ -1064,6 +2146,8 @@ void iogp_replay_close_reader(iogp_replay_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	ZSTD_freeDCtx(r->dctx);
+	xs_free(&r->xs);
+	xr_free(&r->xr);
 	free(r->win);
 	free(r->big);
 	free(r->ibuf);

@@ -1,4 +1,5 @@
-/* check_replay.c - replay file: CRC-32C, round trips, index, seek, torn tails, corruption, bad files. */
+/* check_replay.c - replay file: CRC-32C, round trips (plain, packs, transformed DELTAs), index,
+ * seek, torn tails, corruption, hostile packs, bad files. */
 #define _FILE_OFFSET_BITS 64
 #include <check.h>
 #include <errno.h>
@@ -15,10 +16,13 @@
 
 #include "iogp_err.h"
 #include "iogp_replay.h"
+#include "iogp_wire.h"
+#include "realistic.h"
 
 uint32_t iogp__crc32c_sw(uint32_t crc, const void *buf, size_t len);
 int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, size_t len,
                           char *err, size_t errlen);
+uint64_t iogp__replay_transformed(const iogp_replay_writer *w);
 
 #define SEED 0x5eed2e91a7ULL
 #define CREATOR "check_replay"
@@ -125,6 +129,89 @@ struct dataset {
 	int nk;
 };
 
+/* Payloads of a data set: random bytes, a compressible pattern, or wire
+ * messages (mostly realistic DELTAs, which packs store transformed). */
+enum { PL_RANDOM, PL_PATTERN, PL_WIRE };
+
+#define NRSRC 5
+static realistic *rsrc[NRSRC];
+static uint64_t rseq[NRSRC];
+static iogp_msg rmsg;
+static uint64_t n_canonical;       /* DELTAs the writer should transform */
+static uint64_t last_transformed;  /* what it did (write_dataset) */
+
+static uint8_t *encode_msg(const iogp_msg *m, size_t *len)
+{
+	long n = iogp_msg_encode(m, NULL, 0);
+	ck_assert_int_gt(n, 0);
+	uint8_t *p = malloc((size_t)n + 8);
+	ck_assert_int_eq(iogp_msg_encode(m, p, (size_t)n), n);
+	*len = (size_t)n;
+	return p;
+}
+
+static void wire_begin(void)
+{
+	for (int s = 0; s < NRSRC; s++) {
+		if (!rsrc[s])
+			rsrc[s] = realistic_new(77 + (uint64_t)s);
+		ck_assert_ptr_nonnull(rsrc[s]);
+		realistic_set_access(rsrc[s], s == 2 ? 8 : 0);
+		rseq[s] = 0;
+	}
+	n_canonical = 0;
+}
+
+/* Record i of a realistic stream: in a keyframe a SNAPSHOT, else mostly
+ * DELTAs (round robin, with the odd lost interval, flag, drop count or
+ * time jump) and now and then what the transform must leave alone: other
+ * kinds, random bytes, a DELTA with an unknown section (not canonical). */
+static uint8_t *wire_payload(int i, int in_kf, size_t *len)
+{
+	int s = rng_below(8) ? i % NRSRC : (int)rng_below(NRSRC);
+	iogp_msg *m = &rmsg;
+	if (in_kf) {
+		realistic_snapshot(rsrc[s], m, rseq[s] + 1);
+		m->flags |= IOGP_F_KEYFRAME;
+		return encode_msg(m, len);
+	}
+	uint64_t c = rng_below(100);
+	if (c < 4) {
+		realistic_hello(rsrc[s], m);
+		return encode_msg(m, len);
+	}
+	if (c < 8) {
+		realistic_snapshot(rsrc[s], m, rseq[s] + 1);
+		return encode_msg(m, len);
+	}
+	if (c < 11) {
+		*len = rng_below(300);
+		uint8_t *p = malloc(*len + 1);
+		for (size_t k = 0; k < *len; k++)
+			p[k] = (uint8_t)rng();
+		if (*len >= 4)
+			memcpy(p, "IOGW", 4);
+		return p;
+	}
+	rseq[s] += 1 + !rng_below(20);
+	realistic_delta(rsrc[s], m, rseq[s]);
+	if (c < 14)
+		m->flags = (uint16_t)rng();
+	else if (c < 16)
+		m->dropped = rng_below(1000);
+	else if (c < 18)
+		m->t0_ns -= rng_below(1000000000);
+	if (c >= 18 && c < 22) {
+		uint8_t *p = encode_msg(m, len);
+		/* an unknown section before END: decodes, but re-encodes without it */
+		memcpy(p + *len - 1, "\x28\x02\xab\xcd\x00", 5);
+		*len += 4;
+		return p;
+	}
+	n_canonical++;
+	return encode_msg(m, len);
+}
+
 static size_t draw_len(int big)
 {
 	uint64_t c = rng_below(100);
@@ -140,11 +227,12 @@ static size_t draw_len(int big)
 }
 
 /* n records; a keyframe (1-3 records, one empty) every ~10; a flush every
- * flush_every. Compressible payloads are mostly a pattern, else random. */
-static void make_dataset(struct dataset *d, int n, int big, int flush_every,
-                         int compressible)
+ * flush_every. Payloads as kind says (PL_*). */
+static void make_dataset(struct dataset *d, int n, int big, int flush_every, int kind)
 {
 	memset(d, 0, sizeof *d);
+	if (kind == PL_WIRE)
+		wire_begin();
 	uint64_t t = 1700000000000000000ull;
 	int in_kf = 0, kf_left = 0, since_flush = 0;
 	for (int i = 0; i < n; i++) {
@@ -162,12 +250,17 @@ static void make_dataset(struct dataset *d, int n, int big, int flush_every,
 		}
 		struct orec *r = &d->rec[i];
 		r->t = t;
-		r->len = draw_len(big);
-		r->p = malloc(r->len ? r->len : 1);
-		for (size_t k = 0; k < r->len; k++)
-			r->p[k] = (uint8_t)(!compressible || !rng_below(8) ? rng() : k * 7 + (size_t)i);
-		if (r->len >= 4)
-			memcpy(r->p, "IOGW", 4);
+		if (kind == PL_WIRE) {
+			r->p = wire_payload(i, in_kf, &r->len);
+		} else {
+			r->len = draw_len(big);
+			r->p = malloc(r->len ? r->len : 1);
+			for (size_t k = 0; k < r->len; k++)
+				r->p[k] = (uint8_t)(kind == PL_RANDOM || !rng_below(8) ? rng() :
+				                    k * 7 + (size_t)i);
+			if (r->len >= 4)
+				memcpy(r->p, "IOGW", 4);
+		}
 		r->kf = in_kf;
 		r->kfs = in_kf && d->ops[d->nops - 1].kind == OP_KBEGIN;
 		d->ops[d->nops++] = (struct op){ .kind = OP_REC, .rec = i };
@@ -222,6 +315,7 @@ static iogp_replay_wstats write_dataset(const char *path, const struct dataset *
 	ck_assert_int_eq(iogp_replay_flush(w), 0);
 	iogp_replay_wstats st;
 	iogp_replay_writer_stats(w, &st);
+	last_transformed = iogp__replay_transformed(w);
 	if (how == 0)
 		ck_assert_int_eq(iogp_replay_close(w), 0);
 	else
@@ -349,14 +443,21 @@ START_TEST(test_crc32c)
 }
 END_TEST
 
-static void check_roundtrip(int compress, int big)
+static void check_roundtrip(int compress, int big, int wire)
 {
 	static struct dataset d;
-	rng_state = SEED + (uint64_t)compress * 7 + (uint64_t)big;
-	make_dataset(&d, big ? 120 : 300, big, 7, compress);
+	rng_state = SEED + (uint64_t)compress * 7 + (uint64_t)big + (uint64_t)wire * 13;
+	make_dataset(&d, big ? 120 : 300, big, 7, wire ? PL_WIRE : compress);
 	char path[128];
 	path_of(path, sizeof path, compress ? "rt-z.iogr" : "rt-p.iogr");
 	iogp_replay_wstats ws = write_dataset(path, &d, compress, 0);
+	if (wire && compress) {
+		/* every canonical DELTA, and nothing else, is stored transformed */
+		ck_assert_uint_gt(n_canonical, 150);
+		ck_assert_uint_eq(last_transformed, n_canonical);
+	} else {
+		ck_assert_uint_eq(last_transformed, 0);
+	}
 
 	uint64_t payload = 0;
 	for (int i = 0; i < d.n; i++)
@@ -412,13 +513,17 @@ static void check_roundtrip(int compress, int big)
 	free_dataset(&d);
 }
 
-START_TEST(test_roundtrip_plain) { check_roundtrip(0, 0); }
+START_TEST(test_roundtrip_plain) { check_roundtrip(0, 0, 0); }
 END_TEST
-START_TEST(test_roundtrip_packs) { check_roundtrip(1, 0); }
+START_TEST(test_roundtrip_packs) { check_roundtrip(1, 0, 0); }
 END_TEST
-START_TEST(test_roundtrip_big_plain) { check_roundtrip(0, 1); }
+START_TEST(test_roundtrip_big_plain) { check_roundtrip(0, 1, 0); }
 END_TEST
-START_TEST(test_roundtrip_big_packs) { check_roundtrip(1, 1); }
+START_TEST(test_roundtrip_big_packs) { check_roundtrip(1, 1, 0); }
+END_TEST
+START_TEST(test_roundtrip_wire_plain) { check_roundtrip(0, 0, 1); }
+END_TEST
+START_TEST(test_roundtrip_wire_packs) { check_roundtrip(1, 0, 1); }
 END_TEST
 
 /* A record bigger than the reader's window and the pack target. */
@@ -457,11 +562,11 @@ START_TEST(test_huge_record)
 }
 END_TEST
 
-static void check_abandon_and_seek(int compress)
+static void check_abandon_and_seek(int compress, int wire)
 {
 	static struct dataset d;
-	rng_state = SEED + 11 + (uint64_t)compress;
-	make_dataset(&d, 200, 0, 9, compress);
+	rng_state = SEED + 11 + (uint64_t)compress + (uint64_t)wire * 13;
+	make_dataset(&d, 200, 0, 9, wire ? PL_WIRE : compress);
 	char pc[128], pa[128];
 	path_of(pc, sizeof pc, "closed.iogr");
 	path_of(pa, sizeof pa, "abandoned.iogr");
@@ -545,31 +650,34 @@ static void check_abandon_and_seek(int compress)
 	free_dataset(&d);
 }
 
-START_TEST(test_abandon_seek_plain) { check_abandon_and_seek(0); }
+START_TEST(test_abandon_seek_plain) { check_abandon_and_seek(0, 0); }
 END_TEST
-START_TEST(test_abandon_seek_packs) { check_abandon_and_seek(1); }
+START_TEST(test_abandon_seek_packs) { check_abandon_and_seek(1, 0); }
+END_TEST
+START_TEST(test_abandon_seek_wire) { check_abandon_and_seek(1, 1); }
 END_TEST
 
 /* Packs: every byte near a frame boundary (headers, ends, the index and
  * trailer), a stride elsewhere: inside a pack body all bytes behave alike,
  * and each pack image costs a zstd context (slow under ASan). */
-static int near_boundary(uint64_t pos, const struct fr *fr, int nf, int compress)
+static int near_boundary(uint64_t pos, const struct fr *fr, int nf, int compress, int stride)
 {
-	if (!compress || pos % 7 == 0)
+	if (!compress || pos % (uint64_t)stride == 0)
 		return 1;
 	for (int k = 0; k < nf; k++)
 		if ((pos >= fr[k].off && pos < fr[k].off + 24) ||
-		    (pos + 8 >= fr[k].end && pos <= fr[k].end) || fr[k].t == UINT64_MAX)
+		    (pos + 8 >= fr[k].end && pos <= fr[k].end))
 			return 1;
+	/* the last frame (the index if any) and the trailer: every byte */
 	return nf == 0 || pos >= fr[nf - 1].off;
 }
 
 /* Cut a copy of a ~50-record file at every byte (plain). */
-static void check_torn(int compress, int how)
+static void check_torn(int compress, int how, int wire)
 {
 	static struct dataset d;
-	rng_state = SEED + 21 + (uint64_t)compress;
-	make_dataset(&d, 50, 0, 4, compress);
+	rng_state = SEED + 21 + (uint64_t)compress + (uint64_t)wire * 13;
+	make_dataset(&d, 50, 0, wire ? 8 : 4, wire ? PL_WIRE : compress);
 	char path[128], cutp[128];
 	path_of(path, sizeof path, "torn-src.iogr");
 	path_of(cutp, sizeof cutp, "torn.iogr");
@@ -596,7 +704,7 @@ static void check_torn(int compress, int how)
 	free_rrecs(got, n);
 
 	for (size_t cut = 0; cut <= len; cut++) {
-		if (!near_boundary(cut, fr, nf, compress))
+		if (!near_boundary(cut, fr, nf, compress, wire ? 23 : 7))
 			continue;
 		char err[256] = "";
 		int rc = open_image(&r, cutp, b, cut, cut, err, sizeof err);
@@ -634,19 +742,21 @@ static void check_torn(int compress, int how)
 	free_dataset(&d);
 }
 
-START_TEST(test_torn_plain) { check_torn(0, 0); }
+START_TEST(test_torn_plain) { check_torn(0, 0, 0); }
 END_TEST
-START_TEST(test_torn_packs) { check_torn(1, 0); }
+START_TEST(test_torn_packs) { check_torn(1, 0, 0); }
 END_TEST
-START_TEST(test_torn_packs_abandoned) { check_torn(1, 1); }
+START_TEST(test_torn_packs_abandoned) { check_torn(1, 1, 0); }
+END_TEST
+START_TEST(test_torn_wire) { check_torn(1, 1, 1); }
 END_TEST
 
 /* Flip one byte at every position after the header (plain). */
-static void check_corrupt(int compress)
+static void check_corrupt(int compress, int wire)
 {
 	static struct dataset d;
-	rng_state = SEED + 31 + (uint64_t)compress;
-	make_dataset(&d, 50, 0, 4, compress);
+	rng_state = SEED + 31 + (uint64_t)compress + (uint64_t)wire * 13;
+	make_dataset(&d, 50, 0, wire ? 8 : 4, wire ? PL_WIRE : compress);
 	char path[128], badp[128];
 	path_of(path, sizeof path, compress ? "corrupt-src-z.iogr" : "corrupt-src-p.iogr");
 	path_of(badp, sizeof badp, compress ? "corrupt-z.iogr" : "corrupt-p.iogr");
@@ -667,7 +777,7 @@ static void check_corrupt(int compress)
 
 	uint8_t *c = malloc(len);
 	for (size_t pos = hdr; pos < len; pos++) {
-		if (!near_boundary(pos, fr, nf, compress))
+		if (!near_boundary(pos, fr, nf, compress, wire ? 23 : 7))
 			continue;
 		memcpy(c, b, len);
 		c[pos] ^= (uint8_t)(1 + rng_below(255));
@@ -723,9 +833,11 @@ static void check_corrupt(int compress)
 	free_dataset(&d);
 }
 
-START_TEST(test_corrupt_plain) { check_corrupt(0); }
+START_TEST(test_corrupt_plain) { check_corrupt(0, 0); }
 END_TEST
-START_TEST(test_corrupt_packs) { check_corrupt(1); }
+START_TEST(test_corrupt_packs) { check_corrupt(1, 0); }
+END_TEST
+START_TEST(test_corrupt_wire) { check_corrupt(1, 1); }
 END_TEST
 
 /* Plain mode: a run of garbage between frames is resynced past. */
@@ -862,18 +974,14 @@ START_TEST(test_hostile_packs)
 	size_t zn = ZSTD_compress(body + 4, zb, zeros, big, 1);
 	ck_assert(!ZSTD_isError(zn));
 	free(zeros);
-	/* inner records that do not add up */
-	uint8_t junk[40] = { 0 };
-	put32(junk, 100);
+	/* inner records that do not add up: a 100-byte record in 40 */
+	uint8_t junk[40] = { ((100 << 2) & 0x7f) | 0x80, (100 << 2) >> 7, 0 };
 	uint8_t body2[64];
 	memcpy(body2, "IOGZ", 4);
 	size_t zn2 = ZSTD_compress(body2 + 4, sizeof body2 - 4, junk, sizeof junk, 1);
 	ck_assert(!ZSTD_isError(zn2));
-	/* a good record after both */
-	uint8_t inner[15];
-	put32(inner, 3);
-	put64(inner + 4, 77);
-	memcpy(inner + 12, "abc", 3);
+	/* a good record after both: length 3, form 0, the frame's receive time */
+	uint8_t inner[5] = { 3 << 2, 0, 'a', 'b', 'c' };
 	uint8_t body3[64];
 	memcpy(body3, "IOGZ", 4);
 	size_t zn3 = ZSTD_compress(body3 + 4, sizeof body3 - 4, inner, sizeof inner, 1);
@@ -889,7 +997,7 @@ START_TEST(test_hostile_packs)
 	p += 16 + 4 + zn;
 	frame(f + p, pz, 2, body2, (uint32_t)(4 + zn2));
 	p += 16 + 4 + zn2;
-	frame(f + p, pz, 3, body3, (uint32_t)(4 + zn3));
+	frame(f + p, pz, 77, body3, (uint32_t)(4 + zn3));
 	p += 16 + 4 + zn3;
 	frame(f + p, 0, 4, "IOGW", 4);
 	p += 20;
@@ -913,6 +1021,621 @@ START_TEST(test_hostile_packs)
 	free(f);
 	free(body);
 	free(hdr);
+}
+END_TEST
+
+/* ---- transformed DELTAs: random messages and hostile packs ---- */
+
+/* numbers of every size, extremes included */
+static uint64_t wild(void)
+{
+	switch (rng_below(6)) {
+	case 0: return rng_below(3);
+	case 1: return rng_below(200);
+	case 2: return rng_below(1u << 20);
+	case 3: return rng();
+	case 4: return UINT64_MAX - rng_below(3);
+	default: return rng() >> rng_below(64);
+	}
+}
+
+#define XR_IDS 40
+#define XR_HISTS 6
+#define XR_BINS 40
+struct xr_src {
+	uint64_t id, seq, t1, wall, dropped, seen;
+	uint32_t nc, ng, nh, nb[XR_HISTS];
+	iogp_counter_val c[XR_IDS];
+	iogp_gauge_val g[XR_IDS];
+	iogp_hist_val h[XR_HISTS];
+	iogp_bin b[XR_HISTS][XR_BINS];
+};
+
+/* n distinct ascending ids below lim (or near UINT32_MAX now and then) */
+static uint32_t draw_ids(uint32_t *ids, uint32_t max, uint64_t lim)
+{
+	uint32_t n = (uint32_t)rng_below(max + 1);
+	uint64_t base = rng_below(10) ? 1 : UINT32_MAX - 2 * (uint64_t)max;
+	uint64_t next = base;
+	uint32_t k = 0;
+	for (; k < n && next < lim; k++) {
+		next += rng_below(3);
+		if (next > UINT32_MAX)
+			break;
+		ids[k] = (uint32_t)next++;
+	}
+	return k;
+}
+
+static void draw_bins(iogp_bin *b, uint32_t *nb)
+{
+	uint64_t idx = rng_below(8) ? rng_below(100) : rng_below(4) ? wild() : UINT64_MAX - 60;
+	uint32_t n = (uint32_t)rng_below(XR_BINS + 1), k;
+	for (k = 0; k < n; k++) {
+		b[k].idx = idx;
+		b[k].count = wild() | 1;
+		if (idx == UINT64_MAX || UINT64_MAX - idx < 4)
+			break;
+		idx += 1 + rng_below(3);
+	}
+	*nb = k + (k < n);
+}
+
+/* The next DELTA of a random source: mostly like its last one (ids, bins,
+ * values nearby), now and then anything, and the odd extra section. */
+static void random_delta(struct xr_src *s, iogp_msg *m)
+{
+	static char text[8][32];
+	static iogp_label lab[3];
+	static iogp_file fil[3];
+	static iogp_access acc[6];
+	static iogp_metric_def met[2];
+	uint32_t ids[XR_IDS];
+	memset(m, 0, sizeof *m);
+	m->kind = IOGP_DELTA;
+	m->source = s->id;
+	m->seq = s->seq = rng_below(10) ? s->seq + 1 : wild();
+	m->flags = rng_below(10) ? 0 : (uint16_t)rng();
+	if (rng_below(20)) {
+		m->t0_ns = rng_below(6) ? s->t1 : wild();
+		uint64_t dt = rng_below(4) ? 1000000000 + rng_below(99999) : wild();
+		m->t1_ns = m->t0_ns + (dt > UINT64_MAX - m->t0_ns ? UINT64_MAX - m->t0_ns : dt);
+		m->wall_ns = rng_below(6) ? s->wall + (m->t1_ns - s->t1) + rng_below(99) : wild();
+	}
+	s->t1 = m->t1_ns;
+	s->wall = m->wall_ns;
+	m->dropped = s->dropped = rng_below(10) ? s->dropped : wild();
+	m->access_seen = s->seen = rng_below(3) ? s->seen : wild();
+	if (!rng_below(7)) {
+		s->nc = draw_ids(ids, XR_IDS, UINT32_MAX);
+		for (uint32_t k = 0; k < s->nc; k++)
+			s->c[k] = (iogp_counter_val){ .id = ids[k], .value = wild() };
+	}
+	for (uint32_t k = 0; k < s->nc; k++)
+		s->c[k].value = rng_below(4) ? s->c[k].value + rng_below(100) : wild();
+	if (!rng_below(7)) {
+		s->ng = draw_ids(ids, XR_IDS, UINT32_MAX);
+		for (uint32_t k = 0; k < s->ng; k++)
+			s->g[k] = (iogp_gauge_val){ .id = ids[k], .value = (int64_t)wild() };
+	}
+	for (uint32_t k = 0; k < s->ng; k++)
+		s->g[k].value = rng_below(4) ? s->g[k].value - 50 + (int64_t)rng_below(100) :
+		                (int64_t)wild();
+	if (!rng_below(7)) {
+		s->nh = draw_ids(ids, XR_HISTS, UINT32_MAX);
+		for (uint32_t k = 0; k < s->nh; k++) {
+			s->h[k].id = ids[k];
+			draw_bins(s->b[k], &s->nb[k]);
+		}
+	}
+	for (uint32_t k = 0; k < s->nh; k++) {
+		iogp_bin *b = s->b[k];
+		uint32_t c = (uint32_t)rng_below(10);
+		if (c == 0) {
+			draw_bins(b, &s->nb[k]);
+		} else if (c < 3 && s->nb[k]) {
+			/* drop one bin, maybe add one past the end */
+			uint32_t at = (uint32_t)rng_below(s->nb[k]);
+			memmove(b + at, b + at + 1, (s->nb[k] - at - 1) * sizeof *b);
+			s->nb[k]--;
+			if (s->nb[k] && s->nb[k] < XR_BINS - 1 && b[s->nb[k] - 1].idx < UINT64_MAX - 9) {
+				b[s->nb[k]].idx = b[s->nb[k] - 1].idx + 1 + rng_below(8);
+				b[s->nb[k]++].count = 1;
+			}
+		}
+		for (uint32_t j = 0; j < s->nb[k]; j++)
+			b[j].count = rng_below(4) ? b[j].count + rng_below(50) : wild();
+		for (uint32_t j = 0; j < s->nb[k]; j++)
+			b[j].count += !b[j].count;
+		s->h[k].nbins = s->nb[k];
+		s->h[k].bins = b;
+	}
+	m->ncounters = s->nc;
+	m->counters = s->c;
+	m->ngauges = s->ng;
+	m->gauges = s->g;
+	m->nhists = s->nh;
+	m->hists = s->h;
+	for (int k = 0; k < 8; k++)
+		snprintf(text[k], sizeof text[k], "t%llx", (unsigned long long)rng_below(1u << 20));
+	if (!rng_below(12)) {
+		m->nlabels = 1 + (uint32_t)rng_below(3);
+		for (uint32_t k = 0; k < m->nlabels; k++)
+			lab[k] = (iogp_label){ .key = text[k], .value = text[k + 3] };
+		m->labels = lab;
+	}
+	if (!rng_below(12)) {
+		m->nfiles = 1 + (uint32_t)rng_below(3);
+		for (uint32_t k = 0; k < m->nfiles; k++)
+			fil[k] = (iogp_file){ .id = 10 * k + rng_below(10), .path = text[k] };
+		m->files = fil;
+	}
+	if (!rng_below(8)) {
+		m->naccess = 1 + (uint32_t)rng_below(6);
+		for (uint32_t k = 0; k < m->naccess; k++)
+			acc[k] = (iogp_access){ .id = (uint32_t)wild(), .t_ns = wild(), .file = wild(),
+			                        .op = (uint32_t)rng_below(3), .offset = wild(),
+			                        .size = wild() };
+		m->access = acc;
+	}
+	if (!rng_below(20)) {
+		m->nmetrics = 1 + (uint32_t)rng_below(2);
+		for (uint32_t k = 0; k < m->nmetrics; k++) {
+			memset(&met[k], 0, sizeof met[k]);
+			met[k].id = 5 + 7 * k;
+			met[k].kind = k ? IOGP_HISTOGRAM : IOGP_COUNTER;
+			met[k].name = text[k];
+			met[k].unit = "ns";
+			met[k].bins.kind = IOGP_BINS_NATIVE;
+			met[k].bins.k = 4;
+		}
+		m->metrics = met;
+	}
+}
+
+#define XR_NSRC 7
+#define XR_N 2500
+
+/* Random DELTAs (every field, every size, changing id and bin sets, extra
+ * sections) from a few sources, with keyframes and flushes: all but the
+ * odd one are stored transformed, and all read back byte for byte, from
+ * the start and from every keyframe. */
+START_TEST(test_xf_random)
+{
+	static struct xr_src src[XR_NSRC];
+	static struct orec rec[XR_N];
+	static uint64_t kft[XR_N];
+	static int kfrec[XR_N];
+	int nk = 0;
+	rng_state = SEED + 71;
+	memset(src, 0, sizeof src);
+	for (int i = 0; i < XR_NSRC; i++)
+		src[i].id = i < 2 ? (uint64_t)i : rng();
+	char path[128];
+	path_of(path, sizeof path, "xf-random.iogr");
+	iogp_replay_writer *w;
+	iogp_replay_wopts o = { .compress = 1 };
+	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
+	iogp_msg m;
+	uint64_t t = 1000;
+	for (int i = 0; i < XR_N; i++) {
+		int kf = !rng_below(150);
+		if (kf) {
+			kft[nk] = t;
+			kfrec[nk++] = i;
+			ck_assert_int_eq(iogp_replay_keyframe_begin(w, t), 0);
+		}
+		random_delta(&src[rng_below(4) ? (uint64_t)i % XR_NSRC : rng_below(XR_NSRC)], &m);
+		rec[i].p = encode_msg(&m, &rec[i].len);
+		rec[i].t = t += rng_below(3) ? 1000 : wild();
+		rec[i].kf = kf;
+		ck_assert_int_eq(iogp_replay_write(w, rec[i].t, rec[i].p, rec[i].len), 0);
+		if (kf)
+			ck_assert_int_eq(iogp_replay_keyframe_end(w), 0);
+		if (!rng_below(30))
+			ck_assert_int_eq(iogp_replay_flush(w), 0);
+	}
+	uint64_t xf = iogp__replay_transformed(w);
+	ck_assert_int_eq(iogp_replay_close(w), 0);
+	ck_assert_msg(xf * 100 >= XR_N * 95, "only %llu of %d transformed", (unsigned long long)xf, XR_N);
+
+	iogp_replay_reader *r = open_ok(path);
+	static struct rrec got[XR_N + 1];
+	int n = read_some(r, got, XR_N + 1);
+	ck_assert_int_eq(n, XR_N);
+	for (int i = 0; i < n; i++)
+		CHECK(got[i].t == rec[i].t && got[i].len == rec[i].len &&
+		      !memcmp(got[i].p, rec[i].p, rec[i].len) && got[i].kf == rec[i].kf,
+		      "record %d differs", i);
+	free_rrecs(got, n);
+	for (int k = 0; k < nk; k++) {
+		ck_assert_int_eq(iogp_replay_seek(r, kft[k]), 0);
+		int m2 = read_some(r, got, XR_N + 1);
+		ck_assert_int_eq(m2, XR_N - kfrec[k]);
+		for (int i = 0; i < m2; i++)
+			CHECK(got[i].len == rec[kfrec[k] + i].len &&
+			      !memcmp(got[i].p, rec[kfrec[k] + i].p, got[i].len),
+			      "keyframe %d record %d differs", k, i);
+		free_rrecs(got, m2);
+	}
+	iogp_replay_rstats st;
+	iogp_replay_reader_stats(r, &st);
+	ck_assert_uint_eq(st.bad_frames + st.skipped_bytes, 0);
+	iogp_replay_close_reader(r);
+	for (int i = 0; i < XR_N; i++)
+		free(rec[i].p);
+}
+END_TEST
+
+/* The inner records of the one pack of a file written as one zstd frame. */
+static uint8_t *one_pack(const uint8_t *f, size_t len, size_t *hl, size_t *n)
+{
+	*hl = f[10] | (size_t)f[11] << 8;
+	uint32_t word = get32(f + *hl);
+	ck_assert_uint_eq(word & 0xf8000000u, (1u << 31) | (1u << 29));
+	uint32_t blen = word & 0x07ffffffu;
+	ck_assert_uint_le(*hl + 16 + blen, len);
+	ck_assert_int_eq(memcmp(f + *hl + 16, "IOGZ", 4), 0);
+	unsigned long long cap = ZSTD_getFrameContentSize(f + *hl + 20, blen - 4);
+	ck_assert(cap != ZSTD_CONTENTSIZE_ERROR);
+	if (cap == ZSTD_CONTENTSIZE_UNKNOWN)
+		cap = 1u << 20;
+	uint8_t *in = malloc(cap);
+	*n = ZSTD_decompress(in, cap, f + *hl + 20, blen - 4);
+	ck_assert(!ZSTD_isError(*n));
+	return in;
+}
+
+/* Packs whose CRCs are right but whose inner records were tampered with,
+ * after the compressor: the reader never crashes, returns the records
+ * before the change exactly, and resumes at the next frame. */
+START_TEST(test_xf_hostile)
+{
+	char path[128];
+	path_of(path, sizeof path, "xf-hostile.iogr");
+	rng_state = SEED + 81;
+	wire_begin();
+	enum { NR = 120 };
+	static struct orec rec[NR];
+	iogp_replay_writer *w;
+	iogp_replay_wopts o = { .compress = 1 };
+	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
+	for (int i = 0; i < NR; i++) {
+		rec[i].p = wire_payload(i, 0, &rec[i].len);
+		rec[i].t = 5000 + (uint64_t)i * 10;
+		ck_assert_int_eq(iogp_replay_write(w, rec[i].t, rec[i].p, rec[i].len), 0);
+	}
+	ck_assert_uint_gt(iogp__replay_transformed(w), NR / 2);
+	ck_assert_int_eq(iogp_replay_close(w), 0);
+	size_t len, hl, n;
+	uint8_t *f = slurp(path, &len);
+	uint8_t *in = one_pack(f, len, &hl, &n);
+
+	/* where each inner record starts, and the form of each */
+	size_t start[NR + 1];
+	int form[NR];
+	const uint8_t *p = in, *end = in + n;
+	for (int i = 0; i < NR; i++) {
+		uint64_t head, dt;
+		start[i] = (size_t)(p - in);
+		ck_assert_int_eq(iogp_varint_get(&p, end, &head), 0);
+		ck_assert_int_eq(iogp_varint_get(&p, end, &dt), 0);
+		form[i] = (int)(head & 3);
+		ck_assert_int_le(form[i], 1);
+		p += head >> 2;
+	}
+	start[NR] = (size_t)(p - in);
+	ck_assert_uint_eq(start[NR], n);
+
+	size_t cap = n + 64, zcap = ZSTD_compressBound(cap) + 4;
+	uint8_t *mut = malloc(cap), *body = malloc(zcap), *img = malloc(hl + 16 + zcap + 16 + 4);
+	static struct rrec got[NR + 8];
+	int rejected = 0;
+	for (int it = 0; it < 1500; it++) {
+		/* change a byte (or a run) inside one record's body, mostly form 1 */
+		int i = (int)rng_below(NR);
+		while (form[i] != 1 && rng_below(4))
+			i = (int)rng_below(NR);
+		size_t mlen = n;
+		memcpy(mut, in, n);
+		size_t at = start[i] + rng_below(start[i + 1] - start[i]);
+		int how = (int)rng_below(4);
+		if (how == 0) {
+			mut[at] ^= (uint8_t)(1 + rng_below(255));
+		} else if (how == 1) {
+			mut[at] = (uint8_t)rng();
+			if (at + 1 < n)
+				mut[at + 1] = (uint8_t)rng();
+		} else if (how == 2) {
+			mut[at] = rng_below(2) ? 0x00 : 0xff;
+		} else {
+			/* a random body for this record, same length */
+			uint64_t head, dt;
+			const uint8_t *q = mut + start[i], *e = mut + n;
+			iogp_varint_get(&q, e, &head);
+			iogp_varint_get(&q, e, &dt);
+			for (size_t k = (size_t)(q - mut); k < start[i + 1]; k++)
+				mut[k] = (uint8_t)(rng_below(3) ? rng_below(4) : rng());
+			at = (size_t)(q - mut);
+		}
+		memcpy(body, "IOGZ", 4);
+		size_t zn = ZSTD_compress(body + 4, zcap - 4, mut, mlen, 1);
+		ck_assert(!ZSTD_isError(zn));
+		memcpy(img, f, hl);
+		frame(img + hl, (1u << 31) | (1u << 29), 5000, body, (uint32_t)(4 + zn));
+		frame(img + hl + 16 + 4 + zn, 0, 9, "IOGWtail", 8);
+		size_t ilen = hl + 16 + 4 + zn + 16 + 8;
+		iogp_replay_reader *r;
+		ck_assert_int_eq(iogp__replay_open_mem(&r, img, ilen, NULL, 0), 0);
+		int m = read_some(r, got, NR + 8);
+		iogp_replay_rstats st;
+		iogp_replay_reader_stats(r, &st);
+		iogp_replay_close_reader(r);
+		/* Records wholly before the change are exact. The changed one may
+		 * rebuild as another valid DELTA, and so may later ones of its
+		 * source, until one does not fit: the rest of the pack is lost
+		 * (all of it if its framing broke). The CRC makes this hostile
+		 * files only. */
+		int before = 0;
+		while (before < NR && start[before + 1] <= at)
+			before++;
+		CHECK(m >= 1 && got[m - 1].t == 9, "it %d: the plain record after is lost", it);
+		CHECK(m - 1 <= NR && (st.bad_frames || m - 1 >= before),
+		      "it %d: %d records, %d before the change", it, m - 1, before);
+		for (int k = 0; k < before && k < m - 1; k++)
+			CHECK(same(&got[k], &rec[k], 0), "it %d record %d", it, k);
+		if (st.bad_frames) {
+			CHECK(st.bad_frames == 1 && st.skipped_bytes == 16 + 4 + zn,
+			      "it %d: %llu bad frames, %llu skipped", it,
+			      (unsigned long long)st.bad_frames, (unsigned long long)st.skipped_bytes);
+			rejected++;
+		}
+		for (int k = 0; k < m - 1; k++)
+			CHECK(got[k].len <= IOGP_MAX_PAYLOAD, "it %d: huge record", it);
+		free_rrecs(got, m);
+	}
+	/* most changes are caught; the rest rebuild some other DELTA */
+	ck_assert_int_gt(rejected, 300);
+
+	/* forms 2 and 3, a record referring to a source the frame does not have,
+	 * an unknown mode bit: each pack is one bad frame */
+	static const uint8_t bad[][8] = {
+		{ 2 << 2 | 2, 0, 1, 2 },
+		{ 1 << 2 | 3, 0, 0 },
+		{ 2 << 2 | 1, 0, 0, 0 },             /* mode 0, source index 0: none yet */
+		{ 3 << 2 | 1, 0, 0x80, 0x10, 0 },    /* mode bit 11 */
+		{ 2 << 2 | 1, 0, 3 << 3, 0 },        /* t0 rule 3 */
+		{ 1 << 2 | 1, 0, 1 },                /* a new source with no id */
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		size_t blen = (bad[k][0] >> 2) + 2;
+		memcpy(body, "IOGZ", 4);
+		size_t zn = ZSTD_compress(body + 4, zcap - 4, bad[k], blen, 1);
+		ck_assert(!ZSTD_isError(zn));
+		memcpy(img, f, hl);
+		frame(img + hl, (1u << 31) | (1u << 29), 5000, body, (uint32_t)(4 + zn));
+		frame(img + hl + 16 + 4 + zn, 0, 9, "IOGWtail", 8);
+		iogp_replay_reader *r;
+		ck_assert_int_eq(iogp__replay_open_mem(&r, img, hl + 16 + 4 + zn + 24, NULL, 0), 0);
+		int m = read_some(r, got, 4);
+		iogp_replay_rstats st;
+		iogp_replay_reader_stats(r, &st);
+		iogp_replay_close_reader(r);
+		ck_assert_msg(m == 1 && got[0].t == 9, "bad %zu: %d records", k, m);
+		ck_assert_msg(st.bad_frames == 1, "bad %zu: %llu bad frames", k,
+		              (unsigned long long)st.bad_frames);
+		free_rrecs(got, m);
+	}
+	free(mut);
+	free(body);
+	free(img);
+	free(in);
+	free(f);
+	for (int i = 0; i < NR; i++)
+		free(rec[i].p);
+}
+END_TEST
+
+/* A file of one pack holding one inner record of the given form and body,
+ * then a plain record: read it; returns the records read (the plain one
+ * last) and the reader's stats. */
+static int read_crafted(int form, const uint8_t *body, size_t n, struct rrec *got,
+                        iogp_replay_rstats *st)
+{
+	static uint8_t inner[512], z[1024], img[2048];
+	size_t hl = 0, k = 0;
+	ck_assert_uint_lt(n, 400);
+	inner[k++] = (uint8_t)((n << 2 | (size_t)form) | (n >= 32 ? 0x80 : 0));
+	if (n >= 32)
+		inner[k++] = (uint8_t)(n >> 5);
+	inner[k++] = 0;
+	memcpy(inner + k, body, n);
+	memcpy(z, "IOGZ", 4);
+	size_t zn = ZSTD_compress(z + 4, sizeof z - 4, inner, k + n, 1);
+	ck_assert(!ZSTD_isError(zn));
+	/* a header from a real (empty) file */
+	char path[128];
+	path_of(path, sizeof path, "crafted.iogr");
+	iogp_replay_writer *w;
+	iogp_replay_wopts o = { .compress = 1 };
+	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
+	iogp_replay_abandon(w);
+	uint8_t *h = slurp(path, &hl);
+	memcpy(img, h, hl);
+	free(h);
+	frame(img + hl, (1u << 31) | (1u << 29), 50, z, (uint32_t)(4 + zn));
+	frame(img + hl + 20 + zn, 0, 9, "IOGWtail", 8);
+	iogp_replay_reader *r;
+	ck_assert_int_eq(iogp__replay_open_mem(&r, img, hl + 20 + zn + 24, NULL, 0), 0);
+	int m = read_some(r, got, 4);
+	iogp_replay_reader_stats(r, st);
+	iogp_replay_close_reader(r);
+	ck_assert_msg(m >= 1 && got[m - 1].t == 9, "the plain record is lost");
+	return m;
+}
+
+/* Transformed records built by hand from the format in iogp_replay.h: the
+ * good one rebuilds the DELTA it describes, and each inconsistency in it
+ * is one bad frame. */
+START_TEST(test_xf_crafted)
+{
+	/* a new source: one counter (id 1, value 5), one histogram (id 2,
+	 * total = counter 0, bins 3 and 4 of counts 2 and 3) */
+	static const uint8_t good[] = {
+		0xa1, 0x21,                          /* mode NEW|CLIST|HLIST|HSEL */
+		1, 2, 3, 4, 5, 6, 7, 8,              /* source id */
+		0, 0,                                /* t1, wall residuals */
+		1, 1, 10,                            /* counters: n 1, id gap 1, zz(5) */
+		1, 2,                                /* hists: n 1, id gap 2 */
+		1,                                   /* its total: counter 0 */
+		1, 2, 3, 0,                          /* B_LIST: 2 bins, gaps 3 0 */
+		4,                                   /* zz(2); the last count is 5 - 2 */
+	};
+	iogp_bin bins[2] = { { 3, 2 }, { 4, 3 } };
+	iogp_counter_val c = { 1, 5 };
+	iogp_hist_val hv = { .id = 2, .nbins = 2, .bins = bins };
+	iogp_msg want = { .kind = IOGP_DELTA, .source = 0x0807060504030201ull, .seq = 1,
+	                  .ncounters = 1, .counters = &c, .nhists = 1, .hists = &hv };
+	size_t wl;
+	uint8_t *wp = encode_msg(&want, &wl);
+	static struct rrec got[4];
+	iogp_replay_rstats st;
+	int m = read_crafted(1, good, sizeof good, got, &st);
+	ck_assert_int_eq(m, 2);
+	ck_assert_uint_eq(st.bad_frames, 0);
+	ck_assert_uint_eq(got[0].t, 50);
+	ck_assert(got[0].len == wl && !memcmp(got[0].p, wp, wl));
+	free_rrecs(got, m);
+	free(wp);
+
+	static const struct { size_t at; uint8_t to; const char *what; } bad[] = {
+		{ 22, 10, "the counts leave nothing for the last bin" },
+		{ 17, 2, "a total from a counter the DELTA does not have" },
+		{ 0, 0xa1, "mode bits beyond the known ones" },
+		{ 18, 0, "B_SAME against no previous bins but a total of 5" },
+		{ 18, 3, "an unknown bin coding" },
+		{ 12, 1, "the body ends inside the counters" },
+	};
+	uint8_t b[sizeof good + 2];
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		memcpy(b, good, sizeof good);
+		size_t n = sizeof good;
+		b[bad[k].at] = bad[k].to;
+		if (bad[k].at == 0) {
+			b[1] = 0x80;
+			b[2] = 0x01;   /* mode 0x21 | 1 << 14: a 3-byte varint */
+			memcpy(b + 3, good + 2, sizeof good - 2);
+			n = sizeof good + 1;
+		}
+		if (bad[k].at == 12)
+			n = 12;
+		m = read_crafted(1, b, n, got, &st);
+		ck_assert_msg(m == 1 && st.bad_frames == 1, "%s: %d records, %llu bad frames",
+		              bad[k].what, m, (unsigned long long)st.bad_frames);
+		free_rrecs(got, m);
+	}
+	/* a counter scaled by itself (predictor 1 for counter 0) */
+	static const uint8_t selfref[] = { 0x21 | 0x80, 0x10, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0,
+	                                   1, 1, 1, 10 };
+	m = read_crafted(1, selfref, sizeof selfref, got, &st);
+	ck_assert_int_eq(m, 1);
+	ck_assert_uint_eq(st.bad_frames, 1);
+	free_rrecs(got, m);
+	/* form 0 is the payload itself */
+	m = read_crafted(0, good, sizeof good, got, &st);
+	ck_assert_int_eq(m, 2);
+	ck_assert(got[0].len == sizeof good && !memcmp(got[0].p, good, sizeof good));
+	free_rrecs(got, m);
+}
+END_TEST
+
+/* Each keyframe empties the transform's state: the first DELTA of each
+ * source after it is stored as a new source (its id in full), so reading
+ * from the keyframe needs nothing before it. */
+START_TEST(test_xf_keyframe_reset)
+{
+	char path[128];
+	path_of(path, sizeof path, "xf-reset.iogr");
+	rng_state = SEED + 91;
+	wire_begin();
+	iogp_replay_writer *w;
+	iogp_replay_wopts o = { .compress = 1 };
+	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
+	iogp_msg *m = &rmsg;
+	static struct orec rec[40];
+	int n = 0;
+	for (int round = 0; round < 2; round++) {
+		if (round)
+			ck_assert_int_eq(iogp_replay_keyframe_begin(w, 100), 0);
+		if (round) {
+			realistic_snapshot(rsrc[0], m, 10);
+			m->flags |= IOGP_F_KEYFRAME;
+			size_t l;
+			uint8_t *p = encode_msg(m, &l);
+			ck_assert_int_eq(iogp_replay_write(w, 100, p, l), 0);
+			free(p);
+			ck_assert_int_eq(iogp_replay_keyframe_end(w), 0);
+		}
+		for (int i = 0; i < 10; i++) {
+			realistic_delta(rsrc[i % 2], m, (uint64_t)(round * 10 + i / 2 + 1));
+			rec[n].p = encode_msg(m, &rec[n].len);
+			rec[n].t = 100 + (uint64_t)n;
+			ck_assert_int_eq(iogp_replay_write(w, rec[n].t, rec[n].p, rec[n].len), 0);
+			n++;
+		}
+		ck_assert_int_eq(iogp_replay_flush(w), 0);
+	}
+	ck_assert_uint_eq(iogp__replay_transformed(w), 20);
+	ck_assert_int_eq(iogp_replay_close(w), 0);
+	size_t len;
+	uint8_t *f = slurp(path, &len);
+	static struct fr fr[64];
+	size_t hdr;
+	int nf = walk_frames(f, len, fr, 64, &hdr);
+	/* frames: pack (NEWZ), marker, keyframe pack (NEWZ), pack, index */
+	ck_assert_int_eq(nf, 5);
+	ck_assert_uint_eq(fr[1].flags, 1u << 28);
+	ck_assert_uint_eq(fr[2].flags, (1u << 31) | (1u << 30) | (1u << 29));
+	ck_assert_uint_eq(fr[3].flags, 1u << 31);
+	/* in the pack after the keyframe, the first DELTA of each source is NEW */
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	static uint8_t out[1 << 16];
+	size_t total = 0;
+	for (int k = 2; k <= 3; k++) {
+		ZSTD_inBuffer in = { f + fr[k].off + 20, fr[k].end - fr[k].off - 20, 0 };
+		ZSTD_outBuffer ob = { out, sizeof out, total };
+		while (in.pos < in.size)
+			ck_assert(!ZSTD_isError(ZSTD_decompressStream(dc, &ob, &in)));
+		if (k == 2)
+			total = 0;   /* the keyframe's SNAPSHOT: skip it */
+		else
+			total = ob.pos;
+	}
+	const uint8_t *p = out, *end = out + total;
+	for (int i = 0; i < 10; i++) {
+		uint64_t head, dt, mode;
+		ck_assert_int_eq(iogp_varint_get(&p, end, &head), 0);
+		ck_assert_int_eq(iogp_varint_get(&p, end, &dt), 0);
+		ck_assert_uint_eq(head & 3, 1);
+		const uint8_t *b = p;
+		ck_assert_int_eq(iogp_varint_get(&b, end, &mode), 0);
+		ck_assert_msg((mode & 1) == (i < 2), "record %d: mode %llu", i, (unsigned long long)mode);
+		p += head >> 2;
+	}
+	ck_assert_ptr_eq(p, end);
+	ZSTD_freeDCtx(dc);
+	iogp_replay_reader *r = open_ok(path);
+	ck_assert_int_eq(iogp_replay_seek(r, 150), 0);
+	static struct rrec got[40];
+	int m2 = read_some(r, got, 40);
+	ck_assert_int_eq(m2, 11);
+	for (int i = 1; i < m2; i++)
+		ck_assert(same(&got[i], &rec[9 + i], 0));
+	free_rrecs(got, m2);
+	iogp_replay_close_reader(r);
+	free(f);
+	for (int i = 0; i < n; i++)
+		free(rec[i].p);
 }
 END_TEST
 
@@ -1191,6 +1914,13 @@ int main(void)
 	tcase_add_test(tc, test_resync_bounded);
 	tcase_add_test(tc, test_large_offsets);
 	tcase_add_test(tc, test_hostile_packs);
+	tcase_add_test(tc, test_roundtrip_wire_plain);
+	tcase_add_test(tc, test_roundtrip_wire_packs);
+	tcase_add_test(tc, test_abandon_seek_wire);
+	tcase_add_test(tc, test_xf_random);
+	tcase_add_test(tc, test_xf_hostile);
+	tcase_add_test(tc, test_xf_keyframe_reset);
+	tcase_add_test(tc, test_xf_crafted);
 	suite_add_tcase(s, tc);
 	TCase *tt = tcase_create("damage");
 	tcase_set_timeout(tt, 240);
@@ -1199,11 +1929,16 @@ int main(void)
 	tcase_add_test(tt, test_torn_packs_abandoned);
 	tcase_add_test(tt, test_corrupt_plain);
 	tcase_add_test(tt, test_corrupt_packs);
+	tcase_add_test(tt, test_torn_wire);
+	tcase_add_test(tt, test_corrupt_wire);
 	suite_add_tcase(s, tt);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	for (int i = 0; i < NRSRC; i++)
+		realistic_free(rsrc[i]);
+	iogp_msg_free(&rmsg);
 	/* CHECK_REPLAY_KEEP=1 keeps the files of a failed test to look at. */
 	if (!getenv("CHECK_REPLAY_KEEP"))
 		nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
