@@ -1,0 +1,734 @@
+/* check_plot.c - iogram-view's cairo plots and headless snapshots against
+ * recordings whose contents iogram-synth knows: sizes, panels drawn, bar
+ * heights where the counts say (pixel checks with a tolerance), SVG/PDF
+ * validity, error handling, and a heatmap of thousands of nodes. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iogplot.h"
+#include "session.h"
+
+static const char *view_bin, *synth_bin;
+static char dir[] = "/tmp/iogram-check-plot-XXXXXX";
+static char rec[600], truth[600];
+
+/* ---- helpers ---- */
+
+typedef struct run_result {
+	int status;
+	char err[8192];
+} run_result;
+
+/* Run argv without a display; stderr captured; bounded to 60 s. */
+static run_result run(char *const argv[])
+{
+	run_result r;
+	memset(&r, 0, sizeof(r));
+	int pe[2];
+	ck_assert_int_eq(pipe(pe), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		unsetenv("DISPLAY");
+		unsetenv("WAYLAND_DISPLAY");
+		int nul = open("/dev/null", O_RDWR);
+		dup2(nul, 0);
+		dup2(nul, 1);
+		dup2(pe[1], 2);
+		close(pe[0]);
+		alarm(60);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pe[1]);
+	size_t n = 0;
+	ssize_t k;
+	while ((k = read(pe[0], r.err + n, sizeof(r.err) - 1 - n)) > 0)
+		n += (size_t)k;
+	r.err[n] = 0;
+	close(pe[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return r;
+}
+
+static cairo_surface_t *load_png(const char *path)
+{
+	cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+	ck_assert_msg(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS, "%s: %s", path,
+	              cairo_status_to_string(cairo_surface_status(s)));
+	return s;
+}
+
+static void px(cairo_surface_t *s, int x, int y, int rgb[3])
+{
+	cairo_surface_flush(s);
+	int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+	ck_assert(x >= 0 && y >= 0 && x < w && y < h);
+	const uint32_t *row = (const uint32_t *)(cairo_image_surface_get_data(s) +
+	                                         (size_t)y * (size_t)cairo_image_surface_get_stride(s));
+	uint32_t p = row[x];
+	rgb[0] = (int)(p >> 16 & 255);
+	rgb[1] = (int)(p >> 8 & 255);
+	rgb[2] = (int)(p & 255);
+}
+
+static int dist(const int a[3], iogplot_rgba c)
+{
+	int d = 0;
+	d += abs(a[0] - (int)lround(c.r * 255));
+	d += abs(a[1] - (int)lround(c.g * 255));
+	d += abs(a[2] - (int)lround(c.b * 255));
+	return d;
+}
+
+/* A pixel that is neither the panel's background nor a grid line. */
+static int inked(cairo_surface_t *s, const iogplot_style *st, int x, int y)
+{
+	int c[3];
+	px(s, x, y, c);
+	return dist(c, st->panel) > 60 && dist(c, st->grid) > 40 && dist(c, st->bg) > 60;
+}
+
+static cairo_surface_t *render_panel(const iogplot_style *st, const iogplot_frame *f,
+                                     const iogplot_view *v, int panel, int w, int h)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_t *cr = cairo_create(s);
+	if (panel < 0)
+		iogplot_dashboard(cr, st, f, v, w, h);
+	else
+		iogplot_panel(cr, st, f, v, panel, w, h);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	return s;
+}
+
+static char *slurp_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	ck_assert_int_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+	b[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+/* Truth CSV "lower_bound,upper_bound,count" of a histogram into h. */
+static void load_truth(const char *name, iogp_hist *h)
+{
+	char path[800], line[256];
+	snprintf(path, sizeof(path), "%s/%s", truth, name);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s", path);
+	iogp_bins nb;
+	iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
+	iogp_hist_init(h, &nb);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	unsigned long long lo, hi, c;
+	for (int i = 0; i < 100000 && fgets(line, sizeof(line), f); i++) {
+		ck_assert_int_eq(sscanf(line, "%llu,%llu,%llu", &lo, &hi, &c), 3);
+		ck_assert_int_eq(iogp_hist_record(h, lo, c), 0);
+	}
+	fclose(f);
+}
+
+static void frame_at_end(iogv_session **s, iogplot_frame *f)
+{
+	char err[256] = "";
+	*s = iogv_session_new(NULL);
+	ck_assert_ptr_nonnull(*s);
+	ck_assert_msg(iogv_open_replay(*s, rec, err, sizeof(err)) == 0, "%s", err);
+	double a, b;
+	iogv_replay_span(*s, &a, &b);
+	ck_assert_int_ge(iogv_replay_seek(*s, b), 0);
+	iogplot_frame_init(f);
+	ck_assert_int_eq(iogv_frame(*s, NULL, 0, f), 0);
+}
+
+static void assert_same_hist(const iogp_hist *a, const iogp_hist *b)
+{
+	ck_assert_uint_eq(a->total, b->total);
+	ck_assert_uint_eq(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		ck_assert_uint_eq(a->bins[i].idx, b->bins[i].idx);
+		ck_assert_uint_eq(a->bins[i].count, b->bins[i].count);
+	}
+}
+
+/* ---- headless snapshots ---- */
+
+START_TEST(test_snapshot_size)
+{
+	char out[700];
+	snprintf(out, sizeof(out), "%s/size.png", dir);
+	char *a1[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, "--size", "1000x700", NULL };
+	run_result r = run(a1);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	cairo_surface_t *s = load_png(out);
+	ck_assert_int_eq(cairo_image_surface_get_width(s), 1000);
+	ck_assert_int_eq(cairo_image_surface_get_height(s), 700);
+	cairo_surface_destroy(s);
+	/* one panel at HiDPI scale 2 */
+	char *a2[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, "--panel", "latency",
+	               "--size", "500x300", "--scale", "2", "--at", "30", NULL };
+	r = run(a2);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	s = load_png(out);
+	ck_assert_int_eq(cairo_image_surface_get_width(s), 1000);
+	ck_assert_int_eq(cairo_image_surface_get_height(s), 600);
+	cairo_surface_destroy(s);
+}
+END_TEST
+
+/* Every panel of a headless dashboard has ink in its plot area. */
+START_TEST(test_panels_drawn)
+{
+	char out[700];
+	const int W = 1600, H = 1000;
+	snprintf(out, sizeof(out), "%s/dash.png", dir);
+	char *a[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, NULL };
+	run_result r = run(a);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	cairo_surface_t *s = load_png(out);
+	ck_assert_int_eq(cairo_image_surface_get_width(s), W);
+	ck_assert_int_eq(cairo_image_surface_get_height(s), H);
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_rect rr[IOGPLOT_NPANELS];
+	iogplot_dashboard_layout(W, H, rr);
+	for (int p = 0; p < IOGPLOT_NPANELS; p++) {
+		/* inside the panel, below its title, right of its y labels */
+		int x0 = (int)(rr[p].x + (p ? 70 : 4)), x1 = (int)(rr[p].x + rr[p].w - 20);
+		int y0 = (int)(rr[p].y + (p ? 30 : 4)), y1 = (int)(rr[p].y + rr[p].h - (p ? 30 : 4));
+		long ink = 0, all = 0;
+		int colors[64] = { 0 }, ncol = 0;
+		for (int y = y0; y < y1; y += 2)
+			for (int x = x0; x < x1; x += 2) {
+				all++;
+				if (!inked(s, &st, x, y))
+					continue;
+				ink++;
+				int c[3];
+				px(s, x, y, c);
+				int key = (c[0] >> 6) * 16 + (c[1] >> 6) * 4 + (c[2] >> 6);
+				if (!colors[key]++)
+					ncol++;
+			}
+		ck_assert_msg(ink * 200 >= all, "panel %s: %ld of %ld pixels drawn",
+		              iogplot_panel_name(p), ink, all);
+		ck_assert_msg(ncol >= 2, "panel %s: %d colours", iogplot_panel_name(p), ncol);
+	}
+	cairo_surface_destroy(s);
+}
+END_TEST
+
+/* The model's queue-depth histogram equals the truth, and its bars end
+ * where the counts say. */
+START_TEST(test_qd_bars)
+{
+	iogv_session *ses;
+	iogplot_frame f;
+	frame_at_end(&ses, &f);
+	iogp_hist t;
+	load_truth("posix.queue_depth.all.csv", &t);
+	assert_same_hist(&f.qd, &t);
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	const int W = 800, H = 500;
+	cairo_surface_t *s = render_panel(&st, &f, &v, IOGPLOT_QD, W, H);
+	iogplot_geom g;
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_QD, 0, W, H, &g), 0);
+	ck_assert_int_eq(g.logx, 0);
+	int checked = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		uint64_t lo, hi;
+		ck_assert_int_eq(iogp_bins_bounds(&t.scheme, t.bins[i].idx, &lo, &hi), 0);
+		int x = (int)lround((iogplot_geom_x(&g, lo - 0.5) + iogplot_geom_x(&g, hi + 0.5)) / 2);
+		double want = iogplot_geom_y(&g, (double)t.bins[i].count);
+		int bottom = (int)(g.plot.y + g.plot.h) - 2, y = bottom;
+		while (y > g.plot.y && inked(s, &st, x, y))
+			y--;
+		ck_assert_msg(fabs((y + 1) - want) <= 2.0, "depth %llu: bar top at %d, count %llu says %.1f",
+		              (unsigned long long)lo, y + 1, (unsigned long long)t.bins[i].count, want);
+		/* and the panel background just above it */
+		ck_assert(!inked(s, &st, x, (int)want - 4));
+		checked++;
+	}
+	ck_assert_int_ge(checked, 8);
+	/* tooltip over depth 3: exact bounds and count */
+	double y3 = g.plot.y + g.plot.h - 3;
+	char tip[512], want[128];
+	ck_assert_int_gt(iogplot_panel_tooltip(&st, &f, &v, IOGPLOT_QD, W, H, iogplot_geom_x(&g, 3),
+	                                       y3, tip, sizeof(tip)), 0);
+	uint64_t c3 = iogp_hist_count_at(&t, iogp_native_index(3, 4));
+	ck_assert_uint_gt(c3, 1000);
+	snprintf(want, sizeof(want), "depth 3: ");
+	ck_assert_msg(strstr(tip, want) != NULL, "tooltip '%s'", tip);
+	char digits[32], *d = digits;
+	for (const char *p = strstr(tip, want) + strlen(want); *p && *p != ' '; p++)
+		if (*p != ',')
+			*d++ = *p;
+	*d = 0;
+	ck_assert_str_eq(digits, (snprintf(want, sizeof(want), "%llu", (unsigned long long)c3), want));
+	iogp_hist_free(&t);
+	cairo_surface_destroy(s);
+	iogplot_frame_free(&f);
+	iogv_session_free(ses);
+}
+END_TEST
+
+/* Request sizes on a log axis: the 4 KiB and 1 MiB read spikes. */
+START_TEST(test_size_bars_log)
+{
+	iogv_session *ses;
+	iogplot_frame f;
+	frame_at_end(&ses, &f);
+	iogp_hist t;
+	load_truth("posix.read.size.all.csv", &t);
+	assert_same_hist(&f.size[0], &t);
+	iogplot_style st;
+	iogplot_style_init(&st, 1);   /* dark this time */
+	iogplot_view v;
+	iogplot_view_init(&v);
+	const int W = 900, H = 520;
+	cairo_surface_t *s = render_panel(&st, &f, &v, IOGPLOT_SIZE, W, H);
+	iogplot_geom g;
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, W, H, &g), 0);
+	ck_assert_int_eq(g.logx, 1);
+	const uint64_t vals[2] = { 4096, 1 << 20 };
+	for (int k = 0; k < 2; k++) {
+		uint32_t idx = iogp_native_index(vals[k], 4);
+		uint64_t lo, hi, c = iogp_hist_count_at(&t, idx);
+		ck_assert_uint_gt(c, 100);
+		iogp_native_bounds(idx, 4, &lo, &hi);
+		int x = (int)floor((iogplot_geom_x(&g, (double)lo) + iogplot_geom_x(&g, (double)hi + 1)) / 2);
+		double want = iogplot_geom_y(&g, (double)c);
+		int y = (int)(g.plot.y + g.plot.h) - 2;
+		while (y > g.plot.y && inked(s, &st, x, y))
+			y--;
+		ck_assert_msg(fabs((y + 1) - want) <= 2.0, "%llu: bar top %d, want %.1f",
+		              (unsigned long long)vals[k], y + 1, want);
+	}
+	/* log y moves the same bar's top where log10(count) says */
+	v.logy |= 1u << IOGPLOT_SIZE;
+	cairo_surface_destroy(s);
+	s = render_panel(&st, &f, &v, IOGPLOT_SIZE, W, H);
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, W, H, &g), 0);
+	ck_assert_int_eq(g.logy, 1);
+	uint32_t idx = iogp_native_index(4096, 4);
+	uint64_t lo, hi, c = iogp_hist_count_at(&t, idx);
+	iogp_native_bounds(idx, 4, &lo, &hi);
+	int x = (int)floor((iogplot_geom_x(&g, (double)lo) + iogplot_geom_x(&g, (double)hi + 1)) / 2);
+	double want = g.plot.y + g.plot.h - g.plot.h * (log(c) - log(g.y0)) / (log(g.y1) - log(g.y0));
+	int y = (int)(g.plot.y + g.plot.h) - 2;
+	while (y > g.plot.y && inked(s, &st, x, y))
+		y--;
+	ck_assert_msg(fabs((y + 1) - want) <= 2.0, "log y: bar top %d, want %.1f", y + 1, want);
+	iogp_hist_free(&t);
+	cairo_surface_destroy(s);
+	iogplot_frame_free(&f);
+	iogv_session_free(ses);
+}
+END_TEST
+
+START_TEST(test_svg_pdf)
+{
+	char out[700];
+	size_t n;
+	snprintf(out, sizeof(out), "%s/dash.svg", dir);
+	char *a[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, NULL };
+	run_result r = run(a);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	char *b = slurp_file(out, &n);
+	ck_assert_msg(!strncmp(b, "<?xml", 5), "SVG starts '%.20s'", b);
+	ck_assert_ptr_nonnull(strstr(b, "<svg"));
+	ck_assert_ptr_nonnull(strstr(b, "</svg>"));
+	ck_assert_uint_gt(n, 10000);
+	free(b);
+	if (access("/usr/bin/xmllint", X_OK) == 0) {
+		char *x[] = { "/usr/bin/xmllint", "--noout", out, NULL };
+		r = run(x);
+		ck_assert_msg(r.status == 0, "xmllint: %s", r.err);
+	}
+	snprintf(out, sizeof(out), "%s/rates.pdf", dir);
+	char *p[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, "--panel", "rates", NULL };
+	r = run(p);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	b = slurp_file(out, &n);
+	ck_assert_msg(!strncmp(b, "%PDF-", 5), "PDF starts '%.8s'", b);
+	ck_assert_uint_gt(n, 2000);
+	int eof = 0;
+	for (size_t i = n > 64 ? n - 64 : 0; i + 5 <= n; i++)
+		eof |= !memcmp(b + i, "%%EOF", 5);
+	ck_assert(eof);
+	free(b);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	char out[700], bad[700];
+	snprintf(out, sizeof(out), "%s/e.png", dir);
+	snprintf(bad, sizeof(bad), "%s/garbage.iogr", dir);
+	FILE *f = fopen(bad, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < 500; i++)
+		fputs("not a recording ", f);
+	fclose(f);
+	char *a1[] = { (char *)view_bin, "--replay", bad, "--snapshot", out, NULL };
+	run_result r = run(a1);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_msg(strstr(r.err, "garbage.iogr") != NULL, "%s", r.err);
+	char *a2[] = { (char *)view_bin, "--replay", "/nonexistent/x.iogr", "--snapshot", out, NULL };
+	r = run(a2);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "x.iogr"));
+	char *a3[] = { (char *)view_bin, "--replay", rec, "--snapshot", "/tmp/x.bmp", NULL };
+	r = run(a3);
+	ck_assert_int_eq(r.status, 2);
+	char *a4[] = { (char *)view_bin, "--replay", rec, "--snapshot", "/nonexistent/dir/x.png", NULL };
+	r = run(a4);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_msg(strstr(r.err, "/nonexistent/dir/x.png") != NULL, "%s", r.err);
+	char *a5[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, "--size", "12x5", NULL };
+	ck_assert_int_eq(run(a5).status, 2);
+	char *a6[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, "--panel", "pie", NULL };
+	ck_assert_int_eq(run(a6).status, 2);
+	char *a7[] = { (char *)view_bin, "--snapshot", out, NULL };
+	ck_assert_int_eq(run(a7).status, 2);
+	char *a8[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, "--node", "nosuch", NULL };
+	r = run(a8);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "nosuch"));
+	char *a9[] = { (char *)view_bin, "--help", NULL };
+	r = run(a9);
+	ck_assert_int_eq(r.status, 0);
+	/* a build without GTK says so for the window modes */
+	const char *gtk = getenv("IOGRAM_VIEW_GTK");
+	if (gtk && !strcmp(gtk, "0")) {
+		char *a10[] = { (char *)view_bin, "--replay", rec, NULL };
+		r = run(a10);
+		ck_assert_int_eq(r.status, 1);
+		ck_assert_msg(strstr(r.err, "no GTK") != NULL, "%s", r.err);
+	} else {
+		/* with GTK but no display: a clear message, not a crash */
+		char *a10[] = { (char *)view_bin, "--replay", rec, NULL };
+		r = run(a10);
+		ck_assert_int_eq(r.status, 1);
+		ck_assert_msg(strstr(r.err, "display") != NULL, "%s", r.err);
+	}
+}
+END_TEST
+
+/* 3000 nodes in ~400 pixel rows: one hot node stays visible. */
+START_TEST(test_heatmap_thousands)
+{
+	const size_t NN = 3000, NB = 120;
+	const double t0 = 1795000000.0;
+	iogplot_frame f;
+	iogplot_frame_init(&f);
+	ck_assert_int_eq(iogplot_series_alloc(&f.rates, NN, NB, t0, 1.0), 0);
+	uint64_t seed = 12345;
+	for (size_t k = 0; k < NN; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "node%04zu", k + 1);
+		ck_assert_int_eq(iogplot_series_set_node(&f.rates, k, name), 0);
+		for (size_t b = 0; b < NB; b++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			f.rates.v[0][k * NB + b] = 1000 + (float)(seed >> 54);
+			f.rates.v[1][k * NB + b] = 0;
+		}
+	}
+	const size_t hot = 1777;
+	for (size_t b = NB / 2; b < NB; b++)
+		f.rates.v[0][hot * NB + b] = 1e9f;
+	iogplot_series_stats(&f.rates);
+	f.t_now = t0 + NB;
+	f.t_first = t0;
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	v.t_lo = t0;
+	v.t_hi = t0 + NB;
+	const int W = 800, H = 500;
+	cairo_surface_t *s = render_panel(&st, &f, &v, IOGPLOT_HEATMAP, W, H);
+	iogplot_geom g;
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_HEATMAP, 0, W, H, &g), 0);
+	ck_assert(g.plot.h < NN);
+	int y = (int)(g.plot.y + g.plot.h * (hot + 0.5) / NN);
+	int c[3];
+	px(s, (int)(g.plot.x + g.plot.w * 0.8), y, c);
+	ck_assert_msg(c[0] > 180 && c[1] > 180 && c[2] < 120, "hot cell %d,%d,%d", c[0], c[1], c[2]);
+	px(s, (int)(g.plot.x + g.plot.w * 0.2), y, c);
+	ck_assert_msg(c[1] < 140, "cold cell %d,%d,%d", c[0], c[1], c[2]);
+	/* a row of ordinary nodes is dark */
+	px(s, (int)(g.plot.x + g.plot.w * 0.8), (int)(g.plot.y + g.plot.h * 0.1), c);
+	ck_assert_msg(c[1] < 140, "ordinary cell %d,%d,%d", c[0], c[1], c[2]);
+	/* node labels do not overprint: their column is mostly background */
+	long ink = 0, all = 0;
+	for (int yy = (int)g.plot.y; yy < (int)(g.plot.y + g.plot.h); yy++)
+		for (int xx = 4; xx < (int)g.plot.x - 6; xx++, all++)
+			ink += inked(s, &st, xx, yy);
+	ck_assert_msg(ink * 4 < all, "labels cover %ld of %ld pixels", ink, all);
+	/* the tooltip names the group and its busiest node */
+	char tip[512];
+	ck_assert_int_gt(iogplot_panel_tooltip(&st, &f, &v, IOGPLOT_HEATMAP, W, H,
+	                                       g.plot.x + g.plot.w * 0.8, y, tip, sizeof(tip)), 0);
+	ck_assert_msg(strstr(tip, "node1778") != NULL, "tooltip '%s'", tip);
+	cairo_surface_destroy(s);
+	iogplot_frame_free(&f);
+}
+END_TEST
+
+START_TEST(test_units)
+{
+	char b[64];
+	iogplot_fmt_bytes(b, sizeof(b), 4096);
+	ck_assert_str_eq(b, "4 KiB");
+	iogplot_fmt_bytes(b, sizeof(b), 1536);
+	ck_assert_str_eq(b, "1.5 KiB");
+	iogplot_fmt_bytes(b, sizeof(b), 1 << 20);
+	ck_assert_str_eq(b, "1 MiB");
+	iogplot_fmt_bytes(b, sizeof(b), 512);
+	ck_assert_str_eq(b, "512 B");
+	iogplot_fmt_rate(b, sizeof(b), 3.0 * (1 << 30));
+	ck_assert_str_eq(b, "3 GiB/s");
+	iogplot_fmt_ns(b, sizeof(b), 250000);
+	ck_assert_str_eq(b, "250 µs");
+	iogplot_fmt_ns(b, sizeof(b), 1500000);
+	ck_assert_str_eq(b, "1.5 ms");
+	iogplot_fmt_ns(b, sizeof(b), 42);
+	ck_assert_str_eq(b, "42 ns");
+	iogplot_fmt_ns(b, sizeof(b), 2e9);
+	ck_assert_str_eq(b, "2 s");
+	iogplot_fmt_count(b, sizeof(b), 950);
+	ck_assert_str_eq(b, "950");
+	iogplot_fmt_count(b, sizeof(b), 1200);
+	ck_assert_str_eq(b, "1.2k");
+	iogplot_fmt_count(b, sizeof(b), 3.4e6);
+	ck_assert_str_eq(b, "3.4M");
+	ck_assert_str_eq(iogplot_export_format("a/b.PNG"), "png");
+	ck_assert_ptr_null(iogplot_export_format("a.png/b"));
+	ck_assert_int_eq(iogplot_panel_find("latency"), IOGPLOT_LATENCY);
+	ck_assert_int_eq(iogplot_panel_find("dashboard"), -2);
+	ck_assert_int_eq(iogplot_panel_find("nope"), -1);
+}
+END_TEST
+
+/* The grid cache draws the same pixels as drawing everything. */
+START_TEST(test_cache)
+{
+	iogv_session *ses;
+	iogplot_frame f;
+	frame_at_end(&ses, &f);
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	const int W = 1300, H = 900;
+	cairo_surface_t *a = render_panel(&st, &f, &v, -1, W, H);
+	v.cache = iogplot_cache_new();
+	cairo_surface_t *b = render_panel(&st, &f, &v, -1, W, H);
+	cairo_surface_t *c = render_panel(&st, &f, &v, -1, W, H);
+	uint64_t hits, misses;
+	iogplot_cache_stats(v.cache, &hits, &misses);
+	ck_assert_uint_eq(misses, 6);
+	ck_assert_uint_eq(hits, 6);
+	long differ = 0;
+	for (int y = 0; y < H; y += 3)
+		for (int x = 0; x < W; x += 3) {
+			int p[3], q[3], r[3];
+			px(a, x, y, p);
+			px(b, x, y, q);
+			px(c, x, y, r);
+			differ += abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 30;
+			differ += abs(q[0] - r[0]) + abs(q[1] - r[1]) + abs(q[2] - r[2]) > 0;
+		}
+	ck_assert_msg(differ < 50, "%ld pixels differ", differ);
+	iogplot_cache_free(v.cache);
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+	cairo_surface_destroy(c);
+	iogplot_frame_free(&f);
+	iogv_session_free(ses);
+}
+END_TEST
+
+START_TEST(test_csv)
+{
+	iogv_session *ses;
+	iogplot_frame f;
+	frame_at_end(&ses, &f);
+	char out[700], err[512] = "", names[1024], a[800], b[800];
+	snprintf(out, sizeof(out), "%s/csv", dir);
+	int n = iogplot_export_csv(out, &f, -1, names, sizeof(names), err, sizeof(err));
+	ck_assert_msg(n >= 9, "%d: %s", n, err);
+	ck_assert_ptr_nonnull(strstr(names, "queue_depth.csv"));
+	static const char *const pairs[][2] = {
+		{ "queue_depth.csv", "posix.queue_depth.all.csv" },
+		{ "size-read.csv", "posix.read.size.all.csv" },
+		{ "latency-write.csv", "posix.write.latency.all.csv" },
+	};
+	for (int i = 0; i < 3; i++) {
+		size_t la, lb;
+		snprintf(a, sizeof(a), "%s/%s", out, pairs[i][0]);
+		snprintf(b, sizeof(b), "%s/%s", truth, pairs[i][1]);
+		char *x = slurp_file(a, &la), *y = slurp_file(b, &lb);
+		ck_assert_msg(la == lb && !memcmp(x, y, la), "%s differs from the truth", pairs[i][0]);
+		free(x);
+		free(y);
+	}
+	size_t lr;
+	snprintf(a, sizeof(a), "%s/rates-read.csv", out);
+	char *x = slurp_file(a, &lr);
+	ck_assert(!strncmp(x, "time,elapsed_s,min_node,min,avg,max_node,max,total,node001", 58));
+	free(x);
+	/* an unwritable place is an error with a message */
+	ck_assert_int_lt(iogplot_export_csv("/proc/iogram-no/csv", &f, -1, names, sizeof(names), err,
+	                                    sizeof(err)), 0);
+	ck_assert(err[0]);
+	iogplot_frame_free(&f);
+	iogv_session_free(ses);
+}
+END_TEST
+
+/* Seeking back and forth ends in the same state as reading straight on. */
+START_TEST(test_seek)
+{
+	char err[256];
+	iogp_hist t;
+	load_truth("posix.queue_depth.all.csv", &t);
+	iogv_session *s = iogv_session_new(NULL);
+	ck_assert_int_eq(iogv_open_replay(s, rec, err, sizeof(err)), 0);
+	double a, b;
+	iogv_replay_span(s, &a, &b);
+	ck_assert(b - a > 100);
+	const double path[] = { a + 60, a + 20, b, a + 5, a + 110, b };
+	iogplot_frame f;
+	iogplot_frame_init(&f);
+	uint64_t prev = 0;
+	for (int i = 0; i < 6; i++) {
+		ck_assert_int_ge(iogv_replay_seek(s, path[i]), 0);
+		ck_assert(fabs(iogv_replay_pos(s) - path[i]) < 1e-3);
+		ck_assert_int_eq(iogv_frame(s, NULL, 0, &f), 0);
+		if (i == 1)
+			ck_assert_uint_lt(f.qd.total, prev);   /* went back */
+		prev = f.qd.total;
+		if (path[i] == b)
+			assert_same_hist(&f.qd, &t);
+	}
+	/* "last 10 s" is a part of the whole */
+	ck_assert_int_eq(iogv_frame(s, NULL, 10, &f), 0);
+	ck_assert_uint_gt(f.qd.total, 0);
+	ck_assert_uint_lt(f.qd.total, t.total / 4);
+	ck_assert_str_eq(f.window, "last 10 s");
+	iogp_hist_free(&t);
+	iogplot_frame_free(&f);
+	iogv_session_free(s);
+}
+END_TEST
+
+START_TEST(test_empty)
+{
+	iogplot_frame f;
+	iogplot_frame_init(&f);
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	cairo_surface_t *s = render_panel(&st, &f, &v, -1, 900, 700);
+	ck_assert_int_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+	iogplot_geom g;
+	char tip[64];
+	for (int p = 1; p < IOGPLOT_NPANELS; p++) {
+		ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, p, 0, 400, 300, &g), IOGP_ENOTFOUND);
+		ck_assert_int_eq(iogplot_panel_tooltip(&st, &f, &v, p, 400, 300, 200, 150, tip,
+		                                       sizeof(tip)), 0);
+	}
+	/* tiny sizes do not crash either */
+	cairo_surface_destroy(s);
+	s = render_panel(&st, &f, &v, -1, 20, 20);
+	cairo_surface_destroy(s);
+	iogplot_frame_free(&f);
+}
+END_TEST
+
+static int run_synth(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		dup2(nul, 1);
+		execl(synth_bin, synth_bin, "--nodes", "4", "--sources-per-node", "2", "--seconds", "120",
+		      "--seed", "7", "-o", rec, "--truth", truth, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	view_bin = getenv("IOGRAM_VIEW");
+	synth_bin = getenv("IOGRAM_SYNTH");
+	if (!view_bin || !synth_bin) {
+		fprintf(stderr, "check_plot: set IOGRAM_VIEW and IOGRAM_SYNTH\n");
+		return 1;
+	}
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(rec, sizeof(rec), "%s/job.iogr", dir);
+	snprintf(truth, sizeof(truth), "%s/truth", dir);
+	if (run_synth() < 0) {
+		fprintf(stderr, "check_plot: iogram-synth failed\n");
+		return 1;
+	}
+	Suite *s = suite_create("plot");
+	TCase *tc = tcase_create("plot");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_units);
+	tcase_add_test(tc, test_snapshot_size);
+	tcase_add_test(tc, test_panels_drawn);
+	tcase_add_test(tc, test_qd_bars);
+	tcase_add_test(tc, test_size_bars_log);
+	tcase_add_test(tc, test_svg_pdf);
+	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_heatmap_thousands);
+	tcase_add_test(tc, test_cache);
+	tcase_add_test(tc, test_csv);
+	tcase_add_test(tc, test_seek);
+	tcase_add_test(tc, test_empty);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (!failed && system(cmd) != 0)
+		fprintf(stderr, "check_plot: could not remove %s\n", dir);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,866 @@
+/* check_top.c - iogram-top in a real terminal: tmux sessions driven with
+ * send-keys and read back with capture-pane, on replay files whose contents
+ * are known (iogram-synth's ground truth), live with a real program under
+ * the interposer, and the demo. Every tmux server started here lives under
+ * this test's own TMUX_TMPDIR and is killed at the end. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iogp.h"
+#include "top.h"
+
+static const char *top_bin, *synth_bin, *run_bin, *iogram_bin;
+static char dir[] = "/tmp/iogram-check-top-XXXXXX";
+static char replay[4200], truth[4200];
+
+static char *fmt(const char *f, ...)
+{
+	static char bufs[16][4400];
+	static int k;
+	char *b = bufs[k++ % 16];
+	va_list ap;
+	va_start(ap, f);
+	vsnprintf(b, 4400, f, ap);
+	va_end(ap);
+	return b;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	nanosleep(&ts, NULL);
+}
+
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* ---- tmux ---------------------------------------------------------------- */
+
+static char sock[64];
+static char screen[65536];
+
+/* Check messages are short: on failure the screen goes to stderr. */
+#define CHECK(cond, ...) do { \
+	int ok_ = (cond) ? 1 : 0; \
+	if (!ok_) \
+		fprintf(stderr, "---- screen ----\n%s\n----------------\n", screen); \
+	ck_assert_msg(ok_, __VA_ARGS__); \
+} while (0)
+
+static void tmux_kill(void)
+{
+	if (sock[0])
+		run(fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
+	sock[0] = '\0';
+}
+
+/* A session of w x h running cmd in dir (env: extra VAR=value words), then
+ * a sentinel with the exit status and the terminal modes. */
+static void tmux_start(int w, int h, const char *env, const char *cmd)
+{
+	static int n;
+	tmux_kill();
+	snprintf(sock, sizeof(sock), "t%d-%d", (int)getpid(), n++);
+	int rc = run(fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
+	                 "\"env %s %s; echo IOGTOP-EXIT=\\$?; stty -a | tr '\\n' ' '; echo; sleep 120\"",
+	                 dir, sock, w, h, env, cmd));
+	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
+}
+
+/* esc: 1 with escape sequences, 2 joining wrapped lines */
+static const char *capture(int esc)
+{
+	FILE *p = popen(fmt("tmux -L %s capture-pane -p %s 2>/dev/null", sock,
+	                    esc == 1 ? "-e" : esc == 2 ? "-J" : ""), "r");
+	screen[0] = '\0';
+	if (!p)
+		return screen;
+	size_t n = fread(screen, 1, sizeof(screen) - 1, p);
+	screen[n] = '\0';
+	pclose(p);
+	return screen;
+}
+
+static void keys(const char *k)
+{
+	run(fmt("tmux -L %s send-keys %s", sock, k));
+}
+
+/* Wait until the screen holds text (or not); 1 on success. */
+static int wait_text(const char *text, int present, double secs)
+{
+	double end = now_s() + secs;
+	do {
+		capture(0);
+		if ((strstr(screen, text) != NULL) == present)
+			return 1;
+		nap(0.03);
+	} while (now_s() < end);
+	return 0;
+}
+
+#define EXPECT(text, secs) CHECK(wait_text(text, 1, secs), "'%s' not on screen", text)
+#define EXPECT_NOT(text, secs) CHECK(wait_text(text, 0, secs), "'%s' still on screen", text)
+
+/* The screen line holding text, or "". */
+static const char *line_with(const char *text)
+{
+	static char line[4096];
+	const char *p = strstr(screen, text);
+	line[0] = '\0';
+	if (!p)
+		return line;
+	const char *a = p, *z = p;
+	while (a > screen && a[-1] != '\n')
+		a--;
+	while (*z && *z != '\n')
+		z++;
+	snprintf(line, sizeof(line), "%.*s", (int)(z - a), a);
+	return line;
+}
+
+/* ---- ground truth --------------------------------------------------------- */
+
+static void load_truth(iogp_hist *h, const char *metric, const char *scope)
+{
+	iogp_bins nb;
+	iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
+	iogp_hist_init(h, &nb);
+	FILE *f = fopen(fmt("%s/%s.%s.csv", truth, metric, scope), "r");
+	CHECK(f != NULL, "no truth for %s %s", metric, scope);
+	char line[256];
+	ck_assert(fgets(line, sizeof(line), f) != NULL);
+	uint64_t lo, hi, c;
+	while (fscanf(f, "%" SCNu64 ",%" SCNu64 ",%" SCNu64 "\n", &lo, &hi, &c) == 3)
+		ck_assert_int_eq(iogp_hist_record(h, lo, c), 0);
+	fclose(f);
+}
+
+/* "read n=... p50 ... p90 ... p99 ... max ..." as the panels write it. */
+static const char *summary_of(const iogp_hist *h, const char *what, const char *unit)
+{
+	char n[32], a[32], b[32], c[32], d[32];
+	uint64_t v;
+	fmt_count(n, sizeof(n), (double)h->total);
+	iogp_hist_quantile(h, 0.5, &v);
+	fmt_value(a, sizeof(a), unit, (double)v);
+	iogp_hist_quantile(h, 0.9, &v);
+	fmt_value(b, sizeof(b), unit, (double)v);
+	iogp_hist_quantile(h, 0.99, &v);
+	fmt_value(c, sizeof(c), unit, (double)v);
+	iogp_hist_max(h, &v);
+	fmt_value(d, sizeof(d), unit, (double)v);
+	return fmt("%s n=%s p50 %s p90 %s p99 %s max %s", what, n, a, b, c, d);
+}
+
+/* Does the captured (-e) screen set a colour (SGR 30-37, 38, 40-47, 48, 90-107)? */
+static int has_colour(const char *t)
+{
+	for (const char *p = t; (p = strchr(p, '\033')) != NULL; p++) {
+		if (p[1] != '[')
+			continue;
+		const char *q = p + 2;
+		while (*q && *q != 'm' && ((*q >= '0' && *q <= '9') || *q == ';')) {
+			int v = (int)strtol(q, (char **)&q, 10);
+			if ((v >= 30 && v <= 38) || (v >= 40 && v <= 48) || (v >= 90 && v <= 107))
+				return 1;
+			if (*q == ';')
+				q++;
+		}
+	}
+	return 0;
+}
+
+static const char *utf8_bar(void)
+{
+	return "\xe2\x96\x88";   /* U+2588 full block */
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+START_TEST(test_cli)
+{
+	ck_assert_int_eq(run(fmt("%s --help | grep -q EXAMPLES", top_bin)), 0);
+	ck_assert_int_eq(run(fmt("%s --version | grep -q 'iogram-top '", top_bin)), 0);
+	ck_assert_int_eq(run(fmt("%s --bogus >/dev/null 2>&1", top_bin)), 2);
+	ck_assert_int_eq(run(fmt("%s --window -3 >/dev/null 2>&1", top_bin)), 2);
+	ck_assert_int_eq(run(fmt("%s --demo --replay x >/dev/null 2>&1", top_bin)), 2);
+	ck_assert_int_eq(run(fmt("%s --listen tcp://10.1.2.3:9 </dev/null >/dev/null 2>&1", top_bin)), 2);
+	/* not a replay file, a missing one: a message and 1, never a crash */
+	ck_assert_int_eq(run(fmt("head -c 5000 /dev/urandom > %s/garbage.iogr", dir)), 0);
+	ck_assert_int_eq(run(fmt("%s --replay %s/garbage.iogr </dev/null >/dev/null 2>%s/g.err", top_bin, dir, dir)), 1);
+	ck_assert_int_eq(run(fmt("grep -q 'iogram-top: ' %s/g.err", dir)), 0);
+	ck_assert_int_eq(run(fmt("%s --replay %s/missing.iogr </dev/null >/dev/null 2>&1", top_bin, dir)), 1);
+	/* no terminal */
+	ck_assert_int_eq(run(fmt("%s --replay %s </dev/null >/dev/null 2>&1", top_bin, replay)), 1);
+}
+END_TEST
+
+/* 80x24, UTF-8 and colours: titles, counts and quantiles as in the file. */
+START_TEST(test_replay_80x24)
+{
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
+	EXPECT("REPLAY", 5);
+	keys("G");
+	EXPECT("END", 5);
+	static const char *const titles[] = { "1 request size", "2 queue depth", "3 latency",
+	                                      "4 access pattern", "5 node rates" };
+	for (int i = 0; i < 5; i++)
+		EXPECT(titles[i], 2);
+	EXPECT("0 up 0 quiet 2 gone", 2);
+	EXPECT("gaps 0", 1);
+	EXPECT("all 2 nodes", 1);
+	iogp_hist h;
+	load_truth(&h, "posix.read.latency", "all");
+	EXPECT(summary_of(&h, "read", "ns"), 2);
+	iogp_hist_free(&h);
+	load_truth(&h, "posix.write.latency", "all");
+	EXPECT(summary_of(&h, "write", "ns"), 2);
+	iogp_hist_free(&h);
+	CHECK(strstr(capture(0), utf8_bar()) != NULL, "no block bars");
+	/* colours: SGR colour codes are in use */
+	CHECK(has_colour(capture(1)), "no colours");
+	/* a node selected: its own numbers */
+	keys("n");
+	EXPECT("node node001", 2);
+	load_truth(&h, "posix.read.latency", "node001");
+	EXPECT(summary_of(&h, "read", "ns"), 2);
+	iogp_hist_free(&h);
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+}
+END_TEST
+
+/* 160x48: zoomed panels row by row against the truth. */
+START_TEST(test_replay_160x48_rows)
+{
+	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
+	EXPECT("REPLAY", 5);
+	keys("G");
+	EXPECT("END", 5);
+	/* wide layout: size, latency and queue depth share the first row */
+	capture(0);
+	const char *l = line_with("1 request size");
+	CHECK(strstr(l, "3 latency") && strstr(l, "2 queue depth"), "not the wide layout");
+	/* zoom request size, read only, log2 bins */
+	keys("1 d b");
+	EXPECT("| read | log2 |", 3);
+	EXPECT_NOT("3 latency", 2);
+	iogp_hist h, l2;
+	load_truth(&h, "posix.read.size", "all");
+	EXPECT(summary_of(&h, "read", "bytes"), 2);
+	iogp_bins b;
+	iogp_bins_log2(&b);
+	ck_assert_int_eq(iogp_hist_rebin(&l2, &h, &b), 0);
+	ck_assert_int_gt((int)l2.n, 5);
+	for (size_t i = 0; i < l2.n; i++) {
+		uint64_t lo, hi;
+		iogp_bins_bounds(&b, l2.bins[i].idx, &lo, &hi);
+		char a[32], z[32];
+		fmt_bytes(a, sizeof(a), (double)lo);
+		fmt_bytes(z, sizeof(z), (double)hi);
+		const char *lab = lo == hi ? fmt("%s ", a) : fmt("%s-%s ", a, z);
+		/* the row: label first, then the bar, then the exact count */
+		int found = 0;
+		for (char *p = screen; (p = strstr(p, lab)) != NULL; p++) {
+			if (p != screen && p[-1] != ' ' && p[-1] != '\n')
+				continue;
+			const char *eol = strchr(p, '\n');
+			char row[512];
+			snprintf(row, sizeof(row), "%.*s", (int)(eol ? eol - p : (long)strlen(p)), p);
+			if (strstr(row, fmt(" %" PRIu64 " ", l2.bins[i].count))) {
+				found = 1;
+				break;
+			}
+		}
+		CHECK(found, "row %s with %" PRIu64 " missing", lab, l2.bins[i].count);
+	}
+	/* the snapshot of this screen is the truth in the seed's CSV */
+	keys("x");
+	EXPECT("snapshot ./iogram-snap-", 3);
+	const char *m = strstr(screen, "snapshot ./");
+	char snapdir[256];
+	ck_assert(sscanf(m, "snapshot ./%255[^/]", snapdir) == 1);
+	CHECK(strstr(screen, "size-read.csv"), "file names not shown");
+	/* with iogram-view's plot library: a PNG of the zoomed panel */
+	CHECK(strstr(screen, "size.png") || strstr(screen, "PNG: not built"), "PNG not mentioned");
+	if (strstr(screen, "size.png")) {
+		FILE *pf = fopen(fmt("%s/%s/size.png", dir, snapdir), "rb");
+		unsigned char magic[8] = { 0 };
+		CHECK(pf && fread(magic, 1, 8, pf) == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8),
+		      "size.png is not a PNG");
+		fclose(pf);
+	}
+	FILE *f = fopen(fmt("%s/%s/size-read.csv", dir, snapdir), "r");
+	CHECK(f != NULL, "no %s/size-read.csv", snapdir);
+	char got[65536];
+	size_t n = fread(got, 1, sizeof(got) - 1, f);
+	got[n] = '\0';
+	fclose(f);
+	char want[65536];
+	FILE *mf = fmemopen(want, sizeof(want), "w");
+	iogp_hist_write_csv(&l2, mf);
+	fclose(mf);
+	ck_assert_str_eq(got, want);
+	iogp_hist_free(&l2);
+	iogp_hist_free(&h);
+	/* queue depth: native buckets are exact for 1..8 */
+	keys("2 b b");
+	EXPECT("since start, native k=4", 3);
+	EXPECT("2 queue depth", 2);
+	load_truth(&h, "posix.queue_depth", "all");
+	EXPECT(summary_of(&h, "all", "requests"), 2);
+	for (size_t i = 0; i < h.n; i++) {
+		uint64_t lo, hi;
+		iogp_native_bounds((uint32_t)h.bins[i].idx, IOGP_NATIVE_K_DEFAULT, &lo, &hi);
+		capture(0);
+		const char *row = NULL;
+		for (char *p = screen; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+			char num[32], next[32];
+			if (*p != '\n' && sscanf(p, "%31s %31s", num, next) == 2 && strcmp(next, "queue") &&
+			    !strcmp(num, fmt("%" PRIu64, lo))) {
+				row = line_with(p);
+				break;
+			}
+			if (!strchr(p, '\n'))
+				break;
+		}
+		CHECK(row && strstr(row, fmt(" %" PRIu64 " ", h.bins[i].count)),
+		              "queue depth %" PRIu64 ": %" PRIu64 " missing", lo, h.bins[i].count);
+	}
+	iogp_hist_free(&h);
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+}
+END_TEST
+
+/* vt100 and LANG=C: plain ASCII, no colours, still every panel. */
+START_TEST(test_vt100_ascii)
+{
+	tmux_start(80, 24, "TERM=vt100 LANG=C LC_ALL=C", fmt("%s --replay %s", top_bin, replay));
+	EXPECT("REPLAY", 5);
+	keys("G");
+	EXPECT("END", 5);
+	EXPECT("5 node rates", 2);
+	capture(0);
+	for (const unsigned char *p = (const unsigned char *)screen; *p; p++)
+		CHECK(*p < 128, "non-ASCII byte on a vt100 in the C locale");
+	CHECK(strchr(screen, '#') != NULL, "no ASCII bars");
+	iogp_hist h;
+	load_truth(&h, "posix.read.latency", "all");
+	EXPECT(summary_of(&h, "read", "ns"), 2);
+	iogp_hist_free(&h);
+	capture(1);
+	CHECK(!has_colour(screen), "colours on a vt100");
+	/* monochrome still marks the focused panel (reverse video) */
+	CHECK(strstr(screen, "7m3 latency") != NULL, "focus not shown");
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+	/* NO_COLOR on a colour terminal; --no-unicode in UTF-8 */
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1",
+	           fmt("%s --no-unicode --replay %s", top_bin, replay));
+	EXPECT("REPLAY", 5);
+	keys("G");
+	EXPECT("END", 5);
+	capture(1);
+	CHECK(!has_colour(screen), "colours despite NO_COLOR");
+	capture(0);
+	for (const unsigned char *p = (const unsigned char *)screen; *p; p++)
+		CHECK(*p < 128, "non-ASCII with --no-unicode");
+	tmux_kill();
+}
+END_TEST
+
+static const char *position(void)
+{
+	static char pos[32];
+	capture(0);
+	pos[0] = '\0';
+	const char *p = strstr(screen, "REPLAY ");
+	if (p && (p = strchr(p + 7, ' ')))
+		sscanf(p + 1, "%31[0-9:]", pos);
+	return pos;
+}
+
+static int wait_pos(const char *want, double secs)
+{
+	double end = now_s() + secs;
+	do {
+		if (!strcmp(position(), want))
+			return 1;
+		nap(0.03);
+	} while (now_s() < end);
+	return 0;
+}
+
+#define EXPECT_POS(p) CHECK(wait_pos(p, 3), "position %s, want %s", position(), p)
+
+/* Every key in the help, and what it does. */
+START_TEST(test_keys)
+{
+	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1", fmt("%s --replay %s", top_bin, replay));
+	EXPECT("REPLAY", 5);
+	/* help lists every key; ? and h open it, any key closes it */
+	keys("?");
+	EXPECT("iogram-top keys", 2);
+	static const char *const names[][2] = {
+		{ "? h", "this help" }, { "q", "quit" }, { "Tab", "focus next" },
+		{ "S-Tab", "focus previous" }, { "1-5", "zoom panel N" }, { "z Enter", "zoom focused" },
+		{ "Esc", "close help" }, { "n N", "previous node" }, { "s S", "previous source" },
+		{ "a", "select everything" }, { "f F", "previous file" }, { "w W", "last N s" },
+		{ "d", "read+write / read" }, { "b", "bins native" }, { "l", "counts linear" },
+		{ "m", "rates: auto" }, { "space p", "pause" }, { "Left ,", "seek back 10" },
+		{ "Right .", "seek forward 10" }, { "PgUp [", "seek back 60" },
+		{ "PgDn ]", "seek forward 60" }, { "-", "slower" }, { "+ =", "faster" },
+		{ "Home g", "jump to start" }, { "End G", "jump to end" }, { "R", "recording" },
+		{ "x", "snapshot" }, { "^L", "repaint" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		const char *l = line_with(names[i][1]);
+		const char *k = strstr(l, fmt(" %s ", names[i][0]));
+		CHECK(k && k < strstr(l, names[i][1]), "key %s (%s) not in the help", names[i][0], names[i][1]);
+	}
+	keys("Escape");
+	EXPECT_NOT("iogram-top keys", 2);
+	keys("h");
+	EXPECT("iogram-top keys", 2);
+	keys("F1");
+	EXPECT_NOT("iogram-top keys", 2);
+	/* pause and seek */
+	keys("Space");
+	EXPECT("PAUSED", 2);
+	keys("g");
+	EXPECT_POS("0:00");
+	keys(".");
+	EXPECT_POS("0:10");
+	keys("Right");
+	EXPECT_POS("0:20");
+	keys(",");
+	EXPECT_POS("0:10");
+	keys("Left");
+	EXPECT_POS("0:00");
+	keys("]");
+	EXPECT("END", 2);
+	keys("[");
+	EXPECT_NOT("END", 2);
+	keys("Home");
+	EXPECT_POS("0:00");
+	keys("NPage");
+	EXPECT("END", 2);
+	keys("PPage");
+	EXPECT_POS("0:00");
+	keys("End");
+	EXPECT("END", 2);
+	keys("p");   /* play again from the start */
+	EXPECT_NOT("END", 2);
+	keys("Space");
+	EXPECT("PAUSED", 2);
+	keys("+");
+	EXPECT("x2 ", 2);
+	keys("=");
+	EXPECT("x4 ", 2);
+	keys("-");
+	EXPECT("x2 ", 2);
+	keys("_");
+	EXPECT("x1 ", 2);
+	keys("G");
+	EXPECT("END", 2);
+	/* selection */
+	keys("n");
+	EXPECT("node node001", 2);
+	keys("n");
+	EXPECT("node node002", 2);
+	keys("N");
+	EXPECT("node node001", 2);
+	keys("a");
+	EXPECT("all 2 nodes", 2);
+	keys("s");
+	EXPECT("source node001:1000", 2);
+	keys("s");
+	EXPECT("source node002:1001", 2);
+	keys("S");
+	EXPECT("source node001:1000", 2);
+	keys("a");
+	EXPECT("all 2 nodes", 2);
+	keys("w");
+	EXPECT("| last 10s |", 2);
+	keys("W");
+	EXPECT("| since start |", 2);
+	keys("d");
+	EXPECT("| read |", 2);
+	keys("d");
+	EXPECT("| write |", 2);
+	keys("d");
+	EXPECT("| read+write |", 2);
+	keys("b");
+	EXPECT("| log2 |", 2);
+	keys("b");
+	EXPECT("| fixed |", 2);
+	keys("b");
+	EXPECT("| native |", 2);
+	keys("l");
+	EXPECT("| log ", 2);
+	keys("l");
+	EXPECT("| linear", 2);
+	keys("m");
+	EXPECT("node rates: lines", 2);
+	keys("m");
+	EXPECT("node rates: heatmap", 2);
+	EXPECT("heatmap, ", 2);
+	keys("m");
+	EXPECT("node rates: auto", 2);
+	/* files */
+	EXPECT("busiest file ", 2);
+	keys("f");
+	EXPECT("file 1/2", 2);
+	EXPECT_NOT("busiest file", 2);
+	keys("f");
+	EXPECT("file 2/2", 2);
+	keys("F");
+	EXPECT("file 1/2", 2);
+	/* focus and zoom (mono: the focused title is in reverse video) */
+	capture(1);
+	CHECK(strstr(screen, "7m3 latency"), "latency not focused first");
+	keys("Tab");
+	double end = now_s() + 2;
+	while (!strstr(capture(1), "7m4 access") && now_s() < end)
+		nap(0.03);
+	CHECK(strstr(screen, "7m4 access"), "Tab did not focus access");
+	keys("BTab");
+	end = now_s() + 2;
+	while (!strstr(capture(1), "7m3 latency") && now_s() < end)
+		nap(0.03);
+	CHECK(strstr(screen, "7m3 latency"), "S-Tab did not go back");
+	for (int p = 1; p <= 5; p++) {
+		keys(fmt("%d", p));
+		EXPECT_NOT(p == 1 ? "3 latency" : "1 request size", 2);
+		keys(fmt("%d", p));
+		EXPECT("1 request size", 2);
+		EXPECT("3 latency", 2);
+	}
+	keys("z");
+	EXPECT_NOT("2 queue depth", 2);
+	keys("Enter");
+	EXPECT("2 queue depth", 2);
+	keys("4");
+	EXPECT_NOT("2 queue depth", 2);
+	keys("Escape");
+	EXPECT("2 queue depth", 2);
+	keys("C-l");
+	EXPECT("5 node rates", 2);
+	/* recording: R starts, R stops, the file is a replay file */
+	keys("R");
+	EXPECT("REC iogram-", 2);
+	keys("R");
+	EXPECT("recording stopped: iogram-", 2);
+	char name[256] = "";
+	sscanf(strstr(screen, "recording stopped: "), "recording stopped: %255s", name);
+	iogp_replay_reader *r;
+	char err[256];
+	CHECK(iogp_replay_open(&r, fmt("%s/%s", dir, name), err, sizeof(err)) == 0, "%s: %s", name, err);
+	iogp_replay_rec rec;
+	ck_assert_int_eq(iogp_replay_next(r, &rec), 0);
+	iogp_replay_close_reader(r);
+	/* x writes the visible panels */
+	keys("x");
+	EXPECT("snapshot ./iogram-snap-", 2);
+	EXPECT("latency-read.csv", 1);
+	EXPECT("rates-write.csv", 1);
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	/* the terminal is itself again: canonical mode and echo back on */
+	capture(2);
+	const char *modes = line_with("speed");
+	CHECK(strstr(modes, " icanon") && strstr(modes, " echo ") && !strstr(modes, "-icanon"),
+	              "terminal modes not restored: %s", modes);
+	CHECK(!strstr(screen, "5 node rates"), "dashboard left on screen");
+	tmux_kill();
+}
+END_TEST
+
+START_TEST(test_resize)
+{
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
+	EXPECT("5 node rates", 5);
+	capture(0);
+	CHECK(!strstr(line_with("1 request size"), "3 latency"), "80 columns: narrow layout");
+	run(fmt("tmux -L %s resize-window -x 160 -y 48", sock));
+	double end = now_s() + 3;
+	while (!(strstr(capture(0), "1 request size") && strstr(line_with("1 request size"), "3 latency")) &&
+	       now_s() < end)
+		nap(0.05);
+	CHECK(strstr(line_with("1 request size"), "3 latency"), "160 columns: wide layout");
+	run(fmt("tmux -L %s resize-window -x 50 -y 12", sock));
+	EXPECT("terminal too small: 50x12", 3);
+	keys("3");   /* a zoomed panel fits */
+	EXPECT("3 latency", 2);
+	keys("3");
+	EXPECT("terminal too small", 2);
+	run(fmt("tmux -L %s resize-window -x 80 -y 24", sock));
+	EXPECT("5 node rates", 3);
+	EXPECT_NOT("too small", 2);
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+}
+END_TEST
+
+/* A recording cut in the middle: read up to the damage, shown, no crash. */
+START_TEST(test_damaged_replay)
+{
+	struct stat st;
+	ck_assert_int_eq(stat(replay, &st), 0);
+	ck_assert_int_eq(run(fmt("head -c %lld %s > %s/cut.iogr", (long long)st.st_size / 2, replay, dir)), 0);
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s/cut.iogr", top_bin, dir));
+	EXPECT("REPLAY", 5);
+	keys("G");
+	EXPECT("END", 5);
+	EXPECT("damaged ", 2);
+	EXPECT("3 latency", 1);
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+}
+END_TEST
+
+static int free_port(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	socklen_t l = sizeof(a);
+	getsockname(s, (struct sockaddr *)&a, &l);
+	close(s);
+	return ntohs(a.sin_port);
+}
+
+/* Live: a real program under iogram-run; then a stream that stops (quiet)
+ * and a source that restarts. */
+START_TEST(test_live)
+{
+	int port = free_port();
+	char ep[64];
+	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", port);
+	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --listen %s", top_bin, ep));
+	EXPECT("LIVE tcp://127.0.0.1:", 5);
+	ck_assert_int_eq(run(fmt("%s -e %s -n livenode -i 100 -- dd if=/dev/zero of=/dev/null bs=4k "
+	                         "count=50000 status=none", run_bin, ep)), 0);
+	EXPECT("write n=50000 ", 5);
+	EXPECT("read n=50000 ", 2);
+	EXPECT("livenode", 2);
+	EXPECT("0 up 0 quiet 1 gone", 5);
+	/* emulated agents that stop talking: quiet */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		execl(iogram_bin, iogram_bin, "loadgen", "--sources", "3", "--rate", "5", "--endpoint", ep,
+		      "--quiet", (char *)NULL);
+		_exit(127);
+	}
+	EXPECT("3 up 0 quiet 1 gone", 8);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT("0 up 3 quiet 1 gone", 8);
+	/* a rank that comes back under a new process: a restart */
+	ck_assert_int_eq(run(fmt("SLURM_PROCID=7 SLURM_JOB_ID=99 %s -e %s -n rnode -i 100 -- dd if=/dev/zero "
+	                         "of=/dev/null bs=4k count=20000 status=none", run_bin, ep)), 0);
+	ck_assert_int_eq(run(fmt("SLURM_PROCID=7 SLURM_JOB_ID=99 %s -e %s -n rnode -i 100 -- dd if=/dev/zero "
+	                         "of=/dev/null bs=4k count=20000 status=none", run_bin, ep)), 0);
+	EXPECT("1 restarted", 5);
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+}
+END_TEST
+
+static int demo_dirs(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, "iogram-demo-", 12);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* iogram-top's pid (the pane's shell runs it), and its worker children. */
+static pid_t top_pid(void)
+{
+	FILE *p = popen(fmt("pgrep -P $(tmux -L %s display -p '#{pane_pid}') -x iogram-top", sock), "r");
+	int pid = 0;
+	if (p) {
+		if (fscanf(p, "%d", &pid) != 1)
+			pid = 0;
+		pclose(p);
+	}
+	return (pid_t)pid;
+}
+
+static int children(pid_t parent, pid_t *out, int max)
+{
+	FILE *p = popen(fmt("pgrep -P %d", (int)parent), "r");
+	int n = 0, pid;
+	while (p && n < max && fscanf(p, "%d", &pid) == 1)
+		out[n++] = (pid_t)pid;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+/* Any of pids still running (not a zombie)? */
+static int alive(const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char st = 0;
+		FILE *f = fopen(fmt("/proc/%d/stat", (int)pids[i]), "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%*d %*s %c", &st) != 1)
+			st = 0;
+		fclose(f);
+		if (st && st != 'Z')
+			return 1;
+	}
+	return 0;
+}
+
+/* The demo: five nodes with real numbers, cleaned up on q and on SIGTERM. */
+START_TEST(test_demo)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s/demotmp", dir);
+	mkdir(tmp, 0755);
+	tmux_start(80, 24, fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp), fmt("%s --demo", top_bin));
+	EXPECT("DEMO 5 workers", 5);
+	EXPECT("5 up", 8);
+	EXPECT("demo-node", 5);
+	ck_assert_int_eq(demo_dirs(tmp), 1);
+	pid_t tp = top_pid(), w[16];
+	ck_assert_int_gt(tp, 0);
+	int nw = children(tp, w, 16);
+	ck_assert_int_eq(nw, 5);
+	/* real numbers in every panel */
+	double end = now_s() + 8;
+	while (now_s() < end && !(strstr(capture(0), "write n=") && !strstr(screen, "write n=0 ") &&
+	                          strstr(screen, "p99") && strstr(screen, "M/s")))
+		nap(0.2);
+	CHECK(strstr(screen, "M/s") && !strstr(screen, "write n=0 "), "no demo data");
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	CHECK(demo_dirs(tmp) == 0, "demo directory left behind");
+	CHECK(!alive(w, nw), "demo workers left running");
+	tmux_kill();
+	/* SIGTERM */
+	tmux_start(80, 24, fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp), fmt("%s --demo", top_bin));
+	EXPECT("5 up", 8);
+	tp = top_pid();
+	ck_assert_int_gt(tp, 0);
+	nw = children(tp, w, 16);
+	ck_assert_int_eq(nw, 5);
+	ck_assert_int_eq(kill(tp, SIGTERM), 0);
+	EXPECT("IOGTOP-EXIT=0", 5);
+	CHECK(demo_dirs(tmp) == 0, "demo directory left behind after SIGTERM");
+	CHECK(!alive(w, nw), "demo workers left running after SIGTERM");
+	tmux_kill();
+}
+END_TEST
+
+static void sweep(void)
+{
+	tmux_kill();
+	const char *tdir = getenv("TMUX_TMPDIR");
+	DIR *d = tdir ? opendir(fmt("%s/tmux-%d", tdir, (int)getuid())) : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			run(fmt("tmux -L %s kill-server >/dev/null 2>&1", e->d_name));
+	if (d)
+		closedir(d);
+}
+
+int main(void)
+{
+	top_bin = getenv("IOGRAM_TOP");
+	synth_bin = getenv("IOGRAM_SYNTH");
+	run_bin = getenv("IOGRAM_RUN");
+	iogram_bin = getenv("IOGRAM_BIN");
+	if (!top_bin || !synth_bin || !run_bin || !iogram_bin) {
+		fprintf(stderr, "check_top: set IOGRAM_TOP, IOGRAM_SYNTH, IOGRAM_RUN, IOGRAM_BIN\n");
+		return 1;
+	}
+	if (run("tmux -V >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "check_top: tmux is needed\n");
+		return 1;
+	}
+	if (!mkdtemp(dir))
+		return 1;
+	/* under ASan the interposer (itself instrumented) is preloaded into
+	 * programs that are not: let the runtime come second */
+	const char *ao = getenv("ASAN_OPTIONS");
+	setenv("ASAN_OPTIONS", fmt("%s%sverify_asan_link_order=0", ao ? ao : "", ao && *ao ? ":" : ""), 1);
+	/* every tmux server of this run lives here */
+	setenv("TMUX_TMPDIR", dir, 1);
+	unsetenv("TMUX");
+	snprintf(replay, sizeof(replay), "%s/job.iogr", dir);
+	snprintf(truth, sizeof(truth), "%s/truth", dir);
+	if (run(fmt("%s --nodes 2 --seconds 30 --seed 7 -o %s --truth %s", synth_bin, replay, truth)) != 0) {
+		fprintf(stderr, "check_top: iogram-synth failed\n");
+		return 1;
+	}
+	Suite *s = suite_create("top");
+	TCase *tc = tcase_create("tmux");
+	tcase_set_timeout(tc, 120);
+	tcase_add_unchecked_fixture(tc, NULL, sweep);
+	tcase_add_test(tc, test_cli);
+	tcase_add_test(tc, test_replay_80x24);
+	tcase_add_test(tc, test_replay_160x48_rows);
+	tcase_add_test(tc, test_vt100_ascii);
+	tcase_add_test(tc, test_keys);
+	tcase_add_test(tc, test_resize);
+	tcase_add_test(tc, test_damaged_replay);
+	tcase_add_test(tc, test_live);
+	tcase_add_test(tc, test_demo);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	sweep();
+	if (!failed)
+		run(fmt("rm -rf %s", dir));
+	else
+		fprintf(stderr, "check_top: files kept in %s\n", dir);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,618 @@
+/* check_view.c - the real iogram-view window under Xvfb: it opens a replay
+ * and draws every panel (its own screenshot and a real X screenshot of the
+ * root window), export driven through the app with XTest key presses into
+ * its file dialog, errors shown in the window, a live stream from
+ * `iogram loadgen` drawn and recorded. */
+#include <X11/XKBlib.h>
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
+#include <X11/extensions/XTest.h>
+#include <X11/keysym.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iogplot.h"
+
+static const char *view_bin, *synth_bin, *iogram_bin;
+static char dir[] = "/tmp/iogram-check-view-XXXXXX";
+static char rec[600];
+static char display[32];
+static pid_t xvfb;
+
+#define SCREEN_W 1600
+#define SCREEN_H 1000
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* ---- Xvfb on a free display number, stopped by its pid ---- */
+
+static int start_xvfb(void)
+{
+	for (int n = 91; n < 160; n++) {
+		char lock[64], sock[64];
+		snprintf(lock, sizeof(lock), "/tmp/.X%d-lock", n);
+		snprintf(sock, sizeof(sock), "/tmp/.X11-unix/X%d", n);
+		if (access(lock, F_OK) == 0 || access(sock, F_OK) == 0)
+			continue;
+		snprintf(display, sizeof(display), ":%d", n);
+		pid_t pid = fork();
+		if (pid == 0) {
+			int nul = open("/dev/null", O_RDWR);
+			dup2(nul, 1);
+			dup2(nul, 2);
+			char geom[32];
+			snprintf(geom, sizeof(geom), "%dx%dx24", SCREEN_W, SCREEN_H);
+			execlp("Xvfb", "Xvfb", display, "-screen", "0", geom, "-nolisten", "tcp", "-noreset",
+			       (char *)NULL);
+			_exit(127);
+		}
+		for (double t0 = now_s(); now_s() - t0 < 10;) {
+			Display *d = XOpenDisplay(display);
+			if (d) {
+				XCloseDisplay(d);
+				xvfb = pid;
+				return 0;
+			}
+			int st;
+			if (waitpid(pid, &st, WNOHANG) == pid)
+				break;   /* lost a race for this number: try the next */
+			sleep_ms(100);
+		}
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	return -1;
+}
+
+static void stop_xvfb(void)
+{
+	if (xvfb > 0) {
+		kill(xvfb, SIGTERM);
+		waitpid(xvfb, NULL, 0);
+	}
+}
+
+/* ---- the viewer ---- */
+
+typedef struct viewer {
+	pid_t pid;
+	char log[700], shot[700];
+} viewer;
+
+static void start_view(viewer *v, const char *tag, char *const args[])
+{
+	snprintf(v->log, sizeof(v->log), "%s/%s.log", dir, tag);
+	snprintf(v->shot, sizeof(v->shot), "%s/%s-self.png", dir, tag);
+	char *argv[32];
+	int n = 0;
+	argv[n++] = (char *)view_bin;
+	for (int i = 0; args[i] && n < 30; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	v->pid = fork();
+	ck_assert_int_ge(v->pid, 0);
+	if (v->pid == 0) {
+		setenv("DISPLAY", display, 1);
+		unsetenv("WAYLAND_DISPLAY");
+		setenv("GDK_BACKEND", "x11", 1);
+		setenv("NO_AT_BRIDGE", "1", 1);
+		setenv("GSETTINGS_BACKEND", "memory", 1);
+		setenv("GTK_THEME", "Adwaita", 1);
+		setenv("IOGRAM_VIEW_SCREENSHOT", v->shot, 1);
+		int fd = open(v->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		int nul = open("/dev/null", O_RDWR);
+		dup2(nul, 0);
+		dup2(nul, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+}
+
+static char *read_log(const viewer *v)
+{
+	static char buf[16384];
+	buf[0] = 0;
+	FILE *f = fopen(v->log, "r");
+	if (f) {
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = 0;
+		fclose(f);
+	}
+	return buf;
+}
+
+static int wait_log(const viewer *v, const char *what, double timeout)
+{
+	for (double t0 = now_s(); now_s() - t0 < timeout; sleep_ms(100)) {
+		if (strstr(read_log(v), what))
+			return 1;
+		int st;
+		if (waitpid(v->pid, &st, WNOHANG) == v->pid)
+			return strstr(read_log(v), what) != NULL;
+	}
+	return 0;
+}
+
+/* SIGTERM: the window closes cleanly (exit 0), never a crash. */
+static void stop_view(viewer *v)
+{
+	kill(v->pid, SIGTERM);
+	int st = 0;
+	pid_t r = 0;
+	for (double t0 = now_s(); now_s() - t0 < 10 && r != v->pid; sleep_ms(50))
+		r = waitpid(v->pid, &st, WNOHANG);
+	if (r != v->pid) {
+		kill(v->pid, SIGKILL);
+		waitpid(v->pid, &st, 0);
+		ck_abort_msg("iogram-view did not exit on SIGTERM; log:\n%s", read_log(v));
+	}
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "iogram-view ended with status %d; log:\n%s",
+	              st, read_log(v));
+}
+
+typedef struct area {
+	int w, h, wx, wy, rx, ry;
+} area;
+
+static void parse_area(const viewer *v, area *a)
+{
+	const char *p = strstr(read_log(v), "; dashboard ");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(p, "; dashboard %dx%d at window %d,%d root %d,%d", &a->w, &a->h, &a->wx,
+	                        &a->wy, &a->rx, &a->ry), 6);
+	ck_assert_int_gt(a->w, 600);
+	ck_assert_int_gt(a->h, 400);
+}
+
+/* ---- pixels ---- */
+
+typedef struct image {
+	int w, h;
+	uint32_t *px;   /* 0xRRGGBB */
+} image;
+
+static void image_from_cairo(image *im, const char *path)
+{
+	cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+	ck_assert_msg(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS, "%s", path);
+	im->w = cairo_image_surface_get_width(s);
+	im->h = cairo_image_surface_get_height(s);
+	im->px = malloc((size_t)im->w * (size_t)im->h * 4);
+	cairo_surface_flush(s);
+	for (int y = 0; y < im->h; y++)
+		memcpy(im->px + (size_t)y * (size_t)im->w,
+		       cairo_image_surface_get_data(s) + (size_t)y * (size_t)cairo_image_surface_get_stride(s),
+		       (size_t)im->w * 4);
+	cairo_surface_destroy(s);
+}
+
+/* A real screenshot: the root window read back from the X server. */
+static void image_from_root(image *im, const char *save)
+{
+	Display *d = XOpenDisplay(display);
+	ck_assert_ptr_nonnull(d);
+	Window root = DefaultRootWindow(d);
+	XWindowAttributes wa;
+	XGetWindowAttributes(d, root, &wa);
+	XImage *x = XGetImage(d, root, 0, 0, (unsigned)wa.width, (unsigned)wa.height, AllPlanes, ZPixmap);
+	ck_assert_ptr_nonnull(x);
+	im->w = wa.width;
+	im->h = wa.height;
+	im->px = malloc((size_t)im->w * (size_t)im->h * 4);
+	for (int y = 0; y < im->h; y++)
+		for (int xx = 0; xx < im->w; xx++)
+			im->px[(size_t)y * (size_t)im->w + (size_t)xx] = (uint32_t)XGetPixel(x, xx, y) & 0xffffff;
+	XDestroyImage(x);
+	XCloseDisplay(d);
+	cairo_surface_t *s = cairo_image_surface_create_for_data((unsigned char *)im->px,
+	                                                         CAIRO_FORMAT_RGB24, im->w, im->h,
+	                                                         im->w * 4);
+	cairo_surface_write_to_png(s, save);
+	cairo_surface_destroy(s);
+}
+
+static int ink(const image *im, const iogplot_style *st, int x, int y)
+{
+	if (x < 0 || y < 0 || x >= im->w || y >= im->h)
+		return 0;
+	uint32_t p = im->px[(size_t)y * (size_t)im->w + (size_t)x];
+	int c[3] = { (int)(p >> 16 & 255), (int)(p >> 8 & 255), (int)(p & 255) };
+	const iogplot_rgba *ref[3] = { &st->panel, &st->grid, &st->bg };
+	for (int k = 0; k < 3; k++) {
+		int dd = abs(c[0] - (int)(ref[k]->r * 255 + .5)) + abs(c[1] - (int)(ref[k]->g * 255 + .5)) +
+		         abs(c[2] - (int)(ref[k]->b * 255 + .5));
+		if (dd <= 60)
+			return 0;
+	}
+	return 1;
+}
+
+/* Panels (by the dashboard layout at the area's size, offset ox,oy in the
+ * image) that have ink in their plot area; bitmask. */
+static unsigned panels_drawn(const image *im, const area *a, int ox, int oy)
+{
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_rect r[IOGPLOT_NPANELS];
+	iogplot_dashboard_layout(a->w, a->h, r);
+	unsigned mask = 0;
+	for (int p = 0; p < IOGPLOT_NPANELS; p++) {
+		long n = 0, all = 0;
+		for (int y = (int)r[p].y + (p ? 30 : 4); y < (int)(r[p].y + r[p].h) - (p ? 30 : 4); y += 2)
+			for (int x = (int)r[p].x + (p ? 70 : 4); x < (int)(r[p].x + r[p].w) - 20; x += 2) {
+				all++;
+				n += ink(im, &st, ox + x, oy + y);
+			}
+		if (all && n * 200 >= all)
+			mask |= 1u << p;
+	}
+	return mask;
+}
+
+#define ALL_PANELS ((1u << IOGPLOT_NPANELS) - 1)
+
+/* ---- XTest ---- */
+
+static Window find_window(Display *d, Window w, const char *name, int depth)
+{
+	char *wn = NULL;
+	if (XFetchName(d, w, &wn) && wn) {
+		int hit = !strcmp(wn, name);
+		XFree(wn);
+		if (hit)
+			return w;
+	}
+	Window root, parent, *kids = NULL;
+	unsigned n = 0;
+	if (depth > 3 || !XQueryTree(d, w, &root, &parent, &kids, &n))
+		return 0;
+	Window found = 0;
+	for (unsigned i = 0; i < n && !found; i++) {
+		XWindowAttributes wa;
+		if (XGetWindowAttributes(d, kids[i], &wa) && wa.map_state == IsViewable)
+			found = find_window(d, kids[i], name, depth + 1);
+	}
+	if (kids)
+		XFree(kids);
+	return found;
+}
+
+static Window wait_window(Display *d, const char *name, double timeout)
+{
+	for (double t0 = now_s(); now_s() - t0 < timeout; sleep_ms(100)) {
+		Window w = find_window(d, DefaultRootWindow(d), name, 0);
+		if (w)
+			return w;
+	}
+	return 0;
+}
+
+static void key(Display *d, KeySym ks, int ctrl)
+{
+	KeyCode kc = XKeysymToKeycode(d, ks);
+	ck_assert_msg(kc != 0, "no key for keysym %lu", (unsigned long)ks);
+	int shift = XkbKeycodeToKeysym(d, kc, 0, 0) != ks;
+	KeyCode kshift = XKeysymToKeycode(d, XK_Shift_L), kctrl = XKeysymToKeycode(d, XK_Control_L);
+	if (ctrl)
+		XTestFakeKeyEvent(d, kctrl, True, 0);
+	if (shift)
+		XTestFakeKeyEvent(d, kshift, True, 0);
+	XTestFakeKeyEvent(d, kc, True, 0);
+	XTestFakeKeyEvent(d, kc, False, 0);
+	if (shift)
+		XTestFakeKeyEvent(d, kshift, False, 0);
+	if (ctrl)
+		XTestFakeKeyEvent(d, kctrl, False, 0);
+	XSync(d, False);
+	sleep_ms(15);
+}
+
+static void type(Display *d, const char *s)
+{
+	for (; *s; s++) {
+		KeySym ks;
+		switch (*s) {
+		case '/': ks = XK_slash; break;
+		case '.': ks = XK_period; break;
+		case '-': ks = XK_minus; break;
+		case '_': ks = XK_underscore; break;
+		default: ks = (KeySym)(unsigned char)*s; break;
+		}
+		key(d, ks, 0);
+	}
+}
+
+static void focus(Display *d, Window w)
+{
+	XWindowAttributes wa;
+	XGetWindowAttributes(d, w, &wa);
+	int x, y;
+	Window child;
+	XTranslateCoordinates(d, w, DefaultRootWindow(d), wa.width / 2, wa.height / 2, &x, &y, &child);
+	XTestFakeMotionEvent(d, -1, x, y, 0);
+	XSetInputFocus(d, w, RevertToPointerRoot, CurrentTime);
+	XSync(d, False);
+	sleep_ms(200);
+}
+
+/* Ctrl+E in the main window, a path typed into the save dialog, Return. */
+static void export_via_dialog(Display *d, Window main, const char *path)
+{
+	focus(d, main);
+	key(d, XK_e, 1);
+	Window dlg = wait_window(d, "Export", 8);
+	ck_assert_msg(dlg != 0, "no Export dialog appeared");
+	focus(d, dlg);
+	sleep_ms(300);
+	key(d, XK_a, 1);      /* select the proposed name */
+	type(d, path);
+	sleep_ms(200);
+	key(d, XK_Return, 0);
+	for (double t0 = now_s(); now_s() - t0 < 5 && find_window(d, DefaultRootWindow(d), "Export", 0);)
+		sleep_ms(100);
+}
+
+static int wait_file(const char *path, double timeout)
+{
+	struct stat sb;
+	for (double t0 = now_s(); now_s() - t0 < timeout; sleep_ms(100))
+		if (stat(path, &sb) == 0 && sb.st_size > 0) {
+			sleep_ms(300);   /* let the writer finish */
+			return 1;
+		}
+	return 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	char *b = malloc(1 << 24);
+	*len = fread(b, 1, (1 << 24) - 1, f);
+	b[*len] = 0;
+	fclose(f);
+	return b;
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_replay_window)
+{
+	viewer v;
+	char *args[] = { "--replay", rec, NULL };
+	start_view(&v, "replay", args);
+	ck_assert_msg(wait_log(&v, "screenshot written", 30), "no screenshot; log:\n%s", read_log(&v));
+	area a;
+	parse_area(&v, &a);
+	image self, root;
+	image_from_cairo(&self, v.shot);
+	unsigned m = panels_drawn(&self, &a, a.wx, a.wy);
+	ck_assert_msg(m == ALL_PANELS, "own screenshot: panels drawn mask %x", m);
+	char path[700];
+	snprintf(path, sizeof(path), "%s/replay-root.png", dir);
+	image_from_root(&root, path);
+	m = panels_drawn(&root, &a, a.rx, a.ry);
+	ck_assert_msg(m == ALL_PANELS, "X screenshot: panels drawn mask %x (area at %d,%d)", m, a.rx,
+	              a.ry);
+	free(self.px);
+	free(root.px);
+
+	/* export through the app: PNG, SVG, PDF and a CSV folder */
+	Display *d = XOpenDisplay(display);
+	ck_assert_ptr_nonnull(d);
+	Window w = wait_window(d, "iogram-view", 5);
+	ck_assert(w != 0);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	ck_assert_int_eq(mkdir(path, 0777), 0);
+	snprintf(path, sizeof(path), "%s/out/dash.png", dir);
+	export_via_dialog(d, w, path);
+	ck_assert_msg(wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	image ex;
+	image_from_cairo(&ex, path);
+	ck_assert_int_eq(ex.w, a.w);
+	ck_assert_int_eq(ex.h, a.h);
+	area a0 = a;
+	m = panels_drawn(&ex, &a0, 0, 0);
+	ck_assert_msg(m == ALL_PANELS, "exported PNG: panels drawn mask %x", m);
+	free(ex.px);
+	size_t n;
+	snprintf(path, sizeof(path), "%s/out/dash.svg", dir);
+	export_via_dialog(d, w, path);
+	ck_assert_msg(wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	char *b = slurp(path, &n);
+	ck_assert(!strncmp(b, "<?xml", 5) && strstr(b, "<svg") && strstr(b, "</svg>"));
+	free(b);
+	snprintf(path, sizeof(path), "%s/out/dash.pdf", dir);
+	export_via_dialog(d, w, path);
+	ck_assert_msg(wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	b = slurp(path, &n);
+	ck_assert(!strncmp(b, "%PDF-", 5) && n > 2000);
+	free(b);
+	snprintf(path, sizeof(path), "%s/out/tables.csv", dir);
+	export_via_dialog(d, w, path);
+	snprintf(path, sizeof(path), "%s/out/tables/queue_depth.csv", dir);
+	ck_assert_msg(wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	b = slurp(path, &n);
+	ck_assert(!strncmp(b, "lower_bound,upper_bound,count\n", 30));
+	free(b);
+	/* keys: pause/seek do not crash, the window stays */
+	focus(d, w);
+	key(d, XK_Home, 0);
+	key(d, XK_space, 0);
+	sleep_ms(500);
+	key(d, XK_space, 0);
+	key(d, XK_4, 0);
+	key(d, XK_Escape, 0);
+	XCloseDisplay(d);
+	sleep_ms(300);
+	ck_assert_int_eq(waitpid(v.pid, NULL, WNOHANG), 0);
+	stop_view(&v);
+}
+END_TEST
+
+START_TEST(test_errors_shown)
+{
+	viewer v;
+	char *a1[] = { "--replay", "/nonexistent/missing.iogr", NULL };
+	start_view(&v, "badfile", a1);
+	ck_assert_msg(wait_log(&v, "screenshot written", 30), "log:\n%s", read_log(&v));
+	ck_assert_msg(strstr(read_log(&v), "/nonexistent/missing.iogr") != NULL, "log:\n%s",
+	              read_log(&v));
+	ck_assert_int_eq(waitpid(v.pid, NULL, WNOHANG), 0);   /* still running */
+	stop_view(&v);
+	/* an endpoint nobody listens on: retried and said so */
+	char *a2[] = { "--connect", "tcp://127.0.0.1:9", NULL };
+	start_view(&v, "unreach", a2);
+	ck_assert_msg(wait_log(&v, "not reachable", 20), "log:\n%s", read_log(&v));
+	stop_view(&v);
+}
+END_TEST
+
+static int free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(sa);
+	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	getsockname(fd, (struct sockaddr *)&sa, &l);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+START_TEST(test_live)
+{
+	char ep[64], out[700];
+	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", free_port());
+	snprintf(out, sizeof(out), "%s/live.iogr", dir);
+	viewer v;
+	char *args[] = { "--listen", ep, "--record", out, NULL };
+	start_view(&v, "live", args);
+	sleep_ms(1500);
+	pid_t lg = fork();
+	if (lg == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		execl(iogram_bin, iogram_bin, "loadgen", "--sources", "8", "--rate", "4", "--endpoint", ep,
+		      "--duration", "6", "--quiet", (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_msg(wait_log(&v, "screenshot written", 30), "log:\n%s", read_log(&v));
+	area a;
+	parse_area(&v, &a);
+	image self;
+	image_from_cairo(&self, v.shot);
+	unsigned m = panels_drawn(&self, &a, a.wx, a.wy);
+	unsigned need = 1u << IOGPLOT_HEADER | 1u << IOGPLOT_SIZE | 1u << IOGPLOT_QD | 1u << IOGPLOT_LATENCY;
+	ck_assert_msg((m & need) == need, "live: panels drawn mask %x", m);
+	free(self.px);
+	int st;
+	waitpid(lg, &st, 0);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	stop_view(&v);
+	/* the recording holds the sources */
+	char *info[] = { (char *)iogram_bin, "info", out, NULL };
+	int po[2];
+	ck_assert_int_eq(pipe(po), 0);
+	pid_t ip = fork();
+	if (ip == 0) {
+		dup2(po[1], 1);
+		close(po[0]);
+		execv(info[0], info);
+		_exit(127);
+	}
+	close(po[1]);
+	char buf[8192];
+	size_t n = 0;
+	ssize_t k;
+	while ((k = read(po[0], buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += (size_t)k;
+	buf[n] = 0;
+	close(po[0]);
+	waitpid(ip, &st, 0);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "iogram info: %s", buf);
+	ck_assert_msg(strstr(buf, "sources:    8 ") != NULL, "iogram info: %s", buf);
+}
+END_TEST
+
+static int run_synth(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		dup2(nul, 1);
+		execl(synth_bin, synth_bin, "--nodes", "6", "--sources-per-node", "2", "--seconds", "180",
+		      "--seed", "11", "-o", rec, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	view_bin = getenv("IOGRAM_VIEW");
+	synth_bin = getenv("IOGRAM_SYNTH");
+	iogram_bin = getenv("IOGRAM_BIN");
+	if (!view_bin || !synth_bin || !iogram_bin) {
+		fprintf(stderr, "check_view: set IOGRAM_VIEW, IOGRAM_SYNTH and IOGRAM_BIN\n");
+		return 1;
+	}
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(rec, sizeof(rec), "%s/job.iogr", dir);
+	if (run_synth() < 0) {
+		fprintf(stderr, "check_view: iogram-synth failed\n");
+		return 1;
+	}
+	if (start_xvfb() < 0) {
+		fprintf(stderr, "check_view: cannot start Xvfb\n");
+		return 1;
+	}
+	setenv("DISPLAY", display, 1);
+	Suite *s = suite_create("view");
+	TCase *tc = tcase_create("window");
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, test_replay_window);
+	tcase_add_test(tc, test_errors_shown);
+	tcase_add_test(tc, test_live);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	stop_xvfb();
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (!failed && !getenv("IOGRAM_KEEP") && system(cmd) != 0)
+		fprintf(stderr, "check_view: could not remove %s\n", dir);
+	else if (failed || getenv("IOGRAM_KEEP"))
+		fprintf(stderr, "check_view: files kept in %s\n", dir);
+	return failed ? 1 : 0;
+}

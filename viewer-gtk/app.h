@@ -1,0 +1,83 @@
+/* app.h - iogram-view's window: state shared by the window, the sidebar and
+ * the replay timeline (GTK only). */
+#ifndef IOGV_APP_H
+#define IOGV_APP_H
+
+#include <gtk/gtk.h>
+
+#include "view.h"
+
+typedef struct top_demo top_demo;
+
+typedef struct iogv_win {
+	GtkApplication *app;
+	GtkWidget *win, *header, *infobar, *info_label, *area, *scroll, *paned;
+	GtkWidget *rec_btn, *window_combo, *export_btn;
+	iogv_args args;
+	iogv_session *s;
+	int theme_forced;
+	iogplot_style style;
+	iogplot_view view;
+	iogplot_cache *cache;
+	iogplot_frame frame;
+	uint64_t frame_gen;       /* session generation the frame was built at */
+	int view_dirty;           /* frame must be rebuilt (selection, window, ...) */
+	gint64 built_us;          /* when the frame was last built */
+	int have_frame;
+	/* selection */
+	iogp_sel sel;
+	char sel_node[256];
+	char *highlight[4];
+	int nhighlight;
+	double window_s;
+	int zoom_panel;           /* -1: dashboard; else one panel fills the area */
+	/* replay */
+	int playing;
+	double speed;
+	guint tick_id;
+	gint64 tick_last_us;
+	/* live */
+	guint poll_id;
+	top_demo *demo;
+	/* pointer */
+	int drag_panel;
+	double drag_x, drag_lo, drag_hi;
+	int dragged;
+	double ptr_x, ptr_y;
+	/* test hooks */
+	char *screenshot_path;
+	int screenshot_done;
+	gint64 started_us, screenshot_after_us;
+	/* parts */
+	struct iogv_sidebar *side;
+	struct iogv_timeline *tl;
+} iogv_win;
+
+/* window.c */
+void iogv_win_error(iogv_win *v, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+void iogv_win_info(iogv_win *v, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* The model changed or the view did: rebuild the frame (throttled) and redraw. */
+void iogv_win_changed(iogv_win *v, int now);
+GtkWidget *iogv_win_build(iogv_win *v);
+void iogv_win_destroy(iogv_win *v);
+int iogv_win_use_session(iogv_win *v, iogv_session *s);
+void iogv_win_set_theme(iogv_win *v);
+void iogv_win_export(iogv_win *v, const char *path, int panel);
+
+/* sidebar.c: nodes and sources with state and rates; selection */
+struct iogv_sidebar *iogv_sidebar_new(iogv_win *v, GtkWidget **widget);
+void iogv_sidebar_refresh(struct iogv_sidebar *sb);   /* after data changed */
+void iogv_sidebar_reset(struct iogv_sidebar *sb);     /* new session */
+void iogv_sidebar_free(struct iogv_sidebar *sb);
+
+/* timeline.c: replay scrubber, play/pause, speed */
+struct iogv_timeline *iogv_timeline_new(iogv_win *v, GtkWidget **widget);
+void iogv_timeline_reset(struct iogv_timeline *tl);   /* new session */
+void iogv_timeline_update(struct iogv_timeline *tl);  /* position moved */
+void iogv_timeline_free(struct iogv_timeline *tl);
+void iogv_play(iogv_win *v, int on);
+void iogv_seek(iogv_win *v, double t);                /* absolute wall seconds */
+void iogv_seek_by(iogv_win *v, double dt);
+void iogv_speed(iogv_win *v, int dir);                /* x2 / 2 */
+
+#endif

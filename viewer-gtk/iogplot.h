@@ -1,0 +1,206 @@
+/* iogplot.h - iogram's panels as plain cairo drawing: a function of (frame,
+ * view, surface, size) with no widget inside, shared by iogram-view's window,
+ * its headless snapshots, iogram-top's PNG export and the tests. Needs only
+ * cairo and libiogram-proto. */
+#ifndef IOGPLOT_H
+#define IOGPLOT_H
+
+#include <cairo.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iogp.h"
+
+/* ---- style ---------------------------------------------------------------
+ * Colours and font of every panel. Sizes are logical pixels: for HiDPI draw
+ * on a surface with a device scale (cairo_surface_set_device_scale). */
+typedef struct iogplot_rgba {
+	double r, g, b, a;
+} iogplot_rgba;
+
+typedef struct iogplot_style {
+	int dark;
+	double font_size;            /* default 11 */
+	char font[64];               /* default "DejaVu Sans" */
+	iogplot_rgba bg, panel, fg, dim, grid, axis;
+	iogplot_rgba op[3];          /* read, write, meta */
+	iogplot_rgba total, accent, warn, select;
+} iogplot_style;
+
+void iogplot_style_init(iogplot_style *s, int dark);
+
+/* ---- panels ---------------------------------------------------------------- */
+enum iogplot_panel_id {
+	IOGPLOT_HEADER = 0,   /* sources, messages/s, gaps, drops, recording */
+	IOGPLOT_SIZE,         /* request-size distribution, read and write */
+	IOGPLOT_QD,           /* queue-depth histogram */
+	IOGPLOT_LATENCY,      /* latency distribution with p50/p90/p99 */
+	IOGPLOT_ACCESS,       /* file offset vs time, per file, colour by op */
+	IOGPLOT_RATES,        /* per-node bytes/s with min/avg/max band and total */
+	IOGPLOT_HEATMAP,      /* node x time bytes/s */
+	IOGPLOT_NPANELS
+};
+
+/* "header", "size", "qd", "latency", "access", "rates", "heatmap";
+ * iogplot_panel_find returns the id or -1 (accepts "dashboard" as -2). */
+const char *iogplot_panel_name(int panel);
+const char *iogplot_panel_title(int panel);
+int iogplot_panel_find(const char *name);
+
+/* ---- frame: what the panels draw ---------------------------------------------
+ * Everything is copied out of the stream model, so drawing never touches it. */
+enum { IOGPLOT_READ = 0, IOGPLOT_WRITE = 1, IOGPLOT_META = 2 };
+
+typedef struct iogplot_series {
+	double t0, step;         /* wall-clock seconds of bin 0's start; bin width */
+	size_t nbins, nnodes;
+	char **nodes;
+	float *v[2];             /* [op][node * nbins + bin], bytes/s; NAN: no data */
+	/* across nodes, per bin (iogplot_series_stats fills them): */
+	float *min[2], *avg[2], *max[2], *total[2];
+	float *rwmax;             /* max across nodes of read + write */
+} iogplot_series;
+
+typedef struct iogplot_access_pt {
+	double t;                /* wall-clock seconds */
+	uint64_t offset, size;
+	uint32_t file;           /* index into iogplot_frame.files */
+	uint32_t op;             /* IOGP_OP_READ / IOGP_OP_WRITE */
+} iogplot_access_pt;
+
+typedef struct iogplot_file {
+	char *path;
+	char *source;            /* "node001 rank 3" */
+	uint64_t extent;         /* largest offset + size seen */
+	size_t n;                /* samples */
+} iogplot_file;
+
+typedef struct iogplot_frame {
+	iogp_hist size[2];       /* read, write */
+	iogp_hist lat[3];        /* read, write, meta */
+	iogp_hist qd;
+	iogplot_series rates;
+	iogplot_access_pt *access;
+	size_t naccess;
+	iogplot_file *files;
+	size_t nfiles;
+	/* header */
+	char title[256];         /* "replay job.iogr", "live tcp://127.0.0.1:7461" */
+	char selection[160];     /* "all nodes", "node node003", "source ..." */
+	char window[32];         /* "since start", "last 60 s" */
+	char status[160];        /* "playing 4x", "paused", "" */
+	size_t nsources, nlive, nnodes;
+	uint64_t messages, gaps, drops, bad;
+	double msg_rate;         /* messages/s, caller-computed */
+	int recording;
+	char record_path[256];
+	double t_first, t_now;   /* wall-clock seconds; t_now = replay position or live now */
+	uint64_t generation;     /* bumped by the caller when data changed */
+} iogplot_frame;
+
+void iogplot_frame_init(iogplot_frame *f);
+void iogplot_frame_free(iogplot_frame *f);
+/* Histograms, access samples and header counts of the selection (NULL: all).
+ * Keeps f->rates and the caller's header strings. */
+int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel);
+/* f's histograms -= base's (for "last N seconds": base = the state N s ago). */
+int iogplot_frame_hist_since(iogplot_frame *f, const iogplot_frame *base);
+
+/* Series: allocate nnodes x nbins of NAN, copy, compute stats, free. */
+int iogplot_series_alloc(iogplot_series *s, size_t nnodes, size_t nbins, double t0, double step);
+int iogplot_series_set_node(iogplot_series *s, size_t i, const char *name);
+/* From two per-node series of one file (read bytes, write bytes; same step). */
+int iogplot_series_from_iogp(iogplot_series *s, const iogp_series *rd, const iogp_series *wr);
+void iogplot_series_stats(iogplot_series *s);
+void iogplot_series_free(iogplot_series *s);
+/* Deep copy (dst is overwritten, not freed). */
+int iogplot_series_copy(iogplot_series *dst, const iogplot_series *src);
+
+/* ---- view: how the frame is shown ----------------------------------------- */
+typedef struct iogplot_cache iogplot_cache;
+
+typedef struct iogplot_view {
+	double t_lo, t_hi;       /* time axis (rates, heatmap, access); t_hi <= t_lo: follow */
+	double span;             /* seconds shown when following; default 300 */
+	unsigned logx, logy;     /* bit (1 << panel): log scale */
+	const char *highlight[4];/* nodes drawn as their own lines in the rates panel */
+	int nhighlight;
+	iogplot_cache *cache;    /* optional: axes and grid drawn once per geometry */
+} iogplot_view;
+
+/* Defaults: follow the last 300 s, log x for size and latency. */
+void iogplot_view_init(iogplot_view *v);
+/* The time range shown for frame f: [*lo, *hi]. */
+void iogplot_view_time(const iogplot_view *v, const iogplot_frame *f, double *lo, double *hi);
+
+/* ---- drawing ------------------------------------------------------------------ */
+typedef struct iogplot_rect {
+	double x, y, w, h;
+} iogplot_rect;
+
+/* The dashboard at w x h: a header strip over a grid of panels that reflows
+ * with the width (1, 2 or 3 columns); r[IOGPLOT_HEADER..] get each panel's box. */
+void iogplot_dashboard_layout(double w, double h, iogplot_rect r[IOGPLOT_NPANELS]);
+/* Minimum height for the dashboard at width w (panels stay readable). */
+double iogplot_dashboard_min_height(double w);
+void iogplot_dashboard(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f,
+                       const iogplot_view *v, double w, double h);
+/* One panel filling (0,0)-(w,h) of cr's user space. */
+void iogplot_panel(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f,
+                   const iogplot_view *v, int panel, double w, double h);
+
+/* Where panel draws its data at w x h (sub: 0, or 1 for the rates panel's
+ * write strip): the plot box and its axes, so tests and the window can turn
+ * pixels into values. Returns 0, or IOGP_ENOTFOUND when the panel has nothing
+ * to draw (empty histogram, no series). */
+typedef struct iogplot_geom {
+	iogplot_rect plot;
+	double x0, x1, y0, y1;   /* data range shown (x: value or wall seconds) */
+	int logx, logy;
+} iogplot_geom;
+int iogplot_panel_geom(const iogplot_style *st, const iogplot_frame *f, const iogplot_view *v,
+                       int panel, int sub, double w, double h, iogplot_geom *g);
+/* Pixel <-> data along a geom's axes. */
+double iogplot_geom_x(const iogplot_geom *g, double value);
+double iogplot_geom_y(const iogplot_geom *g, double value);
+double iogplot_geom_xval(const iogplot_geom *g, double px);
+
+/* Text for the point (x, y) of panel at w x h: the bin's exact bounds and
+ * counts, the line's values, the cell's node and rate. Returns its length,
+ * 0 when nothing is there. */
+int iogplot_panel_tooltip(const iogplot_style *st, const iogplot_frame *f, const iogplot_view *v,
+                          int panel, double w, double h, double x, double y, char *buf, size_t len);
+
+/* Grid cache: backgrounds, axes and labels kept as surfaces while the
+ * geometry, ranges and style stay the same. */
+iogplot_cache *iogplot_cache_new(void);
+void iogplot_cache_free(iogplot_cache *c);
+void iogplot_cache_clear(iogplot_cache *c);
+void iogplot_cache_stats(const iogplot_cache *c, uint64_t *hits, uint64_t *misses);
+
+/* ---- export -----------------------------------------------------------------
+ * Write panel (-1: the whole dashboard) at w x h logical pixels to path; the
+ * format follows the extension: .png (scale = device pixels per logical one),
+ * .svg, .pdf. err gets a message on failure. */
+int iogplot_export(const char *path, const iogplot_style *st, const iogplot_frame *f,
+                   const iogplot_view *v, int panel, double w, double h, double scale,
+                   char *err, size_t errlen);
+/* CSV of panel (-1: every panel) into directory dir (created if missing),
+ * named as iogram-top's snapshot: size-read.csv, size-write.csv,
+ * queue_depth.csv, latency-{read,write,meta}.csv (the seed's format),
+ * rates-{read,write}.csv (iogram export's series), access.csv (time,op,
+ * offset,size of the busiest file). names gets the file names written.
+ * Returns the number of files or an error (err says which file failed). */
+int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char *names,
+                       size_t nlen, char *err, size_t errlen);
+/* "png", "svg", "pdf" from path, or NULL. */
+const char *iogplot_export_format(const char *path);
+
+/* ---- human units --------------------------------------------------------------- */
+void iogplot_fmt_bytes(char *buf, size_t len, double v);   /* "4 KiB", "1.5 MiB" */
+void iogplot_fmt_rate(char *buf, size_t len, double v);    /* "12 MiB/s" */
+void iogplot_fmt_ns(char *buf, size_t len, double v);      /* "250 µs", "1.5 ms" */
+void iogplot_fmt_count(char *buf, size_t len, double v);   /* "950", "1.2k", "3.4M" */
+void iogplot_fmt_clock(char *buf, size_t len, double wall_s, int seconds); /* "12:03:04" */
+
+#endif

@@ -1,0 +1,91 @@
+/* plot.h - private helpers of the cairo plot library: axes, text, layouts. */
+#ifndef PLOT_H
+#define PLOT_H
+
+#include "iogplot.h"
+
+typedef enum pl_unit { PL_COUNT, PL_BYTES, PL_NS, PL_RATE, PL_TIME, PL_PLAIN } pl_unit;
+
+typedef struct pl_axis {
+	double lo, hi;      /* data range */
+	double p0, p1;      /* pixels of lo and hi (y: p0 is the bottom) */
+	int log;
+	pl_unit unit;
+} pl_axis;
+
+double pl_map(const pl_axis *a, double v);
+double pl_unmap(const pl_axis *a, double p);
+/* Tick values at least gap pixels apart; returns the count (<= max). */
+int pl_ticks(const pl_axis *a, double gap, double *out, int max);
+void pl_label(const pl_axis *a, double v, char *buf, size_t len);
+/* 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^n at or above v (v > 0). */
+double pl_nice_ceil(double v);
+
+/* Text: ax 0 left, .5 centre, 1 right; ay 0 top, .5 middle, 1 bottom. */
+void pl_font(cairo_t *cr, const iogplot_style *st, double rel, int bold);
+void pl_text(cairo_t *cr, double x, double y, double ax, double ay, const char *s);
+double pl_text_w(cairo_t *cr, const char *s);
+void pl_rgba(cairo_t *cr, iogplot_rgba c, double alpha);
+
+#define PL_MAXSUB 8
+
+typedef struct pl_sub {
+	iogplot_rect plot;
+	pl_axis x, y, y2;
+	int has_y2;
+	int xlabels;           /* tick labels under this strip */
+	int ylabels;           /* 0: none (categorical axes draw their own) */
+	int yticks_max;        /* 0: as many as fit */
+} pl_sub;
+
+/* Everything a panel's static layer depends on; compared bytewise for the
+ * grid cache, so build it from a zeroed struct. */
+typedef struct pl_layout {
+	int panel;
+	double w, h;
+	int nsub;
+	pl_sub sub[PL_MAXSUB];
+	int empty;
+	char empty_msg[64];
+	int has_cbar;
+	iogplot_rect cbar;
+	pl_axis caxis;
+	double fs;
+	int dark;
+} pl_layout;
+
+/* Margins in font-size units. */
+#define PL_TITLE_H 2.0
+#define PL_LEFT 5.6
+#define PL_BOTTOM 2.1
+#define PL_RIGHT 1.2
+
+void pl_layout_base(pl_layout *l, const iogplot_style *st, int panel, double w, double h);
+
+/* Per panel: layout, data layer, title text, tooltip. */
+typedef struct pl_panel_ops {
+	void (*layout)(pl_layout *l, const iogplot_style *st, const iogplot_frame *f,
+	               const iogplot_view *v);
+	void (*title)(char *buf, size_t len, const iogplot_frame *f);
+	void (*data)(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
+	             const iogplot_frame *f, const iogplot_view *v);
+	int (*tooltip)(const pl_layout *l, const iogplot_frame *f, const iogplot_view *v,
+	               double x, double y, char *buf, size_t len);
+} pl_panel_ops;
+
+extern const pl_panel_ops pl_size_ops, pl_qd_ops, pl_latency_ops;
+extern const pl_panel_ops pl_access_ops, pl_rates_ops, pl_heatmap_ops;
+
+/* Histograms of a panel: up to 3 series. */
+int pl_hist_series(const iogplot_frame *f, int panel, const iogp_hist **h, int *ops);
+
+/* Heatmap palette: t in [0,1]. */
+void pl_heat_color(double t, double *r, double *g, double *b);
+
+void pl_draw_header(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f, double w, double h);
+
+/* Bin range [*b0, *b1) of s inside [lo, hi] and before t_now. */
+void pl_series_window(const iogplot_series *s, double lo, double hi, double t_now,
+                      size_t *b0, size_t *b1);
+
+#endif

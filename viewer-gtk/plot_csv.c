@@ -1,0 +1,157 @@
+/* plot_csv.c - what a panel shows as CSV files in a directory, named and
+ * shaped as iogram-top's snapshot: histograms in the seed's format, rates as
+ * iogram export's series, access samples of the busiest file. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plot.h"
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	if (!err || !len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static FILE *open_in(const char *dir, const char *name, char *names, size_t nlen)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (f && names) {
+		size_t u = strlen(names);
+		snprintf(names + u, nlen - u, "%s%s", u ? " " : "", name);
+	}
+	return f;
+}
+
+static int close_ok(FILE *f)
+{
+	int bad = ferror(f);
+	return fclose(f) != 0 || bad ? -1 : 0;
+}
+
+/* One op of a frame's series as iogp_series, to share its CSV writer. */
+static int write_rates(const iogplot_series *s, int op, FILE *out)
+{
+	iogp_series t;
+	memset(&t, 0, sizeof(t));
+	t.step_s = s->step;
+	t.origin_ns = (uint64_t)llround(s->t0 * 1e9);
+	t.nbins = t.cap = s->nbins;
+	t.nnodes = s->nnodes;
+	t.nodes = s->nodes;
+	t.kind = IOGP_COUNTER;
+	snprintf(t.unit, sizeof(t.unit), "bytes");
+	t.v = calloc(s->nnodes ? s->nnodes : 1, sizeof(double *));
+	t.covered = calloc(s->nnodes ? s->nnodes : 1, sizeof(uint8_t *));
+	int rc = t.v && t.covered ? 0 : IOGP_ENOMEM;
+	for (size_t k = 0; k < s->nnodes && !rc; k++) {
+		t.v[k] = calloc(s->nbins ? s->nbins : 1, sizeof(double));
+		t.covered[k] = calloc(s->nbins ? s->nbins : 1, 1);
+		if (!t.v[k] || !t.covered[k]) {
+			rc = IOGP_ENOMEM;
+			break;
+		}
+		for (size_t b = 0; b < s->nbins; b++) {
+			float x = s->v[op][k * s->nbins + b];
+			t.covered[k][b] = !isnan(x);
+			t.v[k][b] = isnan(x) ? 0 : x;
+		}
+	}
+	if (!rc)
+		rc = iogp_series_write_csv(&t, out);
+	for (size_t k = 0; t.v && k < s->nnodes; k++)
+		free(t.v[k]);
+	for (size_t k = 0; t.covered && k < s->nnodes; k++)
+		free(t.covered[k]);
+	free(t.v);
+	free(t.covered);
+	return rc;
+}
+
+int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char *names,
+                       size_t nlen, char *err, size_t errlen)
+{
+	if (names && nlen)
+		names[0] = 0;
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		return IOGP_EIO;
+	}
+	static const char *const opn[3] = { "read", "write", "meta" };
+	int fail = 0, files = 0;
+	char failed[256] = "";
+	for (int p = IOGPLOT_SIZE; p < IOGPLOT_NPANELS; p++) {
+		if (panel >= 0 && p != panel)
+			continue;
+		if (p == IOGPLOT_SIZE || p == IOGPLOT_QD || p == IOGPLOT_LATENCY) {
+			const iogp_hist *h[3];
+			int ops[3], n = pl_hist_series(f, p, h, ops);
+			for (int k = 0; k < n; k++) {
+				if (!h[k]->total && p != IOGPLOT_QD)
+					continue;
+				char name[64];
+				if (p == IOGPLOT_QD)
+					snprintf(name, sizeof(name), "queue_depth.csv");
+				else
+					snprintf(name, sizeof(name), "%s-%s.csv",
+					         p == IOGPLOT_SIZE ? "size" : "latency", opn[ops[k]]);
+				FILE *o = open_in(dir, name, names, nlen);
+				if (!o || iogp_hist_write_csv(h[k], o) < 0) {
+					snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
+					fail = 1;
+				}
+				if (o && close_ok(o) < 0)
+					fail = 1;
+				files++;
+			}
+		} else if (p == IOGPLOT_RATES || (p == IOGPLOT_HEATMAP && panel == p)) {
+			for (int op = 0; op < 2; op++) {
+				const char *name = op ? "rates-write.csv" : "rates-read.csv";
+				FILE *o = open_in(dir, name, names, nlen);
+				if (!o || write_rates(&f->rates, op, o) < 0) {
+					snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
+					fail = 1;
+				}
+				if (o && close_ok(o) < 0)
+					fail = 1;
+				files++;
+			}
+		} else if (p == IOGPLOT_ACCESS && f->nfiles) {
+			FILE *o = open_in(dir, "access.csv", names, nlen);
+			if (!o) {
+				snprintf(failed, sizeof(failed), "access.csv: %s", strerror(errno));
+				fail = 1;
+				continue;
+			}
+			fprintf(o, "time,op,offset,size\n");
+			for (size_t i = 0; i < f->naccess; i++) {
+				const iogplot_access_pt *a = &f->access[i];
+				if (a->file != 0)
+					continue;
+				fprintf(o, "%.6f,%s,%llu,%llu\n", a->t, a->op == IOGP_OP_WRITE ? "write" : "read",
+				        (unsigned long long)a->offset, (unsigned long long)a->size);
+			}
+			fail |= close_ok(o) < 0;
+			files++;
+		}
+	}
+	if (fail) {
+		seterr(err, errlen, "%s: writing failed (%s)", dir, failed[0] ? failed : "I/O error");
+		return IOGP_EIO;
+	}
+	if (!files) {
+		seterr(err, errlen, "nothing to write for this panel");
+		return IOGP_ENOTFOUND;
+	}
+	return files;
+}

@@ -1,0 +1,350 @@
+/* plot_hist.c - the histogram panels: request size (read, write), queue
+ * depth, latency (read, write, meta) with p50/p90/p99 markers. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plot.h"
+
+static const char *const opname[4] = { "read", "write", "meta", "all" };
+
+int pl_hist_series(const iogplot_frame *f, int panel, const iogp_hist **h, int *ops)
+{
+	int n = 0;
+	switch (panel) {
+	case IOGPLOT_SIZE:
+		for (int i = 0; i < 2; i++) {
+			h[n] = &f->size[i];
+			ops[n++] = i;
+		}
+		break;
+	case IOGPLOT_LATENCY:
+		for (int i = 0; i < 3; i++) {
+			h[n] = &f->lat[i];
+			ops[n++] = i;
+		}
+		break;
+	case IOGPLOT_QD:
+		h[n] = &f->qd;
+		ops[n++] = 3;
+		break;
+	}
+	return n;
+}
+
+static pl_unit unit_of(int panel)
+{
+	return panel == IOGPLOT_SIZE ? PL_BYTES : panel == IOGPLOT_LATENCY ? PL_NS : PL_COUNT;
+}
+
+/* Drawn extent of a bin [lo, hi] along x. */
+static void bin_edges(const pl_axis *x, uint64_t lo, uint64_t hi, double *x0, double *x1)
+{
+	double a, b;
+	if (x->log) {
+		a = lo ? (double)lo : 0.5;
+		b = (double)hi + 1;
+	} else {
+		a = (double)lo - 0.5;
+		b = (double)hi + 0.5;
+	}
+	*x0 = round(pl_map(x, a));
+	*x1 = round(pl_map(x, b));
+	if (*x1 < *x0 + 1)
+		*x1 = *x0 + 1;
+}
+
+static void hist_layout(pl_layout *l, const iogplot_style *st, const iogplot_frame *f,
+                        const iogplot_view *v)
+{
+	(void)st;
+	const iogp_hist *h[3];
+	int ops[3], n = pl_hist_series(f, l->panel, h, ops);
+	uint64_t minlo = UINT64_MAX, maxhi = 0, maxc = 0;
+	for (int s = 0; s < n; s++)
+		for (size_t i = 0; i < h[s]->n; i++) {
+			uint64_t lo, hi;
+			if (iogp_bins_bounds(&h[s]->scheme, h[s]->bins[i].idx, &lo, &hi) < 0)
+				continue;
+			if (lo < minlo)
+				minlo = lo;
+			if (hi > maxhi)
+				maxhi = hi;
+			if (h[s]->bins[i].count > maxc)
+				maxc = h[s]->bins[i].count;
+		}
+	if (!maxc) {
+		l->empty = 1;
+		snprintf(l->empty_msg, sizeof(l->empty_msg), "no requests yet");
+		return;
+	}
+	pl_sub *s = &l->sub[0];
+	s->x.unit = unit_of(l->panel);
+	s->y.unit = PL_COUNT;
+	s->x.log = !!(v->logx & (1u << l->panel));
+	s->y.log = !!(v->logy & (1u << l->panel));
+	if (maxhi > (1ull << 62))
+		maxhi = 1ull << 62;
+	if (s->x.log) {
+		s->x.lo = minlo ? ldexp(1, (int)floor(log2((double)minlo))) : 0.5;
+		s->x.hi = ldexp(1, (int)ceil(log2((double)maxhi + 1)));
+		if (s->x.hi < s->x.lo * 8)
+			s->x.hi = s->x.lo * 8;
+	} else {
+		double span = (double)maxhi - (double)minlo + 1;
+		s->x.lo = (double)minlo < span / 3 ? ((double)minlo > 0 ? 0 : -0.5) : (double)minlo - 0.5;
+		s->x.hi = (double)maxhi + 0.5 + span * 0.02;
+		if (s->x.unit == PL_COUNT && s->x.hi - s->x.lo < 8)
+			s->x.hi = s->x.lo + 8;
+	}
+	double top = (double)maxc * (l->panel == IOGPLOT_LATENCY ? 1.25 : 1.05);
+	if (s->y.log) {
+		s->y.lo = 0.8;
+		s->y.hi = pl_nice_ceil(top * 1.5);
+		if (s->y.hi < 10)
+			s->y.hi = 10;
+	} else {
+		s->y.lo = 0;
+		s->y.hi = pl_nice_ceil(top);
+	}
+	s->x.p0 = s->plot.x;
+	s->x.p1 = s->plot.x + s->plot.w;
+	s->y.p0 = s->plot.y + s->plot.h;
+	s->y.p1 = s->plot.y;
+}
+
+static iogplot_rgba series_color(const iogplot_style *st, int op)
+{
+	return op < 3 ? st->op[op] : st->total;
+}
+
+static void draw_legend(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
+                        const iogp_hist **h, const int *ops, int n)
+{
+	const iogplot_rect *p = &l->sub[0].plot;
+	double fs = l->fs, x = p->x + p->w - fs * 0.4;
+	pl_font(cr, st, 0.85, 0);
+	for (int s = n - 1; s >= 0; s--) {
+		if (!h[s]->total)
+			continue;
+		double tw = pl_text_w(cr, opname[ops[s]]);
+		pl_rgba(cr, st->fg, 1);
+		pl_text(cr, x, p->y + fs * 0.9, 1, 0.5, opname[ops[s]]);
+		x -= tw + fs * 0.35;
+		pl_rgba(cr, series_color(st, ops[s]), 1);
+		cairo_rectangle(cr, x - fs * 0.7, p->y + fs * 0.55, fs * 0.7, fs * 0.7);
+		cairo_fill(cr);
+		x -= fs * 1.6;
+	}
+}
+
+static void hist_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
+                      const iogplot_frame *f, const iogplot_view *v)
+{
+	(void)v;
+	const iogp_hist *h[3];
+	int ops[3], n = pl_hist_series(f, l->panel, h, ops), shown = 0;
+	const pl_sub *s = &l->sub[0];
+	const iogplot_rect *p = &s->plot;
+	for (int k = 0; k < n; k++)
+		shown += h[k]->total > 0;
+	double base = round(p->y + p->h);
+	cairo_save(cr);
+	cairo_rectangle(cr, p->x, p->y, p->w, p->h);
+	cairo_clip(cr);
+	for (int k = n - 1; k >= 0; k--) {
+		if (!h[k]->total)
+			continue;
+		iogplot_rgba c = series_color(st, ops[k]);
+		double alpha = shown > 1 ? 0.45 : 0.85;
+		for (size_t i = 0; i < h[k]->n; i++) {
+			uint64_t lo, hi;
+			if (iogp_bins_bounds(&h[k]->scheme, h[k]->bins[i].idx, &lo, &hi) < 0)
+				continue;
+			double x0, x1, y = round(pl_map(&s->y, (double)h[k]->bins[i].count));
+			bin_edges(&s->x, lo, hi, &x0, &x1);
+			if (y > base - 1)
+				y = base - 1;
+			if (x1 - x0 >= 4) {
+				x0 += 0.5;
+				x1 -= 0.5;
+			}
+			pl_rgba(cr, c, alpha);
+			cairo_rectangle(cr, x0, y, x1 - x0, base - y);
+			cairo_fill(cr);
+			pl_rgba(cr, c, 1);
+			cairo_rectangle(cr, x0, y, x1 - x0, 1.5);
+			cairo_fill(cr);
+		}
+	}
+	if (l->panel == IOGPLOT_LATENCY) {
+		static const double q[3] = { 0.5, 0.9, 0.99 };
+		static const char *const qn[3] = { "p50", "p90", "p99" };
+		static const double dash[2] = { 4, 3 };
+		double fs = l->fs, boxes[9][3];   /* placed labels: row, x0, x1 */
+		int nbox = 0;
+		pl_font(cr, st, 0.8, 0);
+		for (int k = 0; k < n; k++) {
+			if (!h[k]->total)
+				continue;
+			for (int j = 0; j < 3; j++) {
+				uint64_t val;
+				if (iogp_hist_quantile(h[k], q[j], &val) < 0)
+					continue;
+				double x = round(pl_map(&s->x, (double)val)) + 0.5;
+				double tw = pl_text_w(cr, qn[j]);
+				int row = 0;
+				for (int again = 1; again && row < 6;) {
+					again = 0;
+					for (int b = 0; b < nbox; b++)
+						if (boxes[b][0] == row && x < boxes[b][2] + 3 && x + tw + 2 > boxes[b][1]) {
+							row++;
+							again = 1;
+							break;
+						}
+				}
+				if (nbox < 9) {
+					boxes[nbox][0] = row;
+					boxes[nbox][1] = x;
+					boxes[nbox][2] = x + tw + 2;
+					nbox++;
+				}
+				double ty = p->y + fs * (2.0 + row * 1.05);
+				pl_rgba(cr, series_color(st, ops[k]), 0.9);
+				cairo_set_line_width(cr, 1.2);
+				cairo_set_dash(cr, dash, 2, 0);
+				cairo_move_to(cr, x, ty - fs * 0.4);
+				cairo_line_to(cr, x, base);
+				cairo_stroke(cr);
+				cairo_set_dash(cr, NULL, 0, 0);
+				pl_text(cr, x + 2, ty, 0, 0.5, qn[j]);
+			}
+		}
+	}
+	cairo_restore(cr);
+	if (l->panel != IOGPLOT_QD)
+		draw_legend(cr, l, st, h, ops, n);
+}
+
+static void fmt_int(char *buf, size_t len, uint64_t v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+	for (int i = 0; i < n && (size_t)o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+}
+
+static void fmt_val(pl_unit u, double v, char *buf, size_t len)
+{
+	pl_axis a = { .unit = u };
+	pl_label(&a, v, buf, len);
+}
+
+static void hist_title(char *buf, size_t len, const iogplot_frame *f, int panel)
+{
+	const iogp_hist *h[3];
+	int ops[3], n = pl_hist_series(f, panel, h, ops);
+	size_t o = 0;
+	buf[0] = 0;
+	for (int k = 0; k < n && o < len; k++) {
+		if (!h[k]->total)
+			continue;
+		char cnt[32], a[32], b[32], c[32];
+		iogplot_fmt_count(cnt, sizeof(cnt), (double)h[k]->total);
+		const char *sep = o ? "   " : "";
+		if (panel == IOGPLOT_LATENCY) {
+			uint64_t q50 = 0, q90 = 0, q99 = 0;
+			iogp_hist_quantile(h[k], 0.5, &q50);
+			iogp_hist_quantile(h[k], 0.9, &q90);
+			iogp_hist_quantile(h[k], 0.99, &q99);
+			iogplot_fmt_ns(a, sizeof(a), (double)q50);
+			iogplot_fmt_ns(b, sizeof(b), (double)q90);
+			iogplot_fmt_ns(c, sizeof(c), (double)q99);
+			o += (size_t)snprintf(buf + o, len - o, "%s%s p50 %s p90 %s p99 %s", sep,
+			                      opname[ops[k]], a, b, c);
+		} else if (panel == IOGPLOT_SIZE) {
+			iogplot_fmt_bytes(a, sizeof(a), iogp_hist_mean(h[k]));
+			o += (size_t)snprintf(buf + o, len - o, "%s%s %s, mean %s", sep, opname[ops[k]],
+			                      cnt, a);
+		} else {
+			uint64_t mx = 0;
+			iogp_hist_max(h[k], &mx);
+			o += (size_t)snprintf(buf + o, len - o, "%s%s requests, mean %.1f, max %" PRIu64,
+			                      sep, cnt, iogp_hist_mean(h[k]), mx);
+		}
+	}
+}
+
+static void size_title(char *buf, size_t len, const iogplot_frame *f)
+{
+	hist_title(buf, len, f, IOGPLOT_SIZE);
+}
+
+static void qd_title(char *buf, size_t len, const iogplot_frame *f)
+{
+	hist_title(buf, len, f, IOGPLOT_QD);
+}
+
+static void lat_title(char *buf, size_t len, const iogplot_frame *f)
+{
+	hist_title(buf, len, f, IOGPLOT_LATENCY);
+}
+
+static int hist_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplot_view *v,
+                        double x, double y, char *buf, size_t len)
+{
+	(void)v;
+	(void)y;
+	const iogp_hist *h[3];
+	int ops[3], n = pl_hist_series(f, l->panel, h, ops);
+	const pl_sub *s = &l->sub[0];
+	if (x < s->plot.x || x > s->plot.x + s->plot.w)
+		return 0;
+	size_t o = 0;
+	pl_unit u = unit_of(l->panel);
+	for (int k = 0; k < n && o < len; k++) {
+		for (size_t i = 0; i < h[k]->n; i++) {
+			uint64_t lo, hi;
+			double x0, x1;
+			if (iogp_bins_bounds(&h[k]->scheme, h[k]->bins[i].idx, &lo, &hi) < 0)
+				continue;
+			bin_edges(&s->x, lo, hi, &x0, &x1);
+			if (x < x0 || x >= x1)
+				continue;
+			char cnt[40], a[32], b[32], ea[32], eb[32];
+			fmt_int(cnt, sizeof(cnt), h[k]->bins[i].count);
+			double pct = 100.0 * (double)h[k]->bins[i].count / (double)h[k]->total;
+			const char *nl = o ? "\n" : "";
+			if (l->panel == IOGPLOT_QD && lo == hi) {
+				o += (size_t)snprintf(buf + o, len - o,
+				                      "%sdepth %" PRIu64 ": %s requests (%.1f%%)", nl, lo, cnt, pct);
+			} else {
+				fmt_int(ea, sizeof(ea), lo);
+				fmt_int(eb, sizeof(eb), hi);
+				fmt_val(u, (double)lo, a, sizeof(a));
+				fmt_val(u, (double)hi, b, sizeof(b));
+				const char *un = u == PL_BYTES ? " B" : u == PL_NS ? " ns" : "";
+				if (lo == hi)
+					o += (size_t)snprintf(buf + o, len - o, "%s%s %s%s (%s): %s requests (%.1f%%)",
+					                      nl, opname[ops[k]], ea, un, a, cnt, pct);
+				else
+					o += (size_t)snprintf(buf + o, len - o,
+					                      "%s%s [%s, %s]%s (%s – %s): %s requests (%.1f%%)",
+					                      nl, opname[ops[k]], ea, eb, un, a, b, cnt, pct);
+			}
+			break;
+		}
+	}
+	if (o >= len)
+		o = len - 1;
+	return (int)o;
+}
+
+const pl_panel_ops pl_size_ops = { hist_layout, size_title, hist_data, hist_tooltip };
+const pl_panel_ops pl_qd_ops = { hist_layout, qd_title, hist_data, hist_tooltip };
+const pl_panel_ops pl_latency_ops = { hist_layout, lat_title, hist_data, hist_tooltip };

@@ -1,0 +1,81 @@
+/* snapshot.c - headless rendering of a replay at a time to PNG, SVG or PDF:
+ * cairo and the stream model only, for reports and batch jobs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+
+int iogv_snapshot(const iogv_args *a)
+{
+	char err[512] = "";
+	iogv_opts o = { .history_s = a->history_s };
+	iogv_session *s = iogv_session_new(&o);
+	if (!s) {
+		fprintf(stderr, "iogram-view: out of memory\n");
+		return IOGV_EXIT_ERROR;
+	}
+	int rc = iogv_open_replay(s, a->replay, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "iogram-view: %s\n", err[0] ? err : iogp_strerror(rc));
+		iogv_session_free(s);
+		return IOGV_EXIT_ERROR;
+	}
+	double start, end;
+	iogv_replay_span(s, &start, &end);
+	double t = end;
+	if (a->have_at)
+		t = a->at >= 0 ? start + a->at : end + a->at;
+	if (t > end || t < start)
+		fprintf(stderr, "iogram-view: --at is outside the recording (0..%.0f s); using the %s\n",
+		        end - start, t > end ? "end" : "start");
+	if ((rc = iogv_replay_seek(s, t)) < 0) {
+		fprintf(stderr, "iogram-view: %s: %s\n", a->replay, iogp_strerror(rc));
+		iogv_session_free(s);
+		return IOGV_EXIT_ERROR;
+	}
+	iogp_sel sel = { .kind = IOGP_SEL_ALL };
+	if (a->node) {
+		size_t n = iogp_model_node_count(iogv_model(s)), i = 0;
+		while (i < n && strcmp(iogp_model_node(iogv_model(s), i), a->node))
+			i++;
+		if (i == n) {
+			fprintf(stderr, "iogram-view: no node '%s' in %s at that time\n", a->node, a->replay);
+			iogv_session_free(s);
+			return IOGV_EXIT_ERROR;
+		}
+		sel = (iogp_sel){ .kind = IOGP_SEL_NODE, .node = a->node };
+	}
+	iogplot_frame f;
+	iogplot_frame_init(&f);
+	if ((rc = iogv_frame(s, &sel, a->window_s, &f)) < 0) {
+		fprintf(stderr, "iogram-view: %s\n", iogp_strerror(rc));
+		iogplot_frame_free(&f);
+		iogv_session_free(s);
+		return IOGV_EXIT_ERROR;
+	}
+	if (a->node)
+		snprintf(f.selection, sizeof(f.selection), "node %s", a->node);
+	snprintf(f.status, sizeof(f.status), "at %.0f s of %.0f s", t - start, end - start);
+	iogplot_style st;
+	iogplot_style_init(&st, a->dark == 1);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	if (a->node) {
+		v.highlight[0] = a->node;
+		v.nhighlight = 1;
+	}
+	int panel = a->panel ? iogplot_panel_find(a->panel) : -2;
+	if (panel < 0)
+		panel = -1;
+	double w = a->width, h = a->height;
+	if (!a->have_size) {
+		w = panel < 0 ? 1600 : panel == IOGPLOT_HEADER ? 1200 : 800;
+		h = panel < 0 ? 1000 : panel == IOGPLOT_HEADER ? 30 : 500;
+	}
+	rc = iogplot_export(a->snapshot, &st, &f, &v, panel, w, h, a->scale, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "iogram-view: %s\n", err);
+	iogplot_frame_free(&f);
+	iogv_session_free(s);
+	return rc < 0 ? IOGV_EXIT_ERROR : IOGV_EXIT_OK;
+}

@@ -1,0 +1,32 @@
+/* view.h - iogram-view's command line, shared by the window and the
+ * headless snapshot. */
+#ifndef IOGV_VIEW_H
+#define IOGV_VIEW_H
+
+#include "session.h"
+
+enum { IOGV_EXIT_OK = 0, IOGV_EXIT_ERROR = 1, IOGV_EXIT_USAGE = 2 };
+#define IOGV_MAX_EP 16
+
+typedef struct iogv_args {
+	const char *listen[IOGV_MAX_EP], *connect[IOGV_MAX_EP];
+	int nlisten, nconnect;
+	const char *replay, *record, *snapshot, *panel, *node;
+	double at;            /* seconds into the replay; < 0 from its end */
+	int have_at;
+	double window_s;      /* 0: since start */
+	double width, height, scale;
+	int have_size;
+	int dark;             /* -1 follow the system, 0 light, 1 dark */
+	int demo, any_address;
+	uint32_t history_s;
+	double speed;
+	int paused;
+} iogv_args;
+
+/* Headless: render a replay at a time to a file; no display needed. */
+int iogv_snapshot(const iogv_args *a);
+/* The window (only in a build with GTK). */
+int iogv_app_run(const iogv_args *a, int argc, char **argv);
+
+#endif

@@ -1,0 +1,84 @@
+/* layout.c - where the header and the five panels go for a terminal size,
+ * from 80x24 up; a zoomed panel takes the whole body. */
+#include <string.h>
+
+#include "top.h"
+
+#define HEADER_ROWS 2
+#define MIN_ROWS 20
+#define MIN_COLS 70
+#define MIN_ZOOM_ROWS 8
+#define MIN_ZOOM_COLS 40
+
+struct cell {
+	int panel;
+	int weight;   /* percent of the row's width */
+};
+struct row {
+	int weight;   /* percent of the body's height */
+	struct cell c[3];
+	int n;
+};
+
+/* Up to ~140 columns: latency gets the full width (its quantiles need it). */
+static const struct row narrow[] = {
+	{ 36, { { P_LAT, 100 } }, 1 },
+	{ 31, { { P_SIZE, 62 }, { P_QD, 38 } }, 2 },
+	{ 33, { { P_ACCESS, 40 }, { P_RATES, 60 } }, 2 },
+};
+static const struct row wide[] = {
+	{ 50, { { P_SIZE, 42 }, { P_LAT, 38 }, { P_QD, 20 } }, 3 },
+	{ 50, { { P_ACCESS, 40 }, { P_RATES, 60 } }, 2 },
+};
+
+const char *panel_name(int p)
+{
+	static const char *const names[NPANELS] = {
+		"request size", "queue depth", "latency", "access pattern", "node rates",
+	};
+	return p >= 0 && p < NPANELS ? names[p] : "?";
+}
+
+static void place(top_layout *l, const struct row *rows, int nrows, int y0, int h, int cols)
+{
+	int y = y0, left = h;
+	for (int i = 0; i < nrows; i++) {
+		int rh = i == nrows - 1 ? left : h * rows[i].weight / 100;
+		int x = 0, wleft = cols;
+		for (int j = 0; j < rows[i].n; j++) {
+			int last = j == rows[i].n - 1;
+			int cw = last ? wleft : cols * rows[i].c[j].weight / 100;
+			int p = rows[i].c[j].panel;
+			/* one blank column between neighbours */
+			l->panel[p] = (top_rect){ y, x, rh, last ? cw : cw - 1 };
+			l->visible[p] = 1;
+			x += cw;
+			wleft -= cw;
+		}
+		y += rh;
+		left -= rh;
+	}
+}
+
+void layout_compute(top_layout *l, int rows, int cols, int zoom)
+{
+	memset(l, 0, sizeof(*l));
+	int zoomed = zoom >= 0 && zoom < NPANELS;
+	l->min_rows = zoomed ? MIN_ZOOM_ROWS : MIN_ROWS;
+	l->min_cols = zoomed ? MIN_ZOOM_COLS : MIN_COLS;
+	if (rows < l->min_rows || cols < l->min_cols) {
+		l->too_small = 1;
+		return;
+	}
+	l->header = (top_rect){ 0, 0, HEADER_ROWS, cols };
+	int body = rows - HEADER_ROWS;
+	if (zoomed) {
+		l->panel[zoom] = (top_rect){ HEADER_ROWS, 0, body, cols };
+		l->visible[zoom] = 1;
+		return;
+	}
+	if (cols >= 140)
+		place(l, wide, 2, HEADER_ROWS, body, cols);
+	else
+		place(l, narrow, 3, HEADER_ROWS, body, cols);
+}

@@ -1,0 +1,211 @@
+/* panel_header.c - the two header lines: where the data comes from, sources
+ * up/quiet/gone, messages/s, gaps, drops, recording, replay position; then
+ * the selection (or a status message). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "top.h"
+
+struct pen {
+	top_surf *s;
+	int y, x, end;
+	int measure;   /* only count the columns */
+};
+
+static void put(struct pen *p, int style, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(struct pen *p, int style, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (p->measure) {
+		p->x += (int)strlen(buf);
+		return;
+	}
+	if (p->x >= p->end)
+		return;
+	p->x += draw_text(p->s, p->y, p->x, p->end - p->x, style, buf);
+}
+
+void header_sources(const top_frame *f, src_counts *c)
+{
+	iogp_model_live lv;
+	iogp_model_get_live(f->m, &lv);
+	c->up = lv.sources_live + lv.sources_new;
+	c->quiet = lv.sources_quiet;
+	c->gone = lv.sources_gone;
+	c->restarted = lv.restarts;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p ? p : "";
+}
+
+/* Line 1; the file name or endpoint gets namew columns at most. */
+static void line1(const top_frame *f, struct pen *pp, int narrow, int namew)
+{
+	struct pen p = *pp;
+	const top_status *st = f->st;
+	switch (st->mode) {
+	case MODE_REPLAY: {
+		char pos[24], len[24];
+		double span = st->last_ns > st->first_ns ? (double)(st->last_ns - st->first_ns) / 1e9 : 0;
+		double at = st->pos_ns > st->first_ns ? (double)(st->pos_ns - st->first_ns) / 1e9 : 0;
+		fmt_clock(pos, sizeof(pos), at);
+		fmt_clock(len, sizeof(len), span);
+		put(&p, ST_LABEL, "REPLAY");
+		put(&p, ST_NORMAL, " %.*s %s/%s", namew, base(st->where), pos, len);
+		put(&p, ST_NORMAL, " x%g", st->speed);
+		if (st->at_end)
+			put(&p, ST_WARN, " END");
+		else if (st->paused)
+			put(&p, ST_WARN, " PAUSED");
+		break;
+	}
+	case MODE_DEMO:
+		put(&p, ST_LABEL, "DEMO");
+		put(&p, ST_NORMAL, " %d workers", st->demo_workers);
+		if (st->paused)
+			put(&p, ST_WARN, " PAUSED");
+		break;
+	default:
+		put(&p, ST_LABEL, "LIVE");
+		put(&p, ST_NORMAL, " %.*s", namew, st->where ? st->where : "");
+		if (st->paused)
+			put(&p, ST_WARN, " PAUSED");
+		break;
+	}
+	src_counts c;
+	header_sources(f, &c);
+	const char *sp = narrow ? " " : "  ";
+	put(&p, ST_NORMAL, "%s%s%zu up", sp, narrow ? "" : "sources ", c.up);
+	put(&p, c.quiet ? ST_WARN : ST_NORMAL, " %zu quiet", c.quiet);
+	put(&p, ST_NORMAL, " %zu gone", c.gone);
+	if (c.restarted)
+		put(&p, ST_WARN, " %zu restarted", c.restarted);
+	put(&p, ST_NORMAL, "%s%.1f msg/s", sp, st->msgs_per_s);
+	iogp_model_stats ms;
+	iogp_model_get_stats(f->m, &ms);
+	uint64_t drops = 0;
+	size_t ns = iogp_model_source_count(f->m);
+	for (size_t i = 0; i < ns; i++) {
+		iogp_source_info si;
+		if (iogp_model_source(f->m, i, &si) == 0)
+			drops += si.dropped;
+	}
+	put(&p, ms.gaps ? ST_WARN : ST_NORMAL, "%sgaps %" PRIu64, sp, ms.gaps);
+	put(&p, drops ? ST_WARN : ST_NORMAL, "%sdrops %" PRIu64, sp, drops);
+	uint64_t bad = ms.bad_messages + st->malformed;
+	if (bad)
+		put(&p, ST_BAD, "%sbad %" PRIu64, sp, bad);
+
+	*pp = p;
+}
+
+void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
+{
+	if (r.h <= 0)
+		return;
+	const top_status *st = f->st;
+	int narrow = r.w < 100;
+	/* the name gives way first when the line is too long */
+	int namew = narrow ? 24 : 60;
+	struct pen m = { s, r.y, r.x, r.x + r.w, 1 };
+	line1(f, &m, narrow, namew);
+	if (m.x > r.x + r.w) {
+		const char *name = st->mode == MODE_REPLAY ? base(st->where) : st->where ? st->where : "";
+		int nl = (int)strlen(name);
+		namew = (nl < namew ? nl : namew) - (m.x - (r.x + r.w));
+	}
+	if (namew < 4)
+		namew = 4;
+	struct pen p = { s, r.y, r.x, r.x + r.w, 0 };
+	line1(f, &p, narrow, namew);
+	if (r.h < 2)
+		return;
+
+	/* line 2: status message, else the selection and recording */
+	p = (struct pen){ s, r.y + 1, r.x, r.x + r.w, 0 };
+	draw_clear(s, (top_rect){ r.y + 1, r.x, 1, r.w });
+	int message = f->v->msg[0] && f->mono_ns < f->v->msg_until;
+	char rec[160];
+	int rec_style = ST_DIM;
+	if (st->recording) {
+		char sz[24];
+		fmt_bytes(sz, sizeof(sz), (double)st->rec_bytes);
+		snprintf(rec, sizeof(rec), "REC %s %s", base(st->rec_path), sz);
+		rec_style = ST_BAD;
+	} else if (st->rec_error) {
+		snprintf(rec, sizeof(rec), "rec failed: %s", st->rec_error);
+		rec_style = ST_BAD;
+	} else {
+		snprintf(rec, sizeof(rec), "rec off");
+	}
+	/* right side, most important first: damage, recording, help */
+	char dmg[64] = "";
+	if (st->bad_frames || st->skipped_bytes) {
+		char b[24];
+		fmt_bytes(b, sizeof(b), (double)st->skipped_bytes);
+		snprintf(dmg, sizeof(dmg), "damaged %sB skipped", b);
+	}
+	const char *part[3] = { dmg, rec, "? help" };
+	int style[3] = { ST_BAD, rec_style, ST_DIM };
+	int room = p.end - p.x - 2 - (message ? 20 : 56), used = 0, show[3] = { 0, 0, 0 };
+	for (int i = 0; i < 3; i++) {
+		int l = (int)strlen(part[i]);
+		if (l && used + l + (used ? 2 : 0) <= room) {
+			used += l + (used ? 2 : 0);
+			show[i] = 1;
+		}
+	}
+	struct pen q = { s, p.y, p.end - used, p.end, 0 };
+	for (int i = 0; i < 3; i++) {
+		if (!show[i])
+			continue;
+		put(&q, style[i], "%s", part[i]);
+		q.x += 2;
+	}
+	p.end -= used + (used ? 2 : 0);
+	if (message) {
+		put(&p, ST_STATUS, "%s", f->v->msg);
+		return;
+	}
+	const top_view *v = f->v;
+	switch (v->sel) {
+	case IOGP_SEL_NODE:
+		put(&p, ST_LABEL, "node %s", v->sel_node);
+		break;
+	case IOGP_SEL_SOURCE: {
+		size_t i;
+		const char *host = "?";
+		int64_t pid = -1;
+		if (iogp_model_source_index(f->m, v->sel_source, &i) == 0) {
+			iogp_source_info si;
+			iogp_model_source(f->m, i, &si);
+			host = si.node;
+			pid = si.pid;
+		}
+		put(&p, ST_LABEL, "source %s:%" PRId64, host, pid);
+		break;
+	}
+	default:
+		put(&p, ST_LABEL, "all %zu node%s", iogp_model_node_count(f->m),
+		    iogp_model_node_count(f->m) == 1 ? "" : "s");
+		break;
+	}
+	double w = view_window(v);
+	if (w > 0)
+		put(&p, ST_NORMAL, " | last %gs", w);
+	else
+		put(&p, ST_NORMAL, " | since start");
+	static const char *const dirs[] = { "read+write", "read", "write" };
+	static const char *const bins[] = { "native", "log2", "fixed" };
+	put(&p, ST_NORMAL, " | %s | %s | %s", dirs[v->dir], bins[v->bins], v->logscale ? "log" : "linear");
+}
+

@@ -1,0 +1,447 @@
+/* panel_hist.c - request size, queue depth and latency: read and write
+ * histograms on shared rows (one bin scheme, re-binned to fit the rows),
+ * with count and p50/p90/p99/max from the native histograms. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+
+static const char *const metric_names[3][2] = {
+	[P_SIZE] = { "posix.read.size", "posix.write.size" },
+	[P_QD] = { "posix.queue_depth", "posix.queue_depth" },
+	[P_LAT] = { "posix.read.latency", "posix.write.latency" },
+};
+
+/* The histogram of the selection over the view's window. */
+int panel_hist_query(const top_frame *f, const char *metric, iogp_hist *out)
+{
+	iogp_sel sel;
+	frame_sel(f, &sel);
+	double w = view_window(f->v);
+	int rc;
+	if (w > 0)
+		rc = iogp_model_hist_window(f->m, metric, &sel, (uint64_t)(w * 1e9), out);
+	else
+		rc = iogp_model_hist(f->m, metric, &sel, out);
+	return rc == IOGP_ESCHEME ? 0 : rc;
+}
+
+/* A width of 1, 2 or 5 x 10^n (bytes: a power of two), at least w. */
+static uint64_t nice_width(uint64_t w, int pow2)
+{
+	if (w < 1)
+		return 1;
+	uint64_t d = 1;
+	if (pow2) {
+		while (d < w && d < (1ull << 62))
+			d <<= 1;
+		return d;
+	}
+	for (;;) {
+		if (d >= w)
+			return d;
+		if (2 * d >= w)
+			return 2 * d;
+		if (5 * d >= w)
+			return 5 * d;
+		if (d > UINT64_MAX / 100)
+			return w;
+		d *= 10;
+	}
+}
+
+/* Union of the shown histograms' first and last bin index. */
+static int union_span(const hist_view *hv, uint64_t *first, uint64_t *last)
+{
+	int any = 0;
+	for (int d = 0; d < hv->nd; d++) {
+		const iogp_hist *h = &hv->shown[d];
+		if (!h->n)
+			continue;
+		if (!any || h->bins[0].idx < *first)
+			*first = h->bins[0].idx;
+		if (!any || h->bins[h->n - 1].idx > *last)
+			*last = h->bins[h->n - 1].idx;
+		any = 1;
+	}
+	return any;
+}
+
+static int replace(iogp_hist *h, int rc, iogp_hist *tmp)
+{
+	if (rc < 0) {
+		iogp_hist_free(tmp);
+		return rc;
+	}
+	iogp_hist_free(h);
+	*h = *tmp;
+	return 0;
+}
+
+static int rebin_all(hist_view *hv, const iogp_bins *b)
+{
+	for (int d = 0; d < hv->nd; d++) {
+		iogp_hist tmp;
+		int rc = replace(&hv->shown[d], iogp_hist_rebin(&tmp, &hv->shown[d], b), &tmp);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int choose_bins(const top_frame *f, hist_view *hv, int maxrows)
+{
+	int rc = 0;
+	/* one scheme for every direction, so the rows are shared */
+	if (hv->nd == 2 && !iogp_bins_equal(&hv->shown[0].scheme, &hv->shown[1].scheme)) {
+		iogp_hist tmp;
+		rc = replace(&hv->shown[1], iogp_hist_rebin(&tmp, &hv->shown[1], &hv->shown[0].scheme), &tmp);
+		if (rc < 0)
+			return rc;
+	}
+	iogp_bins b;
+	uint64_t first = 0, last = 0;
+	switch (f->v->bins) {
+	case BINS_LOG2:
+		iogp_bins_log2(&b);
+		snprintf(hv->bins_text, sizeof(hv->bins_text), "log2");
+		return rebin_all(hv, &b);
+	case BINS_FIXED: {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (int d = 0; d < hv->nd; d++) {
+			uint64_t a, z;
+			if (iogp_hist_min(&hv->native[d], &a) == 0 && a < lo)
+				lo = a;
+			if (iogp_hist_max(&hv->native[d], &z) == 0 && z > hi)
+				hi = z;
+		}
+		if (lo > hi) {
+			snprintf(hv->bins_text, sizeof(hv->bins_text), "fixed");
+			return 0;
+		}
+		uint64_t rowsw = maxrows > 1 ? (uint64_t)maxrows - 1 : 1;
+		uint64_t w = nice_width((hi - lo) / rowsw + 1, !strcmp(hv->unit, "bytes"));
+		if ((rc = iogp_bins_fixed(&b, w, lo / w * w)) < 0)
+			return rc;
+		char ws[32];
+		fmt_value(ws, sizeof(ws), hv->unit, (double)w);
+		snprintf(hv->bins_text, sizeof(hv->bins_text), "fixed %s", ws);
+		return rebin_all(hv, &b);
+	}
+	default:
+		if (hv->shown[0].scheme.kind != IOGP_BINS_NATIVE) {
+			iogp_bins_format(&hv->shown[0].scheme, hv->bins_text, sizeof(hv->bins_text));
+			return 0;
+		}
+		/* coarser native buckets (exact merges) until the span fits */
+		while (union_span(hv, &first, &last) && last - first >= (uint64_t)maxrows &&
+		       hv->shown[0].scheme.k > 1) {
+			for (int d = 0; d < hv->nd; d++) {
+				iogp_hist tmp;
+				if ((rc = replace(&hv->shown[d], iogp_hist_reduce_k(&tmp, &hv->shown[d]), &tmp)) < 0)
+					return rc;
+			}
+		}
+		snprintf(hv->bins_text, sizeof(hv->bins_text), "native k=%u", hv->shown[0].scheme.k);
+		return 0;
+	}
+}
+
+static uint64_t count_at(const iogp_hist *h, size_t *k, uint64_t idx)
+{
+	while (*k < h->n && h->bins[*k].idx < idx)
+		(*k)++;
+	return *k < h->n && h->bins[*k].idx == idx ? h->bins[*k].count : 0;
+}
+
+static int make_rows(hist_view *hv, int maxrows)
+{
+	uint64_t first = 0, last = 0;
+	if (!union_span(hv, &first, &last) || maxrows < 1)
+		return 0;
+	const iogp_bins *sc = &hv->shown[0].scheme;
+	size_t cap = hv->shown[0].n + (hv->nd > 1 ? hv->shown[1].n : 0);
+	int contiguous = last - first < (uint64_t)maxrows;
+	if (contiguous)
+		cap = (size_t)(last - first + 1);
+	hist_row *rows = calloc(cap ? cap : 1, sizeof(*rows));
+	if (!rows)
+		return IOGP_ENOMEM;
+	size_t n = 0, k[2] = { 0, 0 };
+	uint64_t prev = 0;
+	for (uint64_t idx = first;;) {
+		hist_row *r = &rows[n];
+		iogp_bins_bounds(sc, idx, &r->lo, &r->hi);
+		for (int d = 0; d < hv->nd; d++)
+			r->count[d] = count_at(&hv->shown[d], &k[d], idx);
+		r->gap = n > 0 && idx != prev + 1;
+		prev = idx;
+		n++;
+		if (idx == last || n == cap)
+			break;
+		if (contiguous) {
+			idx++;
+			continue;
+		}
+		/* next index present in either histogram */
+		uint64_t next = UINT64_MAX;
+		for (int d = 0; d < hv->nd; d++) {
+			const iogp_hist *h = &hv->shown[d];
+			size_t j = k[d];
+			while (j < h->n && h->bins[j].idx <= idx)
+				j++;
+			if (j < h->n && h->bins[j].idx < next)
+				next = h->bins[j].idx;
+		}
+		if (next == UINT64_MAX)
+			break;
+		idx = next;
+	}
+	if (n > (size_t)maxrows) {   /* neighbours merged: exact counts, wider rows */
+		size_t out = 0;
+		for (size_t g = 0; g < (size_t)maxrows; g++, out++) {
+			size_t i = g * n / (size_t)maxrows, end = (g + 1) * n / (size_t)maxrows;
+			hist_row r = rows[i];
+			for (size_t j = i + 1; j < end; j++) {
+				r.hi = rows[j].hi;
+				r.count[0] += rows[j].count[0];
+				r.count[1] += rows[j].count[1];
+			}
+			r.gap = out > 0;
+			rows[out] = r;
+		}
+		n = out;
+		size_t u = strlen(hv->bins_text);
+		snprintf(hv->bins_text + u, sizeof(hv->bins_text) - u, " merged");
+	}
+	hv->rows = rows;
+	hv->nrows = n;
+	return 0;
+}
+
+int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv)
+{
+	memset(hv, 0, sizeof(*hv));
+	iogp_bins nb;
+	iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
+	for (int d = 0; d < 2; d++) {
+		iogp_hist_init(&hv->native[d], &nb);
+		iogp_hist_init(&hv->shown[d], &nb);
+	}
+	if (p != P_SIZE && p != P_QD && p != P_LAT)
+		return IOGP_EINVAL;
+	hv->unit = p == P_SIZE ? "bytes" : p == P_LAT ? "ns" : "requests";
+	if (p == P_QD) {
+		hv->nd = 1;
+		hv->dir[0] = DIR_BOTH;
+	} else if (f->v->dir == DIR_BOTH) {
+		hv->nd = 2;
+		hv->dir[0] = DIR_READ;
+		hv->dir[1] = DIR_WRITE;
+	} else {
+		hv->nd = 1;
+		hv->dir[0] = f->v->dir;
+	}
+	int rc = 0;
+	for (int d = 0; d < hv->nd; d++) {
+		int w = hv->dir[d] == DIR_WRITE;
+		snprintf(hv->metric[d], sizeof(hv->metric[d]), "%s", metric_names[p][w]);
+		hv->what[d] = p == P_QD ? "" : w ? "write" : "read";
+		size_t mi;
+		hv->found[d] = iogp_model_metric_find(f->m, hv->metric[d], &mi) == 0;
+		if (!hv->found[d])
+			continue;
+		iogp_hist_free(&hv->native[d]);
+		int q = panel_hist_query(f, hv->metric[d], &hv->native[d]);
+		if (q < 0 && q != IOGP_ENOTFOUND)
+			rc = q;
+		iogp_hist_free(&hv->shown[d]);
+		q = iogp_hist_copy(&hv->shown[d], &hv->native[d]);
+		if (q < 0)
+			rc = q;
+	}
+	if (rc < 0)
+		return rc;
+	if ((rc = choose_bins(f, hv, maxrows)) < 0)
+		return rc;
+	return make_rows(hv, maxrows);
+}
+
+void hist_view_free(hist_view *hv)
+{
+	for (int d = 0; d < 2; d++) {
+		iogp_hist_free(&hv->native[d]);
+		iogp_hist_free(&hv->shown[d]);
+	}
+	free(hv->rows);
+	hv->rows = NULL;
+	hv->nrows = 0;
+}
+
+static int dir_style(int dir)
+{
+	return dir == DIR_READ ? ST_READ : dir == DIR_WRITE ? ST_WRITE : ST_BOTH;
+}
+
+/* "read n=1234 p50 4K p90 1M p99 1M max 1M": what fits of it, in order. */
+static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d)
+{
+	char tok[6][48];
+	const iogp_hist *q = &hv->native[d];
+	int have = hv->found[d] && q->total > 0;
+	char n[24];
+	fmt_count(n, sizeof(n), (double)(have ? q->total : 0));
+	snprintf(tok[0], sizeof(tok[0]), "%s", hv->what[d][0] ? hv->what[d] : "all");
+	snprintf(tok[1], sizeof(tok[1]), "n=%s", n);
+	int ntok = 2;
+	if (have) {
+		static const double qs[3] = { 0.5, 0.9, 0.99 };
+		static const char *const qn[3] = { "p50", "p90", "p99" };
+		char t[24];
+		for (int i = 0; i < 3; i++) {
+			uint64_t v = 0;
+			iogp_hist_quantile(q, qs[i], &v);
+			fmt_value(t, sizeof(t), hv->unit, (double)v);
+			snprintf(tok[ntok++], sizeof(tok[0]), "%s %s", qn[i], t);
+		}
+		uint64_t mx = 0;
+		iogp_hist_max(q, &mx);
+		fmt_value(t, sizeof(t), hv->unit, (double)mx);
+		snprintf(tok[ntok++], sizeof(tok[0]), "max %s", t);
+	}
+	/* drop p90, then max, then p99 until the line fits */
+	static const int drop[] = { 3, 5, 4 };
+	int keep[6] = { 1, 1, 1, 1, 1, 1 };
+	for (int k = 0;; k++) {
+		int len = -1;
+		for (int i = 0; i < ntok; i++)
+			if (keep[i])
+				len += 1 + (int)strlen(tok[i]);
+		if (len <= w || k == 3)
+			break;
+		if (drop[k] < ntok)
+			keep[drop[k]] = 0;
+	}
+	int cx = x;
+	for (int i = 0; i < ntok; i++) {
+		if (!keep[i])
+			continue;
+		if (cx > x)
+			cx++;
+		cx += draw_text(s, y, cx, x + w - cx, i == 0 ? dir_style(hv->dir[d]) : ST_NORMAL, tok[i]);
+	}
+}
+
+static int label(char *buf, size_t len, const hist_view *hv, const hist_row *r, int wide)
+{
+	int n = fmt_value(buf, len, hv->unit, (double)r->lo);
+	if (wide && r->hi != r->lo && n > 0 && (size_t)n + 1 < len) {
+		buf[n++] = '-';
+		n += fmt_value(buf + n, len - (size_t)n, hv->unit, (double)r->hi);
+	}
+	return (int)strlen(buf);
+}
+
+static void rows_draw(const top_frame *f, top_surf *s, top_rect rr, const hist_view *hv)
+{
+	int wide = rr.w >= 70 + (hv->nd - 1) * 30;
+	char lab[64], cnt[32];
+	int lw = 1, cw[2] = { 1, 1 };
+	uint64_t maxc[2] = { 0, 0 }, total[2] = { 0, 0 };
+	for (size_t i = 0; i < hv->nrows; i++) {
+		const hist_row *r = &hv->rows[i];
+		int n = label(lab, sizeof(lab), hv, r, wide);
+		lw = n > lw ? n : lw;
+		for (int d = 0; d < hv->nd; d++) {
+			int c = wide ? snprintf(cnt, sizeof(cnt), "%" PRIu64, r->count[d])
+			             : fmt_count(cnt, sizeof(cnt), (double)r->count[d]);
+			cw[d] = c > cw[d] ? c : cw[d];
+			maxc[d] = r->count[d] > maxc[d] ? r->count[d] : maxc[d];
+			total[d] += r->count[d];
+		}
+	}
+	if (lw > rr.w / 3)
+		lw = rr.w / 3;
+	int pct = wide ? 7 : 0;
+	/* label | bar count [pct] | bar count [pct] */
+	int fixed = lw + 1;
+	for (int d = 0; d < hv->nd; d++)
+		fixed += 1 + cw[d] + pct + (d ? 1 : 0);
+	int barw = (rr.w - fixed) / hv->nd;
+	if (barw < 1)
+		barw = 1;
+	for (size_t i = 0; i < hv->nrows && (int)i < rr.h; i++) {
+		const hist_row *r = &hv->rows[i];
+		int y = rr.y + (int)i;
+		int l = label(lab, sizeof(lab), hv, r, wide);
+		draw_text(s, y, rr.x + (lw > l ? lw - l : 0), lw, ST_NORMAL, lab);
+		if (r->gap)
+			draw_text(s, y, rr.x + lw, 1, ST_DIM, "~");
+		int x = rr.x + lw + 1;
+		for (int d = 0; d < hv->nd; d++) {
+			uint64_t c = r->count[d];
+			if (c && maxc[d]) {
+				double len = f->v->logscale ? log1p((double)c) / log1p((double)maxc[d])
+				                            : (double)c / (double)maxc[d];
+				draw_hbar(s, y, x, barw, len * barw, dir_style(hv->dir[d]));
+				if (wide)
+					snprintf(cnt, sizeof(cnt), "%" PRIu64, c);
+				else
+					fmt_count(cnt, sizeof(cnt), (double)c);
+				int n = (int)strlen(cnt);
+				draw_text(s, y, x + barw + 1 + cw[d] - n, n, ST_NORMAL, cnt);
+				if (pct && total[d])
+					draw_textf(s, y, x + barw + 1 + cw[d], pct, ST_DIM, " %5.1f%%",
+					           100.0 * (double)c / (double)total[d]);
+			}
+			x += barw + 1 + cw[d] + pct + 1;
+		}
+	}
+}
+
+/* Directions' summaries, then the rows; returns the rows' maxrows. */
+static int body_rows(top_rect body, int nd)
+{
+	return body.h - nd;
+}
+
+int panel_hist_view(const top_frame *f, top_rect r, int p, hist_view *hv)
+{
+	int nd = p == P_QD || f->v->dir != DIR_BOTH ? 1 : 2;
+	int rows = body_rows((top_rect){ r.y + 1, r.x, r.h - 1, r.w }, nd);
+	return hist_view_get(f, p, rows > 0 ? rows : 1, hv);
+}
+
+void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
+{
+	if (r.h <= 0)
+		return;
+	hist_view hv;
+	int rc = panel_hist_view(f, r, p, &hv);
+	top_rect body = { r.y + 1, r.x, r.h - 1, r.w };
+	for (int d = 0; d < hv.nd && d < body.h; d++)
+		summary(s, body.y + d, body.x, body.w, &hv, d);
+	top_rect rr = { body.y + hv.nd, body.x, body_rows(body, hv.nd), body.w };
+	if (rr.h > 0) {
+		if (rc < 0)
+			draw_text(s, rr.y, rr.x, rr.w, ST_BAD, iogp_strerror(rc));
+		else if (!hv.found[0] && (hv.nd < 2 || !hv.found[1]))
+			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, "no data yet");
+		else if (!hv.nrows)
+			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, "no requests");
+		else
+			rows_draw(f, s, rr, &hv);
+	}
+	double w = view_window(f->v);
+	char win[32] = "since start", right[96];
+	if (w > 0)
+		snprintf(win, sizeof(win), "last %gs", w);
+	snprintf(right, sizeof(right), "%s%s%s%s", r.w >= 60 ? win : "", r.w >= 60 ? ", " : "",
+	         hv.bins_text, f->v->logscale ? ", log" : "");
+	const char *name = p == P_SIZE ? "request size" : p == P_QD ? "queue depth" : "latency";
+	draw_title(s, (top_rect){ r.y, r.x, 1, r.w }, f->v->focus == p, '1' + p, name, right);
+	hist_view_free(&hv);
+}

@@ -1,0 +1,62 @@
+/* query.c - the model as the view selects it: selection, "since start" or
+ * "last N seconds", and the view's own bookkeeping. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "top.h"
+
+void view_init(top_view *v, double window_s)
+{
+	static const double defaults[] = { 0, 10, 60, 300 };
+	memset(v, 0, sizeof(*v));
+	v->sel = IOGP_SEL_ALL;
+	v->zoom = -1;
+	v->focus = P_LAT;
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(*defaults); i++)
+		v->windows[v->nwindows++] = defaults[i];
+	v->window = 0;
+	if (window_s > 0) {
+		int found = -1;
+		for (int i = 0; i < v->nwindows; i++)
+			if (v->windows[i] == window_s)
+				found = i;
+		if (found < 0 && v->nwindows < TOP_MAX_WINDOWS) {
+			/* keep the list ascending */
+			int at = v->nwindows;
+			while (at > 1 && v->windows[at - 1] > window_s) {
+				v->windows[at] = v->windows[at - 1];
+				at--;
+			}
+			v->windows[at] = window_s;
+			v->nwindows++;
+			found = at;
+		}
+		v->window = found < 0 ? 0 : found;
+	}
+}
+
+double view_window(const top_view *v)
+{
+	return v->window >= 0 && v->window < v->nwindows ? v->windows[v->window] : 0;
+}
+
+void view_message(top_view *v, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
+	va_end(ap);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	v->msg_until = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + 8000000000ull;
+}
+
+void frame_sel(const top_frame *f, iogp_sel *sel)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->kind = f->v->sel;
+	sel->node = f->v->sel_node;
+	sel->source = f->v->sel_source;
+}

@@ -1,0 +1,397 @@
+/* top.c - iogram-top: arguments, the terminal, and the loop that feeds the
+ * model, reads keys and redraws at most a few times a second, skipping
+ * frames while the terminal has not taken the last one. */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "top.h"
+
+#define FRAME_NS 1000000000ull       /* data-driven redraws: at most 1/s live */
+#define KEY_FRAME_NS 30000000ull     /* a key redraws at once (bounded) */
+#define MAX_FRAME_NS 8000000000ull   /* slowest pace on a congested link */
+#define OUTQ_LIMIT 2048              /* bytes still queued to the tty: skip */
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	"usage: iogram-top [--listen ENDPOINT]... [--connect ENDPOINT]... [--replay FILE]\n"
+	"                  [--record FILE] [--demo] [--window SECONDS] [--duration SECONDS]\n"
+	"                  [--snapshot-dir DIR] [--no-color] [--no-unicode] [--any-address]\n"
+	"\n"
+	"A live dashboard of I/O in the terminal: request sizes, queue depth, latency\n"
+	"(p50/p90/p99/max), the access pattern of a file, and read/write rates per node,\n"
+	"from agents (iogram-run, libiogram), relays or a replay file.\n"
+	"\n"
+	"  -l, --listen E      listen for agents on E (default " IOGP_DEFAULT_ENDPOINT ",\n"
+	"                      where agents connect when nothing is set)\n"
+	"  -c, --connect E     subscribe to a relay's publish endpoint E\n"
+	"  -r, --replay FILE   play a recording (.iogr): pause, speed, seek\n"
+	"  -w, --record FILE   record what arrives to FILE from the start (R toggles)\n"
+	"  -D, --demo          run the built-in demo workload and show it\n"
+	"  -W, --window S      start with \"last S seconds\" instead of \"since start\"\n"
+	"  -t, --duration S    quit after S seconds\n"
+	"      --snapshot-dir DIR  where the x key writes its CSV directory (default .)\n"
+	"      --no-color      monochrome (also when NO_COLOR is set)\n"
+	"      --no-unicode    plain ASCII (also when the locale is not UTF-8)\n"
+	"      --any-address   allow --listen beyond loopback\n"
+	"  -h, --help          this help;  -V, --version  the version\n"
+	"\n"
+	"Keys: ? lists them all. q quits, Tab and 1-5 focus and zoom panels, n/s pick a\n"
+	"node or source, w the window, d read/write, b bins, space pauses; in replay\n"
+	"Left/Right seek, -/+ change speed. R records, x writes CSV/PNG snapshots.\n"
+	"\n"
+	"Exit status: 0 ok, 1 runtime error (cannot listen, unreadable file, no\n"
+	"terminal), 2 usage error.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  iogram-top --demo\n"
+	"  iogram-top                       # then: iogram-run -- ./app   (another terminal)\n"
+	"  iogram-top --replay data/demo.iogr\n"
+	"  iogram-top --connect tcp://login1:7462 --window 60 --record job.iogr\n");
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 86400 * 365)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void app_frame(top_app *app, top_frame *f, top_status *st)
+{
+	input_status(app->in, st);
+	f->m = input_model(app->in);
+	f->v = &app->view;
+	f->st = st;
+	f->now_ns = input_now(app->in);
+	f->mono_ns = mono_ns();
+}
+
+static void draw_too_small(top_surf *s, const top_layout *l, int rows, int cols)
+{
+	char a[96], b[96];
+	snprintf(a, sizeof(a), "terminal too small: %dx%d", cols, rows);
+	snprintf(b, sizeof(b), "need %dx%d (a zoomed panel: 40x8)", l->min_cols, l->min_rows);
+	int y = rows / 2 - 1;
+	draw_text(s, y < 0 ? 0 : y, 0, cols, ST_BAD, a);
+	draw_text(s, y + 1, 0, cols, ST_NORMAL, b);
+	draw_text(s, y + 2, 0, cols, ST_DIM, "q quits, 1-5 zoom");
+}
+
+/* A status message longer than the header line: the whole of it, wrapped
+ * at spaces, at the bottom of the screen. */
+static void draw_message(top_surf *s, const top_view *v, uint64_t mono, int rows, int cols)
+{
+	if (!v->msg[0] || mono >= v->msg_until || (int)strlen(v->msg) <= cols / 2 || cols < 10)
+		return;
+	char lines[16][512];
+	int n = 0;
+	const char *p = v->msg;
+	while (*p && n < 16) {
+		int len = (int)strlen(p), take = len;
+		if (take > cols) {
+			take = cols;
+			while (take > cols / 2 && p[take] != ' ')
+				take--;
+			if (p[take] != ' ')
+				take = cols;
+		}
+		snprintf(lines[n++], sizeof(lines[0]), "%.*s", take, p);
+		p += take;
+		while (*p == ' ')
+			p++;
+	}
+	if (n > rows / 2)
+		n = rows / 2;
+	for (int i = 0; i < n; i++) {
+		int y = rows - n + i;
+		draw_clear(s, (top_rect){ y, 0, 1, cols });
+		draw_text(s, y, 0, cols, ST_STATUS, lines[i]);
+	}
+}
+
+static void draw_all(top_app *app)
+{
+	top_surf *s = &app->surf;
+	s->rows = LINES;
+	s->cols = COLS;
+	werase(stdscr);
+	layout_compute(&app->layout, LINES, COLS, app->view.zoom);
+	top_frame f;
+	top_status st;
+	app_frame(app, &f, &st);
+	if (app->layout.too_small) {
+		draw_too_small(s, &app->layout, LINES, COLS);
+		return;
+	}
+	panel_header_draw(&f, s, app->layout.header);
+	for (int p = 0; p < NPANELS; p++) {
+		if (!app->layout.visible[p])
+			continue;
+		top_rect r = app->layout.panel[p];
+		switch (p) {
+		case P_SIZE:
+		case P_QD:
+		case P_LAT:
+			panel_hist_draw(&f, s, r, p);
+			break;
+		case P_ACCESS:
+			panel_access_draw(&f, s, r);
+			break;
+		case P_RATES:
+			panel_rates_draw(&f, s, r);
+			break;
+		}
+	}
+	draw_message(s, &app->view, f.mono_ns, LINES, COLS);
+	if (app->view.help)
+		keys_draw_help(s, LINES, COLS, st.mode);
+}
+
+/* Send the frame unless the terminal still holds much of the last one. */
+static int present(uint64_t *pace)
+{
+	int q = 0;
+	if (ioctl(1, TIOCOUTQ, &q) == 0 && q > OUTQ_LIMIT) {
+		if (*pace < MAX_FRAME_NS)
+			*pace *= 2;
+		return 0;
+	}
+	uint64_t t0 = mono_ns();
+	doupdate();
+	uint64_t dt = mono_ns() - t0;
+	/* a write that blocked is a slow link too */
+	if (dt > 100000000ull && *pace < MAX_FRAME_NS)
+		*pace *= 2;
+	else if (dt < 20000000ull && *pace > FRAME_NS)
+		*pace /= 2;
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_NOCOLOR = 256, OPT_NOUNI, OPT_ANY, OPT_SNAPDIR };
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "replay", required_argument, NULL, 'r' },
+		{ "record", required_argument, NULL, 'w' },
+		{ "demo", no_argument, NULL, 'D' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "duration", required_argument, NULL, 't' },
+		{ "snapshot-dir", required_argument, NULL, OPT_SNAPDIR },
+		{ "no-color", no_argument, NULL, OPT_NOCOLOR },
+		{ "no-colour", no_argument, NULL, OPT_NOCOLOR },
+		{ "no-unicode", no_argument, NULL, OPT_NOUNI },
+		{ "any-address", no_argument, NULL, OPT_ANY },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	top_input_opts io;
+	memset(&io, 0, sizeof(io));
+	const char *record = NULL, *snapdir = ".";
+	double window = 0, duration = 0;
+	int nocolor = 0, nouni = 0, c;
+	while ((c = getopt_long(argc, argv, "l:c:r:w:DW:t:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+		case 'c': {
+			int *n = c == 'l' ? &io.nlisten : &io.nconnect;
+			if (*n >= 16) {
+				fprintf(stderr, "iogram-top: at most 16 --%s endpoints\n", c == 'l' ? "listen" : "connect");
+				return TOP_EXIT_USAGE;
+			}
+			(c == 'l' ? io.listen : io.connect)[(*n)++] = optarg;
+			break;
+		}
+		case 'r': io.replay = optarg; break;
+		case 'w': record = optarg; break;
+		case 'D': io.demo = 1; break;
+		case 'W':
+		case 't':
+			if (parse_seconds(optarg, c == 'W' ? &window : &duration) < 0) {
+				fprintf(stderr, "iogram-top: bad --%s '%s' (seconds > 0)\n",
+				        c == 'W' ? "window" : "duration", optarg);
+				return TOP_EXIT_USAGE;
+			}
+			break;
+		case OPT_SNAPDIR: snapdir = optarg; break;
+		case OPT_NOCOLOR: nocolor = 1; break;
+		case OPT_NOUNI: nouni = 1; break;
+		case OPT_ANY: io.any_address = 1; break;
+		case 'h': usage(stdout); return TOP_EXIT_OK;
+		case 'V': printf("iogram-top %s\n", IOGRAM_VERSION); return TOP_EXIT_OK;
+		default: usage(stderr); return TOP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "iogram-top: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return TOP_EXIT_USAGE;
+	}
+	if ((io.replay && (io.demo || io.nlisten || io.nconnect)) || (io.demo && (io.nlisten || io.nconnect))) {
+		fprintf(stderr, "iogram-top: --replay, --demo and --listen/--connect exclude each other\n");
+		return TOP_EXIT_USAGE;
+	}
+	setlocale(LC_ALL, "");
+	int unicode = !nouni && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	const char *nc = getenv("NO_COLOR");
+	int color = !nocolor && !(nc && nc[0]);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	top_app app;
+	memset(&app, 0, sizeof(app));
+	view_init(&app.view, window);
+	app.snap_dir = snapdir;
+	char err[1024];
+	int rc = input_open(&app.in, &io, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "iogram-top: %s\n", err);
+		return rc == -2 ? TOP_EXIT_USAGE : TOP_EXIT_ERROR;
+	}
+	if (!isatty(0) || !isatty(1)) {
+		fprintf(stderr, "iogram-top: needs a terminal (for files: iogram info, iogram export)\n");
+		input_close(app.in);
+		return TOP_EXIT_ERROR;
+	}
+	if (record && input_record_start(app.in, record, err, sizeof(err)) < 0) {
+		fprintf(stderr, "iogram-top: cannot record: %s\n", err);
+		input_close(app.in);
+		return TOP_EXIT_ERROR;
+	}
+
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		fprintf(stderr, "iogram-top: cannot use terminal type '%s'\n", getenv("TERM") ? getenv("TERM") : "");
+		input_close(app.in);
+		return TOP_EXIT_ERROR;
+	}
+	set_escdelay(25);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	/* Home/End as vt220, rxvt, tmux and the Linux console send them, whatever
+	 * terminfo says: over SSH the two rarely agree */
+	static const char *const home[] = { "\033[1~", "\033[7~", "\033[H", "\033OH" };
+	static const char *const end[] = { "\033[4~", "\033[8~", "\033[F", "\033OF" };
+	for (size_t i = 0; i < sizeof(home) / sizeof(*home); i++) {
+		if (key_defined(home[i]) <= 0)
+			define_key(home[i], KEY_HOME);
+		if (key_defined(end[i]) <= 0)
+			define_key(end[i], KEY_END);
+	}
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	leaveok(stdscr, TRUE);
+	draw_setup(&app.surf, stdscr, unicode, color);
+
+	uint64_t start = mono_ns(), last_frame = 0, pace = FRAME_NS;
+	int key_dirty = 1, data_dirty = 1, hangup = 0;
+	while (!app.quit && !got_signal) {
+		uint64_t now = mono_ns();
+		if (duration > 0 && (double)(now - start) / 1e9 >= duration)
+			break;
+		top_status st;
+		input_status(app.in, &st);
+		/* replay plays at up to 4 frames per second when fast */
+		uint64_t interval = pace;
+		if (st.mode == MODE_REPLAY && st.speed > 1 && !st.paused)
+			interval = (uint64_t)((double)pace / (st.speed < 4 ? st.speed : 4));
+		uint64_t due = last_frame + (key_dirty ? KEY_FRAME_NS : interval);
+		int wait_ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
+		int rdue = input_next_due_ms(app.in);
+		if (rdue >= 0 && rdue < wait_ms)
+			wait_ms = rdue;
+		if (wait_ms > 1000)
+			wait_ms = 1000;
+		int tty_ready = input_wait(app.in, wait_ms);
+		if (input_pump(app.in) > 0)
+			data_dirty = 1;
+		int ch, got = 0;
+		for (int k = 0; k < 64 && (ch = getch()) != ERR; k++) {
+			got = 1;
+			if (ch == KEY_RESIZE) {
+				key_dirty = 1;
+				continue;
+			}
+			if (keys_dispatch(&app, ch))
+				key_dirty = 1;
+		}
+		/* readable without a key, again and again: the terminal is gone */
+		hangup = tty_ready && !got ? hangup + 1 : 0;
+		if (hangup > 100)
+			break;
+		now = mono_ns();
+		int live_frozen = st.mode != MODE_REPLAY && input_paused(app.in);
+		int time_moves = !live_frozen && !(st.mode == MODE_REPLAY && (st.paused || st.at_end));
+		if (key_dirty && now >= last_frame + KEY_FRAME_NS) {
+			if (app.full_redraw) {
+				clearok(curscr, TRUE);
+				app.full_redraw = 0;
+			}
+			draw_all(&app);
+			wnoutrefresh(stdscr);
+			if (present(&pace)) {
+				key_dirty = 0;
+				data_dirty = 0;
+			}
+			last_frame = now;
+		} else if ((data_dirty || time_moves) && !live_frozen && now >= last_frame + interval) {
+			draw_all(&app);
+			wnoutrefresh(stdscr);
+			if (present(&pace))
+				data_dirty = 0;
+			last_frame = now;
+		}
+	}
+	endwin();
+	delscreen(scr);
+	top_status st;
+	input_status(app.in, &st);
+	char rec[1024] = "";
+	if (st.recording)
+		snprintf(rec, sizeof(rec), "%s", st.rec_path);
+	input_close(app.in);
+	if (rec[0])
+		fprintf(stderr, "iogram-top: recorded to %s\n", rec);
+	return TOP_EXIT_OK;
+}

@@ -1,0 +1,276 @@
+/* top.h - iogram-top's private interfaces between its modules. */
+#ifndef TOP_H
+#define TOP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iogp.h"
+
+enum { TOP_EXIT_OK = 0, TOP_EXIT_ERROR = 1, TOP_EXIT_USAGE = 2 };
+
+typedef struct top_rect {
+	int y, x, h, w;
+} top_rect;
+
+/* ---- fmt.c: compact human units (ASCII only, so tests can read them) ---- */
+/* Bytes: exact below 10000 ("3901"), exact K/M/G multiples below 1000 of
+ * the unit ("4K", "1M", "192K"), else three significant digits ("1.03M"). */
+int fmt_bytes(char *buf, size_t len, double v);
+int fmt_ns(char *buf, size_t len, double ns);       /* "850ns" "45.1us" "5.10ms" "1.20s" */
+int fmt_count(char *buf, size_t len, double c);     /* exact below 100000, then "123k" "1.2M" */
+int fmt_value(char *buf, size_t len, const char *unit, double v); /* by unit */
+int fmt_rate(char *buf, size_t len, const char *unit, double per_s); /* "1.5M/s" */
+int fmt_clock(char *buf, size_t len, double s);     /* "0:12" "1:02:03" */
+
+/* ---- draw.c: the surface every panel draws on ---- */
+enum top_style {
+	ST_NORMAL = 0, ST_TITLE, ST_FOCUS, ST_READ, ST_WRITE, ST_BOTH, ST_DIM,
+	ST_LABEL, ST_WARN, ST_BAD, ST_GOOD, ST_STATUS, ST_HEAT0,
+	ST_NHEAT = 8,
+	ST_COUNT = ST_HEAT0 + ST_NHEAT,
+};
+
+typedef struct top_surf {
+	void *win;      /* WINDOW *; NULL draws nothing (headless) */
+	int rows, cols;
+	int unicode;    /* UTF-8 blocks and braille */
+	int color;      /* colour pairs in use */
+} top_surf;
+
+/* Set up colours (want_color = 0 for --no-color / NO_COLOR). */
+void draw_setup(top_surf *s, void *win, int unicode, int want_color);
+void draw_clear(top_surf *s, top_rect r);
+/* ASCII text clipped to maxw columns; returns columns written. */
+int draw_text(top_surf *s, int y, int x, int maxw, int style, const char *t);
+int draw_textf(top_surf *s, int y, int x, int maxw, int style, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* One glyph: wc when Unicode is on, else ascii. */
+void draw_glyph(top_surf *s, int y, int x, int style, unsigned wc, char ascii);
+/* Horizontal bar of len cells (fractional: eighth blocks), growing right. */
+void draw_hbar(top_surf *s, int y, int x, int maxw, double len, int style);
+/* Sparkline: one cell per value, height in eighths of v / max. */
+void draw_spark(top_surf *s, int y, int x, const double *v, int n, double max, int style);
+/* Heat cell, level in [0, 1]; < 0 = no data. */
+void draw_heat(top_surf *s, int y, int x, double level);
+/* Title line of a panel: reversed when focused, digit key first. */
+void draw_title(top_surf *s, top_rect r, int focused, int key, const char *title, const char *right);
+
+/* Braille canvas: 2 x 4 dots per cell (ASCII: one dot per cell); each dot
+ * has a class (1 read, 2 write), a cell shows the union of its classes. */
+typedef struct top_canvas {
+	int cw, ch;        /* cells */
+	uint8_t *bits;     /* per cell: braille dot bits */
+	uint8_t *cls;      /* per cell: OR of classes */
+} top_canvas;
+int canvas_init(top_canvas *c, int cw, int ch);
+void canvas_free(top_canvas *c);
+void canvas_dot(top_canvas *c, int px, int py, int cls);   /* px < 2cw, py < 4ch, py 0 = top */
+/* Filled column from the bottom up to height h (dots, 0..4ch). */
+void canvas_column(top_canvas *c, int px, int h, int cls);
+void canvas_paint(top_surf *s, const top_canvas *c, int y, int x);
+
+/* ---- the view: what the user selected ---- */
+enum { P_SIZE = 0, P_QD, P_LAT, P_ACCESS, P_RATES, NPANELS };
+enum { DIR_BOTH = 0, DIR_READ, DIR_WRITE };
+enum { BINS_NATIVE = 0, BINS_LOG2, BINS_FIXED };
+enum { RATES_AUTO = 0, RATES_LINES, RATES_HEAT };
+#define TOP_MAX_WINDOWS 8
+
+typedef struct top_view {
+	iogp_sel_kind sel;     /* all, one node, one source */
+	char sel_node[128];    /* by name, so it survives a replay seek */
+	uint64_t sel_source;
+	int window;            /* index into windows[] */
+	int nwindows;
+	double windows[TOP_MAX_WINDOWS];  /* seconds; 0 = since start */
+	int dir, bins, logscale, rates_mode;
+	int focus, zoom;       /* panel; zoom -1 = none */
+	int help;
+	char file_path[512];   /* access panel: the chosen file, "" = the busiest */
+	char msg[512];         /* status line (snapshot names, errors) */
+	uint64_t msg_until;    /* CLOCK_MONOTONIC ns */
+} top_view;
+
+void view_init(top_view *v, double window_s);
+double view_window(const top_view *v);   /* seconds, 0 = since start */
+void view_message(top_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- input.c: live sockets, replay file or demo, feeding one model ---- */
+typedef enum top_mode { MODE_LIVE = 0, MODE_REPLAY, MODE_DEMO } top_mode;
+
+typedef struct top_input top_input;
+
+typedef struct top_input_opts {
+	const char *listen[16];
+	int nlisten;
+	const char *connect[16];
+	int nconnect;
+	const char *replay;
+	int demo;
+	int any_address;
+} top_input_opts;
+
+typedef struct top_status {
+	top_mode mode;
+	const char *where;      /* endpoint(s) or file name */
+	double msgs_per_s;      /* over the last few seconds */
+	uint64_t messages, bad, malformed;
+	/* replay */
+	uint64_t first_ns, last_ns, pos_ns;
+	double speed;
+	int paused, at_end;
+	uint64_t skipped_bytes, bad_frames;
+	/* recording */
+	int recording;
+	const char *rec_path;
+	uint64_t rec_bytes;
+	const char *rec_error;
+	/* demo */
+	int demo_workers, demo_restarts;
+} top_status;
+
+int input_open(top_input **in, const top_input_opts *o, char *err, size_t errlen);
+void input_close(top_input *in);
+iogp_model *input_model(top_input *in);
+/* Wait up to timeout_ms for messages or a key on fd 0; returns 1 if fd 0 is
+ * readable. */
+int input_wait(top_input *in, int timeout_ms);
+/* Feed what has arrived (live) or is due (replay), within a time budget.
+ * Returns the number of messages applied. */
+long input_pump(top_input *in);
+/* The time panels are drawn at: now (live) or the replay position. */
+uint64_t input_now(top_input *in);
+void input_status(top_input *in, top_status *st);
+/* ms until the next replay record is due (-1: nothing scheduled). */
+int input_next_due_ms(top_input *in);
+void input_pause(top_input *in, int paused);
+int input_paused(top_input *in);
+void input_speed(top_input *in, int dir);            /* x2 or /2 */
+void input_seek(top_input *in, double delta_s);      /* replay only */
+void input_seek_to(top_input *in, int end);          /* 0 start, 1 end */
+/* Start recording to path (NULL: a timestamped name); stop. */
+int input_record_start(top_input *in, const char *path, char *err, size_t errlen);
+void input_record_stop(top_input *in);
+int input_recording(top_input *in);
+
+/* ---- demo.c: the built-in workload ---- */
+typedef struct top_demo top_demo;
+int demo_start(top_demo **d, const char *endpoint, char *err, size_t errlen);
+/* Reap exited workers and restart them (a restart is a new source). */
+void demo_tick(top_demo *d);
+int demo_workers(const top_demo *d, int *restarts);
+void demo_stop(top_demo *d);   /* stop workers, remove the temp dir */
+const char *demo_dir(const top_demo *d);
+
+/* ---- layout.c ---- */
+typedef struct top_layout {
+	top_rect header;
+	top_rect panel[NPANELS];
+	int visible[NPANELS];
+	int too_small;          /* 1: nothing fits; min_rows/min_cols say what would */
+	int min_rows, min_cols;
+} top_layout;
+void layout_compute(top_layout *l, int rows, int cols, int zoom);
+
+/* ---- a frame: everything a panel draws from ---- */
+typedef struct top_frame {
+	const iogp_model *m;
+	top_view *v;
+	const top_status *st;
+	uint64_t now_ns;        /* time the panels show */
+	uint64_t mono_ns;       /* CLOCK_MONOTONIC of this frame */
+} top_frame;
+
+/* Selection as a model query (NULL-safe for unknown node/source). */
+void frame_sel(const top_frame *f, iogp_sel *sel);
+const char *panel_name(int p);
+
+/* ---- panel_hist.c: the histogram panels ---- */
+/* One row of a panel: a bin range and its count per direction shown. */
+typedef struct hist_row {
+	uint64_t lo, hi;
+	uint64_t count[2];
+	int gap;                /* empty bins hidden before this row */
+} hist_row;
+typedef struct hist_view {
+	int nd;                 /* directions shown: 1 or 2 (read, write) */
+	int dir[2];             /* DIR_READ / DIR_WRITE / DIR_BOTH (queue depth) */
+	char metric[2][64];
+	const char *what[2];    /* "read", "write", "" */
+	const char *unit;
+	int found[2];           /* the metric exists */
+	iogp_hist native[2];    /* as selected (window, selection): quantiles */
+	iogp_hist shown[2];     /* re-binned to the view's scheme, one scheme for both */
+	hist_row *rows;
+	size_t nrows;
+	char bins_text[48];     /* "native k=4", "log2", "fixed 4K" (+ " merged") */
+} hist_view;
+/* Panel p's histograms (P_SIZE, P_QD, P_LAT) for at most maxrows rows. */
+int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv);
+void hist_view_free(hist_view *hv);
+void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p);
+/* A metric's native histogram for the selection and window (out is
+ * initialised on every return, as iogp_model_hist's). */
+int panel_hist_query(const top_frame *f, const char *metric, iogp_hist *out);
+/* The histograms exactly as panel p shows them in rect r. */
+int panel_hist_view(const top_frame *f, top_rect r, int p, hist_view *hv);
+
+/* ---- panel_access.c ---- */
+void panel_access_draw(const top_frame *f, top_surf *s, top_rect r);
+/* The selected file's samples in the window as CSV (time_s,op,offset,size). */
+int panel_access_csv(const top_frame *f, FILE *out, char *path, size_t pathlen);
+/* Choose the next (dir 1) or previous (-1) file by path; past the ends the
+ * panel goes back to showing the busiest. */
+void panel_access_cycle(const top_frame *f, int dir);
+
+/* ---- panel_rates.c ---- */
+void panel_rates_draw(const top_frame *f, top_surf *s, top_rect r);
+/* Series of the rates panel (bytes/s per node) for metric, as shown. */
+int panel_rates_series(const top_frame *f, const char *metric, int ncols, iogp_series *out);
+
+/* ---- panel_header.c ---- */
+void panel_header_draw(const top_frame *f, top_surf *s, top_rect r);
+typedef struct src_counts {
+	size_t up, quiet, gone, restarted;
+} src_counts;
+void header_sources(const top_frame *f, src_counts *c);
+
+/* ---- keys.c ---- */
+typedef struct top_app top_app;
+struct top_key {
+	int keys[4];            /* ncurses codes; 0 ends */
+	const char *name;       /* as shown in help */
+	const char *help;
+	int replay_only;
+	void (*exec)(top_app *, int arg);
+	int arg;
+};
+extern const struct top_key top_keys[];
+extern const size_t top_nkeys;
+/* Run the action bound to ch; 0 if none. */
+int keys_dispatch(top_app *app, int ch);
+void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode);
+
+/* ---- snap.c ---- */
+/* Write what is on screen as CSV files into a new directory under dir;
+ * names a summary of what was written into msg. */
+int snap_write(const top_frame *f, const top_layout *l, const char *dir, char *msg, size_t msglen);
+
+/* ---- top.c: the application state the keys act on ---- */
+struct top_app {
+	top_input *in;
+	top_view view;
+	top_layout layout;
+	int quit;
+	int full_redraw;
+	int dirty;
+	const char *snap_dir;
+	const char *record_path;   /* --record FILE for the next R */
+	top_surf surf;
+};
+/* The frame panels would draw now (st receives the input status). */
+void app_frame(top_app *app, top_frame *f, top_status *st);
+
+#endif
