@@ -105,28 +105,6 @@ static int parse_sel(const iogp_model *m, const export_opts *o, iogp_sel *sel, c
 	return 0;
 }
 
-static int load(const char *path, iogp_model **mp)
-{
-	iogp_model *m = iogp_model_new(NULL);
-	if (!m) {
-		iogram_err("out of memory");
-		return IOGRAM_EXIT_ERROR;
-	}
-	iogp_load_stats st;
-	char err[512] = "";
-	int rc = iogp_load_file(path, m, &st, err, sizeof(err));
-	if (rc < 0) {
-		iogram_err("%s", *err ? err : iogp_strerror(rc));
-		iogp_model_free(m);
-		return IOGRAM_EXIT_ERROR;
-	}
-	if (st.file.skipped_bytes)
-		iogram_err("warning: %s: skipped %" PRIu64 " bytes of damaged or torn data",
-		           path, st.file.skipped_bytes);
-	*mp = m;
-	return 0;
-}
-
 static FILE *open_out(const char *path)
 {
 	if (!path || !strcmp(path, "-"))
@@ -208,7 +186,7 @@ static int export_hist(const char *file, const export_opts *o)
 		return IOGRAM_EXIT_USAGE;
 	}
 	iogp_model *m;
-	int rc = load(file, &m);
+	int rc = iogram_load(file, &m, NULL);
 	if (rc)
 		return rc;
 	iogp_sel sel;
@@ -264,7 +242,7 @@ static int export_all(const char *file, const export_opts *o)
 		return IOGRAM_EXIT_ERROR;
 	}
 	iogp_model *m;
-	int rc = load(file, &m);
+	int rc = iogram_load(file, &m, NULL);
 	if (rc)
 		return rc;
 	size_t written = 0;

@@ -86,19 +86,11 @@ static int info_exec(int argc, char **argv)
 		return IOGRAM_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
-	iogp_model *m = iogp_model_new(NULL);
-	if (!m) {
-		iogram_err("out of memory");
-		return IOGRAM_EXIT_ERROR;
-	}
+	iogp_model *m;
 	iogp_load_stats st;
-	char err[512] = "";
-	int rc = iogp_load_file(path, m, &st, err, sizeof(err));
-	if (rc < 0) {
-		iogram_err("%s", *err ? err : iogp_strerror(rc));
-		iogp_model_free(m);
-		return IOGRAM_EXIT_ERROR;
-	}
+	int rc = iogram_load(path, &m, &st);
+	if (rc)
+		return rc;
 	char t0[48], t1[48], cr[48], sz[48];
 	iogram_fmt_wall(cr, sizeof(cr), st.info.created_ns);
 	iogram_fmt_bytes(sz, sizeof(sz), (double)st.info.file_bytes);
@@ -113,9 +105,6 @@ static int info_exec(int argc, char **argv)
 	       st.by_kind[IOGP_DELTA], st.by_kind[IOGP_SNAPSHOT], st.by_kind[IOGP_BYE], st.by_kind[0], st.bad);
 	printf("skipped:    %" PRIu64 " bytes (%" PRIu64 " damaged frames)\n",
 	       st.file.skipped_bytes, st.file.bad_frames);
-	if (st.file.skipped_bytes)
-		iogram_err("warning: %s: skipped %" PRIu64 " bytes of damaged or torn data",
-		           path, st.file.skipped_bytes);
 	if (st.records) {
 		iogram_fmt_wall(t0, sizeof(t0), st.file.first_ns);
 		iogram_fmt_wall(t1, sizeof(t1), st.file.last_ns);

@@ -9,6 +9,7 @@
 #include <zmq.h>
 
 #include "iogp.h"
+#include "iogp_sub.h"
 #include "iogram.h"
 
 #define MAX_EP 16
@@ -124,7 +125,7 @@ static int record_exec(int argc, char **argv)
 		zmq_pollitem_t pi = { sub, 0, ZMQ_POLLIN, 0 };
 		zmq_poll(&pi, 1, 100);
 		for (int k = 0; k < 100000; k++) {
-			long n = iogram_recv_payload(sub, buf, IOGP_MAX_PAYLOAD);
+			long n = iogp_sub_recv(sub, buf, IOGP_MAX_PAYLOAD);
 			if (n == -1)
 				break;
 			if (n == -2) {

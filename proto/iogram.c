@@ -1,10 +1,12 @@
 /* iogram.c - the iogram command: dispatch to verbs, shared CLI helpers. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "iogp.h"
 #include "iogram.h"
 
 static const struct iogram_cmd *const cmds[] = {
@@ -67,6 +69,28 @@ void iogram_fmt_wall(char *buf, size_t len, uint64_t ns)
 	char t[40];
 	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf, len, "%s.%03uZ", t, (unsigned)(ns % 1000000000ull / 1000000ull));
+}
+
+int iogram_load(const char *path, iogp_model **mp, iogp_load_stats *stp)
+{
+	iogp_load_stats tmp, *st = stp ? stp : &tmp;
+	iogp_model *m = iogp_model_new(NULL);
+	if (!m) {
+		iogram_err("out of memory");
+		return IOGRAM_EXIT_ERROR;
+	}
+	char err[512] = "";
+	int rc = iogp_load_file(path, m, st, err, sizeof(err));
+	if (rc < 0) {
+		iogram_err("%s", *err ? err : iogp_strerror(rc));
+		iogp_model_free(m);
+		return IOGRAM_EXIT_ERROR;
+	}
+	if (st->file.skipped_bytes)
+		iogram_err("warning: %s: skipped %" PRIu64 " bytes of damaged or torn data",
+		           path, st->file.skipped_bytes);
+	*mp = m;
+	return 0;
 }
 
 int iogram_parse_u64(const char *s, uint64_t *v)

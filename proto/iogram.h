@@ -24,6 +24,11 @@ void iogram_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void iogram_fmt_bytes(char *buf, size_t len, double v);
 void iogram_fmt_value(char *buf, size_t len, double v, const char *unit);
 void iogram_fmt_wall(char *buf, size_t len, uint64_t ns);
+/* Load a replay file into a new model; says why on failure and warns about
+ * skipped bytes. st may be NULL. Returns 0 or IOGRAM_EXIT_ERROR. */
+struct iogp_model;
+struct iogp_load_stats;
+int iogram_load(const char *path, struct iogp_model **m, struct iogp_load_stats *st);
 /* Strict number parsing: whole string, no overflow. */
 int iogram_parse_u64(const char *s, uint64_t *v);
 int iogram_parse_double(const char *s, double *v);
@@ -47,8 +52,4 @@ int iogram_endpoint_ok(const char *ep, int allow_wide);
 /* Bind or connect sock to ep with a clear error; 0 or -1. */
 int iogram_bind(void *sock, const char *ep);
 int iogram_connect(void *sock, const char *ep);
-/* Receive one multipart message (topic, payload) without blocking. Returns
- * payload length, -1 when nothing is waiting, -2 for a malformed message
- * (wrong frame count / oversize), consumed and dropped. */
-long iogram_recv_payload(void *sock, void *buf, size_t cap);
 int iogram_isatty_stderr(void);

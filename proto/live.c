@@ -70,29 +70,6 @@ int iogram_connect(void *sock, const char *ep)
 	return -1;
 }
 
-long iogram_recv_payload(void *sock, void *buf, size_t cap)
-{
-	char topic[256];
-	int n = zmq_recv(sock, topic, sizeof(topic), ZMQ_DONTWAIT);
-	if (n < 0)
-		return -1;
-	int more = 0;
-	size_t ml = sizeof(more);
-	zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-	if (!more)
-		return -2;   /* a single frame: not ours */
-	int len = zmq_recv(sock, buf, cap, 0);
-	int bad = len < 0 || (size_t)len > cap;
-	zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-	while (more) {   /* extra frames: drain, malformed */
-		char junk[64];
-		zmq_recv(sock, junk, sizeof(junk), 0);
-		zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-		bad = 1;
-	}
-	return bad ? -2 : len;
-}
-
 int iogram_isatty_stderr(void)
 {
 	return isatty(2);

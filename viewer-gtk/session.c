@@ -9,6 +9,7 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "iogp_sub.h"
 #include "session.h"
 
 #define MAX_EP 16
@@ -444,29 +445,6 @@ int iogv_last_endpoint(iogv_session *s, char *buf, size_t len)
 	return 0;
 }
 
-static long recv_payload(void *sock, void *buf, size_t cap)
-{
-	char topic[256];
-	int n = zmq_recv(sock, topic, sizeof(topic), ZMQ_DONTWAIT);
-	if (n < 0)
-		return -1;
-	int more = 0;
-	size_t ml = sizeof(more);
-	zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-	if (!more)
-		return -2;
-	int len = zmq_recv(sock, buf, cap, 0);
-	int bad = len < 0 || (size_t)len > cap;
-	zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-	for (int i = 0; more && i < 64; i++) {
-		char junk[64];
-		zmq_recv(sock, junk, sizeof(junk), 0);
-		zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-		bad = 1;
-	}
-	return bad ? -2 : len;
-}
-
 static void read_monitor(iogv_session *s)
 {
 	for (int k = 0; s->mon && k < 64; k++) {
@@ -515,7 +493,7 @@ int iogv_poll(iogv_session *s, int timeout_ms, int max)
 	int n = 0;
 	uint64_t now = now_ns();
 	for (int k = 0; k < max; k++) {
-		long len = recv_payload(s->sub, s->buf, IOGP_MAX_PAYLOAD);
+		long len = iogp_sub_recv(s->sub, s->buf, IOGP_MAX_PAYLOAD);
 		if (len == -1)
 			break;
 		if (len < 0)

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "iogp_sub.h"
 #include "top.h"
 
 #define BUDGET_NS 40000000ull      /* per pump: keys stay responsive */
@@ -152,35 +153,12 @@ static int open_live(top_input *in, const top_input_opts *o, char *err, size_t e
 	return 0;
 }
 
-/* One multipart message: topic then payload. -1 nothing waiting, -2 malformed. */
-static long recv_payload(void *sock, uint8_t *buf, size_t cap)
-{
-	char topic[256];
-	if (zmq_recv(sock, topic, sizeof(topic), ZMQ_DONTWAIT) < 0)
-		return -1;
-	int more = 0;
-	size_t ml = sizeof(more);
-	zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-	if (!more)
-		return -2;
-	int len = zmq_recv(sock, buf, cap, 0);
-	int bad = len < 0 || (size_t)len > cap;
-	zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-	for (int k = 0; more && k < 1000; k++) {
-		char junk[64];
-		zmq_recv(sock, junk, sizeof(junk), 0);
-		zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ml);
-		bad = 1;
-	}
-	return bad ? -2 : len;
-}
-
 static long pump_live(top_input *in)
 {
 	uint64_t t0 = mono_ns();
 	long n = 0;
 	for (;;) {
-		long len = recv_payload(in->sub, in->buf, IOGP_MAX_PAYLOAD);
+		long len = iogp_sub_recv(in->sub, in->buf, IOGP_MAX_PAYLOAD);
 		if (len == -1)
 			break;
 		if (len == -2) {
