@@ -430,6 +430,7 @@ START_TEST(test_keys)
 	/* help lists every key; ? and h open it, any key closes it */
 	keys("?");
 	EXPECT("iogram-top keys", 2);
+	EXPECT("repaint", 5);   /* its last line: the whole overlay has been drawn */
 	static const char *const names[][2] = {
 		{ "? h", "this help" }, { "q", "quit" }, { "Tab", "focus next" },
 		{ "S-Tab", "focus previous" }, { "1-5", "zoom panel N" }, { "z Enter", "zoom focused" },
