@@ -2138,6 +2138,26 @@ static void visit_hist_add(void *ctx, const iogp_model *m, const struct slot *sl
 }
 
 /* out is always initialised, also on error, so it can always be freed. */
+/* out += the non-zero entries of dense[0, nb): merging many sources is
+ * cheaper through one flat array than through repeated sparse merges. */
+static int dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb)
+{
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < nb; i++)
+		n += dense[i] != 0;
+	iogp_bin *b = malloc((n ? n : 1) * sizeof *b);
+	if (b == NULL)
+		return IOGP_ENOMEM;
+	n = 0;
+	for (uint64_t i = 0; i < nb; i++)
+		if (dense[i] != 0)
+			b[n++] = (iogp_bin){ i, dense[i] };
+	int rc = iogp_hist_add_bins(out, b, n);
+	free(b);
+	return rc;
+}
+
 int iogp_model_hist(const iogp_model *m, const char *metric, const iogp_sel *sel, iogp_hist *out)
 {
 	struct hist_ctx c = { .scheme = NONE, .out = out };
@@ -2161,24 +2181,8 @@ int iogp_model_hist(const iogp_model *m, const char *metric, const iogp_sel *sel
 
 		c.dense = calloc(nb, sizeof *c.dense);
 		if (c.dense != NULL) {
-			iogp_bin *b;
-			size_t n = 0;
-
 			sel_visit(m, gi, sel, visit_hist_add, &c);
-			for (uint64_t i = 0; i < nb; i++)
-				n += c.dense[i] != 0;
-			b = malloc((n ? n : 1) * sizeof *b);
-			if (b == NULL) {
-				free(c.dense);
-				return IOGP_ENOMEM;
-			}
-			n = 0;
-			for (uint64_t i = 0; i < nb; i++) {
-				if (c.dense[i] != 0)
-					b[n++] = (iogp_bin){ i, c.dense[i] };
-			}
-			c.err = iogp_hist_add_bins(out, b, n);
-			free(b);
+			c.err = dense_add(out, c.dense, nb);
 			free(c.dense);
 			if (c.err < 0)
 				return c.err;
@@ -2479,27 +2483,11 @@ int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_s
 		return c.mismatch ? IOGP_ESCHEME : 0;
 	nb = m->schemes[c.scheme]->nbins;
 	if (nb <= MODEL_DENSE_MAX) {
-		size_t n = 0;
-		iogp_bin *b;
-
 		c.dense = calloc(nb, sizeof *c.dense);
 		if (c.dense == NULL)
 			return IOGP_ENOMEM;
 		sel_visit(m, gi, sel, visit_win_add, &c);
-		for (uint64_t i = 0; i < nb; i++)
-			n += c.dense[i] != 0;
-		b = malloc((n ? n : 1) * sizeof *b);
-		if (b == NULL) {
-			free(c.dense);
-			return IOGP_ENOMEM;
-		}
-		n = 0;
-		for (uint64_t i = 0; i < nb; i++) {
-			if (c.dense[i] != 0)
-				b[n++] = (iogp_bin){ i, c.dense[i] };
-		}
-		c.err = iogp_hist_add_bins(out, b, n);
-		free(b);
+		c.err = dense_add(out, c.dense, nb);
 		free(c.dense);
 	} else {
 		/* a segment never holds more than the source's budget allows */
