@@ -606,6 +606,39 @@ START_TEST(test_keys)
 }
 END_TEST
 
+/* The terminal vanishes (tmux killed outright, as when an SSH link drops):
+ * iogram-top must exit, not spin. */
+START_TEST(test_terminal_gone)
+{
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
+	EXPECT("REPLAY", 5);
+	char line[64] = "";
+	FILE *p = popen(fmt("tmux -L %s display -p '#{pid}'", sock), "r");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	pclose(p);
+	pid_t server = (pid_t)atoi(line);
+	p = popen(fmt("pgrep -f -n -- '%s --replay %s'", top_bin, replay), "r");
+	ck_assert_ptr_nonnull(p);
+	line[0] = '\0';
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	pclose(p);
+	pid_t top = (pid_t)atoi(line);
+	ck_assert_int_gt(server, 1);
+	ck_assert_int_gt(top, 1);
+	kill(server, SIGKILL);
+	sock[0] = '\0';   /* nothing left to kill-server */
+	int gone = 0;
+	for (int i = 0; i < 100 && !gone; i++) {
+		usleep(50000);
+		gone = kill(top, 0) != 0;
+	}
+	if (!gone)
+		kill(top, SIGKILL);   /* never leave it spinning */
+	ck_assert_msg(gone, "iogram-top (pid %d) still runs 5 s after its terminal went away", (int)top);
+}
+END_TEST
+
 START_TEST(test_resize)
 {
 	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
@@ -850,6 +883,7 @@ int main(void)
 	tcase_add_test(tc, test_vt100_ascii);
 	tcase_add_test(tc, test_keys);
 	tcase_add_test(tc, test_resize);
+	tcase_add_test(tc, test_terminal_gone);
 	tcase_add_test(tc, test_damaged_replay);
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_demo);

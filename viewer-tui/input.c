@@ -391,14 +391,22 @@ int input_wait(top_input *in, int timeout_ms)
 {
 	if (timeout_ms < 0)
 		timeout_ms = 0;
+	/* A terminal that went away (SSH dropped, tmux killed) reports an error
+	 * or hang-up without input: say so, or the caller would spin. */
 	if (in->sub) {
 		zmq_pollitem_t pi[2] = { { in->sub, 0, ZMQ_POLLIN, 0 }, { NULL, 0, ZMQ_POLLIN, 0 } };
 		if (zmq_poll(pi, 2, timeout_ms) < 0)
 			return 0;
+		if ((pi[1].revents & ZMQ_POLLERR) && !(pi[1].revents & ZMQ_POLLIN))
+			return -1;
 		return (pi[1].revents & ZMQ_POLLIN) != 0;
 	}
 	struct pollfd pf = { 0, POLLIN, 0 };
-	return poll(&pf, 1, timeout_ms) > 0 && (pf.revents & (POLLIN | POLLHUP));
+	if (poll(&pf, 1, timeout_ms) <= 0)
+		return 0;
+	if ((pf.revents & (POLLERR | POLLHUP | POLLNVAL)) && !(pf.revents & POLLIN))
+		return -1;
+	return (pf.revents & POLLIN) != 0;
 }
 
 long input_pump(top_input *in)

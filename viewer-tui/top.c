@@ -344,6 +344,8 @@ int main(int argc, char **argv)
 		if (wait_ms > 1000)
 			wait_ms = 1000;
 		int tty_ready = input_wait(app.in, wait_ms);
+		if (tty_ready < 0)
+			break;   /* the terminal is gone */
 		if (input_pump(app.in) > 0)
 			data_dirty = 1;
 		int ch, got = 0;

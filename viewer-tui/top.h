@@ -134,8 +134,8 @@ typedef struct top_status {
 int input_open(top_input **in, const top_input_opts *o, char *err, size_t errlen);
 void input_close(top_input *in);
 iogp_model *input_model(top_input *in);
-/* Wait up to timeout_ms for messages or a key on fd 0; returns 1 if fd 0 is
- * readable. */
+/* Wait up to timeout_ms for messages or a key on fd 0: 1 when fd 0 has
+ * input, 0 otherwise, -1 when the terminal is gone. */
 int input_wait(top_input *in, int timeout_ms);
 /* Feed what has arrived (live) or is due (replay), within a time budget.
  * Returns the number of messages applied. */
