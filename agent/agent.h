@@ -87,6 +87,30 @@ static inline void iog__counter_add(iog_metric *m, uint64_t n)
 		s->counters[m->slot] += n;
 }
 
+/* fdguard.c: the agent's descriptors, in a band just below
+ * min(soft RLIMIT_NOFILE, IOG_FD_TOP), hidden from the host. */
+#define IOG_FD_BAND 64
+#define IOG_FD_TOP 1024
+#define IOG_FD_MIN_LIMIT 256   /* below this soft limit the agent stays off */
+extern int iog__fdg_lo;
+extern uint64_t iog__fdg_owned;
+static inline int iog__fdg_owned_fd(int fd)
+{
+	unsigned i = (unsigned)(fd - __atomic_load_n(&iog__fdg_lo, __ATOMIC_RELAXED));
+	return i < IOG_FD_BAND && (__atomic_load_n(&iog__fdg_owned, __ATOMIC_RELAXED) >> i) & 1;
+}
+int iog__fdg_setup(void);      /* 0, or -1: too few descriptors, stay off */
+int iog__fdg_adopt(int fd);    /* move fd into the band; -1 (EMFILE, fd closed) if full */
+void iog__fdg_forget(int fd);  /* the agent closes it */
+int iog__fdg_count(void);
+void iog__fdg_child(void);     /* fork child: close the parent's */
+
+/* 1 on the publisher and libzmq's threads only (never on a host thread):
+ * an abort() there parks the thread and disables the agent. */
+extern __thread int iog__tls_agent_thread __attribute__((tls_model("initial-exec")));
+void iog__fault(void);         /* internal failure on an agent thread: off for good */
+void iog__surrender(void);     /* the host needs the agent's descriptors: stop now */
+
 void iog__access(iog_metric *m, uint64_t file, int op, uint64_t offset, uint64_t size, uint64_t t_ns);
 
 /* Start the agent (config from the environment) if not yet started. Safe to
@@ -120,6 +144,8 @@ struct iog__cfg {
 	uint32_t interval_ms;
 	char node[256];        /* "" = hostname */
 	int disable;
+	char spool[1024];      /* finals that could not be delivered in time */
+	uint32_t exit_wait_ms; /* at exit, for a listener that accepted us */
 };
 void iog__config_load(struct iog__cfg *c);
 /* Output template expanded: %p pid, %h host, %% a percent sign. */
@@ -145,6 +171,18 @@ void iog__registry_prepare(void);
 void iog__registry_parent(void);
 void iog__registry_child(void);
 void iog__metrics_disable(void);
+
+/* spool.c: final messages (a source's last DELTA, FINAL SNAPSHOT, BYE) that
+ * could not be sent within the exit budget are left in the user's spool
+ * directory as one file of [u32 length][message]...; any of the user's
+ * agents that has a subscriber sends them on (an exec'd image first). */
+#define IOG_SPOOL_MAX_FILE (8u << 20)
+#define IOG_SPOOL_MAX_FILES 1024
+int iog__spool_write(const char *dir, uint64_t source, const uint8_t *buf, size_t len);
+typedef void (*iog__spool_fn)(const uint8_t *msg, size_t len, void *arg);
+/* Sends (through fn) and removes at most max_files spooled files; returns
+ * how many messages were passed on. */
+int iog__spool_drain(const char *dir, int max_files, iog__spool_fn fn, void *arg);
 
 /* shard.c */
 iog_shard *iog__shards(void);      /* head of the list of every shard */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 
@@ -97,6 +98,21 @@ void iog__config_load(struct iog__cfg *c)
 	}
 	if (c->interval_ms < 10)
 		c->interval_ms = 10;
+	c->exit_wait_ms = 5;
+	if ((e = getenv("IOGRAM_EXIT_WAIT_MS")) != NULL && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (*end == '\0')
+			c->exit_wait_ms = v > 1000 ? 1000 : (uint32_t)v;
+	}
+	if ((e = getenv("IOGRAM_SPOOL")) != NULL && *e) {
+		if (copy(c->spool, sizeof(c->spool), e) < 0)
+			c->spool[0] = '\0';
+	} else if ((e = getenv("XDG_RUNTIME_DIR")) != NULL && *e && e[0] == '/') {
+		snprintf(c->spool, sizeof(c->spool), "%s/iogram-spool", e);
+	} else {
+		snprintf(c->spool, sizeof(c->spool), "/tmp/iogram-spool-%u", (unsigned)getuid());
+	}
 }
 
 int iog__config_expand(char *dst, size_t len, const char *tmpl, const char *host, long pid)

@@ -44,9 +44,6 @@
 
 #include "posix.h"
 
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define EXPORT __attribute__((visibility("default")))
 
 int __xstat(int, const char *, struct stat *);
 int __lxstat(int, const char *, struct stat *);
@@ -137,17 +134,6 @@ static pid_t posix_pid;
 	X(mkdir, int, (const char *, mode_t)) \
 	X(mkdirat, int, (int, const char *, mode_t)) \
 	X(rmdir, int, (const char *)) \
-	X(dup, int, (int)) \
-	X(dup2, int, (int, int)) \
-	X(dup3, int, (int, int, int)) \
-	X(close_range, int, (unsigned, unsigned, int)) \
-	X(closefrom, void, (int)) \
-	X(socket, int, (int, int, int)) \
-	X(accept, int, (int, struct sockaddr *, socklen_t *)) \
-	X(accept4, int, (int, struct sockaddr *, socklen_t *, int)) \
-	X(eventfd, int, (unsigned, int)) \
-	X(pipe, int, (int *)) \
-	X(pipe2, int, (int *, int)) \
 	X(fopen, FILE *, (const char *, const char *)) \
 	X(fopen64, FILE *, (const char *, const char *)) \
 	X(fdopen, FILE *, (int, const char *)) \
@@ -174,7 +160,7 @@ static pid_t posix_pid;
 static __thread int tls_resolving __attribute__((tls_model("initial-exec")));
 
 /* NULL while this thread is inside dlsym (the caller then falls back). */
-static void *resolve(const char *name, void **slot)
+void *iog__resolve(const char *name, void **slot)
 {
 	if (tls_resolving)
 		return NULL;
@@ -188,18 +174,7 @@ static void *resolve(const char *name, void **slot)
 	return p;
 }
 
-#define X(n, ret, args) \
-	typedef ret (*n##_fn) args; \
-	static n##_fn real_##n; \
-	static inline n##_fn get_##n(void) \
-	{ \
-		n##_fn f = __atomic_load_n(&real_##n, __ATOMIC_RELAXED); \
-		if (UNLIKELY(f == NULL)) \
-			f = (n##_fn)resolve(#n, (void **)&real_##n); \
-		return f; \
-	}
-IOG_REALS(X)
-#undef X
+IOG_REALS(IOG_REAL_GETTER)
 
 static void resolve_all(void)
 {
@@ -225,16 +200,6 @@ static uint64_t file_id(const char *path)
 	uint64_t id = iog__file_id(path);
 	tls_naming = 0;
 	return id;
-}
-
-static inline void fd_reset(int fd)
-{
-	if ((unsigned)fd < IOG_POSIX_NFD) {
-		iog_fdent *e = &iog__fdtab[fd];
-		__atomic_store_n(&e->state, IOG_FD_UNKNOWN, __ATOMIC_RELEASE);
-		IOG_STORE(&e->opened, 0);
-		IOG_STORE(&e->file, 0);
-	}
 }
 
 /* A descriptor just opened through our wrappers: its open was counted, its
@@ -348,12 +313,17 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode, int whic
 	int r;
 	int counted = counting();
 	uint64_t t0 = counted ? iog__now_ns() : 0;
+	for (int again = 1;; again = 0) {
 	switch (which) {
 	case 0: { open_fn f = get_open(); r = f ? f(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); break; }
 	case 1: { open64_fn f = get_open64(); r = f ? f(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); break; }
 	case 2: { openat_fn f = get_openat(); r = f ? f(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); break; }
 	default: { openat64_fn f = get_openat64(); r = f ? f(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); break; }
 	}
+	if (!(again && iog__host_emfile(r)))
+		break;
+	}
+	r = iog__fd_made(r);
 	int e = errno;
 	if (r >= 0)
 		fd_opened(r, path, counted);
@@ -437,9 +407,17 @@ static inline int close_counted(int fd)
 
 EXPORT int close(int fd)
 {
+	if (UNLIKELY(iog__fdg_owned_fd(fd))) {
+		/* the agent's: to the host it is a number that is not open */
+		if (!iog__tls_in_agent) {
+			errno = EBADF;
+			return -1;
+		}
+		iog__fdg_forget(fd);
+	}
 	close_fn f = get_close();
 	int counted = close_counted(fd);
-	fd_reset(fd);
+	iog__fd_reset(fd);
 	if (!counted)
 		return f ? f(fd) : (int)syscall(SYS_close, fd);
 	uint64_t t0 = iog__now_ns();
@@ -481,7 +459,6 @@ EXPORT int close(int fd)
 	return r_; \
 } while (0)
 
-#define CALL_OR(fn, fallback, ...) ({ __typeof__(get_##fn()) f_ = get_##fn(); f_ ? f_(__VA_ARGS__) : (fallback); })
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
@@ -817,109 +794,6 @@ EXPORT int rmdir(const char *p)
 	META_PATH(CALL_OR(rmdir, (int)syscall(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR), p), r_ == 0);
 }
 
-/* ---- descriptors created or closed elsewhere: forget what we knew --------- */
-
-EXPORT int dup(int fd)
-{
-	int r = CALL_OR(dup, (int)syscall(SYS_dup, fd), fd);
-	fd_reset(r);
-	return r;
-}
-
-EXPORT int dup2(int fd, int fd2)
-{
-	int r = CALL_OR(dup2, (int)syscall(SYS_dup3, fd, fd2, 0), fd, fd2);
-	if (r >= 0 && fd != fd2)
-		fd_reset(fd2);
-	return r;
-}
-
-EXPORT int dup3(int fd, int fd2, int fl)
-{
-	int r = CALL_OR(dup3, (int)syscall(SYS_dup3, fd, fd2, fl), fd, fd2, fl);
-	if (r >= 0)
-		fd_reset(fd2);
-	return r;
-}
-
-static void reset_range(unsigned lo, unsigned hi)
-{
-	for (unsigned fd = lo; fd <= hi && fd < IOG_POSIX_NFD; fd++)
-		if (IOG_LOAD(&iog__fdtab[fd].state) != IOG_FD_UNKNOWN || IOG_LOAD(&iog__fdtab[fd].opened))
-			fd_reset((int)fd);
-}
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
-
-EXPORT int close_range(unsigned lo, unsigned hi, int fl)
-{
-	int r = CALL_OR(close_range, (int)syscall(SYS_close_range, lo, hi, fl), lo, hi, fl);
-	if (r == 0 && !(fl & CLOSE_RANGE_CLOEXEC))
-		reset_range(lo, hi);
-	return r;
-}
-
-EXPORT void closefrom(int lo)
-{
-	closefrom_fn f = get_closefrom();
-	if (f)
-		f(lo);
-	else
-		syscall(SYS_close_range, (unsigned)lo, ~0u, 0);
-	if (lo >= 0)
-		reset_range((unsigned)lo, ~0u);
-}
-
-EXPORT int socket(int d, int t, int p)
-{
-	int r = CALL_OR(socket, (int)syscall(SYS_socket, d, t, p), d, t, p);
-	fd_reset(r);
-	return r;
-}
-
-EXPORT int accept(int s, struct sockaddr *a, socklen_t *l)
-{
-	int r = CALL_OR(accept, (int)syscall(SYS_accept, s, a, l), s, a, l);
-	fd_reset(r);
-	return r;
-}
-
-EXPORT int accept4(int s, struct sockaddr *a, socklen_t *l, int fl)
-{
-	int r = CALL_OR(accept4, (int)syscall(SYS_accept4, s, a, l, fl), s, a, l, fl);
-	fd_reset(r);
-	return r;
-}
-
-EXPORT int eventfd(unsigned v, int fl)
-{
-	int r = CALL_OR(eventfd, (int)syscall(SYS_eventfd2, v, fl), v, fl);
-	fd_reset(r);
-	return r;
-}
-
-EXPORT int pipe(int p[2])
-{
-	int r = CALL_OR(pipe, (int)syscall(SYS_pipe2, p, 0), p);
-	if (r == 0) {
-		fd_reset(p[0]);
-		fd_reset(p[1]);
-	}
-	return r;
-}
-
-EXPORT int pipe2(int p[2], int fl)
-{
-	int r = CALL_OR(pipe2, (int)syscall(SYS_pipe2, p, fl), p, fl);
-	if (r == 0) {
-		fd_reset(p[0]);
-		fd_reset(p[1]);
-	}
-	return r;
-}
-
 /* ---- stdio ------------------------------------------------------------------ */
 
 static FILE *do_fopen(FILE *(*f)(const char *, const char *), const char *path, const char *mode)
@@ -965,7 +839,7 @@ static FILE *do_freopen(freopen_fn f, const char *path, const char *mode, FILE *
 	uint64_t t0 = counted ? iog__now_ns() : 0;
 	FILE *r = f(path, mode, s);
 	int e = errno;
-	fd_reset(old);
+	iog__fd_reset(old);
 	if (r)
 		fd_opened(fileno_unlocked(r), path, counted && path);
 	if (counted)
@@ -990,7 +864,7 @@ static int do_fclose(int (*f)(FILE *), FILE *s)
 		NOSYS(EOF);
 	int fd = fileno_unlocked(s);
 	int counted = close_counted(fd);
-	fd_reset(fd);
+	iog__fd_reset(fd);
 	if (!counted)
 		return f(s);
 	uint64_t t0 = iog__now_ns();
@@ -1012,7 +886,7 @@ EXPORT int pclose(FILE *s)
 	if (!f)
 		NOSYS(-1);
 	if (s)
-		fd_reset(fileno_unlocked(s));
+		iog__fd_reset(fileno_unlocked(s));
 	return f(s);
 }
 
@@ -1353,6 +1227,7 @@ __attribute__((constructor)) static void posix_init(void)
 	int e = errno;
 	posix_pid = (pid_t)syscall(SYS_getpid);
 	resolve_all();
+	iog__posix_fd_resolve();
 	pthread_atfork(NULL, NULL, atfork_child);
 	if (iog__ensure_started() == 0 && register_metrics() == 0)
 		__atomic_store_n(&iog__posix_ready, 1, __ATOMIC_RELEASE);

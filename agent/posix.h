@@ -122,4 +122,52 @@ static inline __attribute__((always_inline)) void iog__io_count(uint64_t file, i
 	iog__access(iog__pm.access, file, op, off, (uint64_t)ret, t0);
 }
 
+/* ---- real functions (dlsym RTLD_NEXT), shared by the wrappers' files ---- */
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define EXPORT __attribute__((visibility("default")))
+
+/* NULL while this thread is inside dlsym (the caller then falls back). */
+void *iog__resolve(const char *name, void **slot);
+
+/* X(name, return type, (argument types)): real_name and get_name() */
+#define IOG_REAL_GETTER(n, ret, args) \
+	typedef ret (*n##_fn) args; \
+	static n##_fn real_##n; \
+	static inline n##_fn get_##n(void) \
+	{ \
+		n##_fn f = __atomic_load_n(&real_##n, __ATOMIC_RELAXED); \
+		if (UNLIKELY(f == NULL)) \
+			f = (n##_fn)iog__resolve(#n, (void **)&real_##n); \
+		return f; \
+	}
+#define CALL_OR(fn, fallback, ...) ({ __typeof__(get_##fn()) f_ = get_##fn(); f_ ? f_(__VA_ARGS__) : (fallback); })
+
+/* Forget what we knew of a descriptor (closed, replaced or new). */
+static inline void iog__fd_reset(int fd)
+{
+	if ((unsigned)fd < IOG_POSIX_NFD) {
+		iog_fdent *e = &iog__fdtab[fd];
+		__atomic_store_n(&e->state, IOG_FD_UNKNOWN, __ATOMIC_RELEASE);
+		IOG_STORE(&e->opened, 0);
+		IOG_STORE(&e->file, 0);
+	}
+}
+
+/* posix_fd.c: descriptors the agent creates on its own threads go into its
+ * band; the host's EMFILE makes the agent give its descriptors back. */
+int iog__fd_made(int r);
+
+/* A host call failed with EMFILE while the agent holds descriptors: the
+ * agent steps aside (stops, closes them) and the call is tried once more. */
+static inline int iog__host_emfile(int r)
+{
+	if (LIKELY(r >= 0) || errno != EMFILE || iog__tls_in_agent || iog__fdg_count() == 0)
+		return 0;
+	iog__surrender();
+	errno = EMFILE;
+	return 1;
+}
+void iog__posix_fd_resolve(void);
+
 #endif

@@ -23,11 +23,14 @@
 #define SNAPSHOT_EVERY_NS (10000ull * NS_PER_MS)
 #define HEARTBEAT_NS (10000ull * NS_PER_MS)
 #define CALIBRATE_NS (15ull * NS_PER_MS)
-#define EXIT_WAIT_NS (300ull * NS_PER_MS)   /* for a subscription at exit */
+#define SPOOL_SCAN_NS (2000ull * NS_PER_MS) /* look for others' spooled finals */
+#define SPOOL_FILES_PER_SCAN 64
 #define STOP_BOUND_MS 1000                  /* the host waits no longer */
 #define FLUSH_BOUND_MS 1000
 #define LINGER_MS 100
 #define SNDHWM 100
+#define SPIN_LIMIT 20000                   /* loop turns ... */
+#define SPIN_WINDOW_NS (1000ull * NS_PER_MS) /* ... within this: broken, off */
 
 enum { ST_IDLE, ST_RUNNING, ST_STOPPED, ST_DISABLED };
 enum { STOP_SHUTDOWN = 1, STOP_EXIT, STOP_EXEC };
@@ -96,6 +99,10 @@ static struct {
 	iogp_label lab[IOGP_MAX_LABELS];
 	char *labbuf;
 	size_t labcap;
+	int spooling;          /* emit() appends to spool instead of sending */
+	uint8_t *spool;
+	size_t spool_len, spool_cap;
+	uint64_t last_spool_scan;
 } P;
 
 static void pub_reset(void);
@@ -174,6 +181,48 @@ void iog__disable(void)
 
 /* ---- sending ------------------------------------------------------------------ */
 
+static void spool_add(const uint8_t *b, size_t len)
+{
+	size_t need = P.spool_len + 4 + len;
+	if (need > IOG_SPOOL_MAX_FILE)
+		return;
+	if (need > P.spool_cap) {
+		size_t cap = need * 2 < IOG_SPOOL_MAX_FILE ? need * 2 : IOG_SPOOL_MAX_FILE;
+		uint8_t *n = realloc(P.spool, cap);
+		if (n == NULL)
+			return;
+		P.spool = n;
+		P.spool_cap = cap;
+	}
+	uint32_t l = (uint32_t)len;
+	memcpy(P.spool + P.spool_len, &l, 4);
+	memcpy(P.spool + P.spool_len + 4, b, len);
+	P.spool_len = need;
+}
+
+/* Another source's spooled message, sent on unchanged under its own topic. */
+static void spool_send(const uint8_t *b, size_t len, void *arg)
+{
+	iogp_kind kind;
+	uint16_t flags;
+	uint64_t src, seq;
+	char topic[64];
+
+	(void)arg;
+	if (P.sock == NULL || iogp_msg_peek(b, len, &kind, &flags, &src, &seq) < 0)
+		return;
+	int tl = iogp_topic(topic, sizeof(topic), kind, src);
+	if (tl >= 0 && zmq_send(P.sock, topic, (size_t)tl, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
+		zmq_send(P.sock, b, len, ZMQ_DONTWAIT);
+}
+
+static void spool_scan(uint64_t mono)
+{
+	P.last_spool_scan = mono;
+	if (P.sock != NULL && P.subscribed)
+		iog__spool_drain(cfg.spool, SPOOL_FILES_PER_SCAN, spool_send, NULL);
+}
+
 static void emit(iogp_msg *msg)
 {
 	long len;
@@ -198,6 +247,10 @@ static void emit(iogp_msg *msg)
 	}
 	if (P.rec != NULL)
 		iogp_recorder_add(P.rec, P.buf, (size_t)len, iog__wall_ns());
+	if (P.spooling) {
+		spool_add(P.buf, (size_t)len);
+		return;
+	}
 	if (P.sock != NULL) {
 		char topic[64];
 		int tl = iogp_topic(topic, sizeof(topic), msg->kind, source_id);
@@ -598,10 +651,12 @@ static void send_bye(void)
 
 /* ---- ZeroMQ ---------------------------------------------------------------------- */
 
-static void live_close(void)
+static void live_close(int linger)
 {
-	if (P.sock != NULL)
+	if (P.sock != NULL) {
+		zmq_setsockopt(P.sock, ZMQ_LINGER, &linger, sizeof(linger));
 		zmq_socket_monitor(P.sock, NULL, 0);
+	}
 	if (P.mon != NULL)
 		zmq_close(P.mon);      /* else zmq_ctx_term hangs */
 	if (P.sock != NULL)
@@ -643,7 +698,7 @@ static int live_open(void)
 	P.conn = CONN_UNKNOWN;
 	return 0;
 fail:
-	live_close();
+	live_close(0);
 	return -1;
 }
 
@@ -707,10 +762,12 @@ static void read_mon(void)
 }
 
 /* At exit: wait until a subscription has arrived (then send), the
- * connection is refused or down (leave now), or EXIT_WAIT_NS passed. */
-static void exit_wait(void)
+ * connection is refused or down (leave now), or the exit budget passed.
+ * An exec does not wait: what it cannot send goes to the spool, and the
+ * new image (same process) sends it once it has its subscriber. */
+static void exit_wait(int mode)
 {
-	uint64_t end = iog__mono_ns() + EXIT_WAIT_NS;
+	uint64_t end = iog__mono_ns() + (mode == STOP_EXEC ? 0 : cfg.exit_wait_ms * NS_PER_MS);
 
 	if (P.sock == NULL)
 		return;
@@ -760,18 +817,26 @@ static void output_open(void)
 		P.rec = NULL;
 }
 
-static void finish(void)
+static void finish(int mode)
 {
 	uint64_t now = iog__mono_ns();
 
 	iog__learn_finish_all();
-	exit_wait();
-	if (__atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
+	exit_wait(mode);
+	/* a listener that took the connection but has not subscribed (stopped,
+	 * slow): the finals wait in the spool instead of the host waiting */
+	P.spooling = P.sock != NULL && !P.subscribed && P.conn != CONN_DOWN;
+	if (P.spooling || __atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
 		send_hello();
 	send_delta(now, 0);
 	send_snapshot(IOGP_F_FINAL, now);
 	send_bye();
-	live_close();
+	if (P.spooling) {
+		iog__spool_write(cfg.spool, source_id, P.spool, P.spool_len);
+		P.spooling = 0;
+		P.spool_len = 0;
+	}
+	live_close(P.subscribed ? (int)cfg.exit_wait_ms : 0);
 	if (P.rec != NULL) {
 		iogp_recorder_close(P.rec);
 		P.rec = NULL;
@@ -788,6 +853,8 @@ static void tick(uint64_t mono, uint64_t interval_ns)
 		send_snapshot(0, mono);
 	if (P.rec != NULL)
 		iogp_recorder_flush(P.rec);
+	if (mono - P.last_spool_scan >= SPOOL_SCAN_NS)
+		spool_scan(mono);
 }
 
 static void *pub_main(void *arg)
@@ -795,10 +862,11 @@ static void *pub_main(void *arg)
 	uint64_t interval = (uint64_t)cfg.interval_ms * NS_PER_MS;
 	uint64_t t0 = iog__mono_ns(), next = t0 + interval, cal_at = t0 + CALIBRATE_NS;
 	int cal_pending = 1, mode;
-	uint64_t flush_seen = 0;
+	uint64_t flush_seen = 0, spin_t0 = t0, spins = 0;
 
 	(void)arg;
 	iog__tls_in_agent = 1;
+	iog__tls_agent_thread = 1;
 	pthread_setname_np(pthread_self(), "iogram");
 	iog__clock_start();
 	P.rng = source_id ^ 0x5deece66dull;
@@ -840,8 +908,18 @@ static void *pub_main(void *arg)
 		read_mon();
 		read_subs();
 		uint64_t v;
-		if (read(wakefd, &v, sizeof(v)) < 0) {
-			/* EAGAIN: not woken */
+		if (read(wakefd, &v, sizeof(v)) < 0 && errno != EAGAIN && errno != EINTR)
+			spins = SPIN_LIMIT;   /* our wake-up descriptor is gone */
+		/* a loop that never sleeps means something of ours is broken: off */
+		if (++spins >= SPIN_LIMIT) {
+			uint64_t t = iog__mono_ns();
+			if (t - spin_t0 < SPIN_WINDOW_NS) {
+				iog__fault();
+				pthread_detach(pthread_self());
+				return NULL;
+			}
+			spins = 0;
+			spin_t0 = t;
 		}
 		pthread_mutex_lock(&life_lock);
 		mode = req_stop;
@@ -859,6 +937,7 @@ static void *pub_main(void *arg)
 			P.sub_pending = 0;
 			send_hello();
 			send_snapshot(0, now);
+			spool_scan(now);
 		}
 		if (now >= next || fl != flush_seen) {
 			tick(now, interval);
@@ -875,7 +954,7 @@ static void *pub_main(void *arg)
 			}
 		}
 	}
-	finish();
+	finish(mode);
 	pthread_mutex_lock(&life_lock);
 	stopped = 1;
 	pthread_cond_broadcast(&life_cond);
@@ -908,6 +987,7 @@ static void fork_child(void)
 
 	iog__tls_in_agent = 1;
 	iog__registry_child();
+	iog__fdg_child();
 	cond_setup();
 	if (state == ST_RUNNING || (state == ST_IDLE && once)) {
 		/* a new source; the parent's context, sockets and file are not ours */
@@ -924,9 +1004,7 @@ static void fork_child(void)
 			iog__tls_shard = NULL;
 		}
 		pub_reset();
-		if (wakefd >= 0)
-			close(wakefd);
-		wakefd = -1;
+		wakefd = -1;       /* closed with the parent's other descriptors */
 		req_stop = stopped = 0;
 		req_flush = done_flush = 0;
 		state = ST_IDLE;
@@ -960,7 +1038,10 @@ static int start_locked(void)
 		atexit(at_exit_handler);
 		once = 1;
 	}
-	if (wakefd < 0 && (wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+	/* no descriptor of ours may sit where the host expects its own */
+	if (iog__fdg_setup() < 0)
+		return -1;
+	if (wakefd < 0 && (wakefd = iog__fdg_adopt(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))) < 0)
 		return -1;
 	req_stop = 0;
 	stopped = 0;
@@ -1047,6 +1128,27 @@ static void stop(int mode)
 	}
 	pthread_mutex_unlock(&life_lock);
 	iog__tls_in_agent = saved;
+}
+
+void iog__fault(void)
+{
+	iog__disable();
+	__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
+	if (pthread_mutex_trylock(&life_lock) == 0) {
+		pthread_cond_broadcast(&life_cond);
+		pthread_mutex_unlock(&life_lock);
+	}
+}
+
+void iog__surrender(void)
+{
+	stop(STOP_SHUTDOWN);
+	int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+	if (iog__fdg_count() && st != ST_RUNNING && getpid() == my_pid) {
+		/* a publisher that failed or is stuck: its descriptors go back anyway */
+		iog__disable();
+		iog__fdg_child();
+	}
 }
 
 void iog_shutdown(void)

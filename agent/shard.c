@@ -22,6 +22,7 @@
 
 __thread iog_shard *iog__tls_shard __attribute__((tls_model("initial-exec")));
 __thread int iog__tls_in_agent __attribute__((tls_model("initial-exec")));
+__thread int iog__tls_agent_thread __attribute__((tls_model("initial-exec")));
 int iog__enabled = 1;
 uint64_t iog__interval;
 
