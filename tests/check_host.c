@@ -1,0 +1,321 @@
+/* check_host.c - the agent never changes what its host does: bash with
+ * exec 3>/3<, a cat|sort|uniq|wc pipeline 100 times beside a recorder,
+ * nobody, and a stopped recorder, hosts that close, dup2 over, scan or
+ * exhaust descriptors, tiny RLIMIT_NOFILE, descriptors pulled away by raw
+ * syscall, and finals spooled while the listener is stopped. Each host run
+ * is compared byte for byte with the same run without the agent. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "iogp_export.h"
+#include "iogp_model.h"
+#include "testutil.h"
+
+#define T_RUN 60.0
+
+static char dir[256];
+static char spool[300];
+
+static void setup(void)
+{
+	tu_tmpdir(dir, sizeof(dir), "iogram-host");
+	snprintf(spool, sizeof(spool), "%s/spool", dir);
+	setenv("IOGRAM_SPOOL", spool, 1);
+}
+
+static void teardown(void)
+{
+	tu_rmdir_all(dir);
+}
+
+static char *in_dir(const char *name)
+{
+	static char bufs[16][400];
+	static int next;
+	char *b = bufs[next++ % 16];
+	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
+	return b;
+}
+
+/* ---- a recorder to talk to ------------------------------------------------ */
+
+typedef struct rec {
+	pid_t pid;
+	char ep[64];
+	char file[400];
+} rec;
+
+static int port_open(int port)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int ok = connect(s, (struct sockaddr *)&a, sizeof(a)) == 0;
+	close(s);
+	return ok;
+}
+
+static void rec_start(rec *r, const char *name)
+{
+	int port = tu_free_port();
+	snprintf(r->ep, sizeof(r->ep), "tcp://127.0.0.1:%d", port);
+	snprintf(r->file, sizeof(r->file), "%s", in_dir(name));
+	r->pid = tu_spawn((char *[]){ (char *)tu_env("IOGRAM_BIN"), "record", "--listen", r->ep,
+	                              "-o", r->file, NULL }, NULL, NULL, 0);
+	double end = tu_now() + 10;
+	while (!port_open(port) && tu_now() < end)
+		tu_sleep_ms(10);
+	ck_assert_msg(port_open(port), "recorder did not listen on %s", r->ep);
+}
+
+static void rec_stop(rec *r)
+{
+	kill(r->pid, SIGCONT);
+	kill(r->pid, SIGINT);
+	ck_assert_int_eq(tu_wait(r->pid, 20), 0);
+}
+
+/* ---- runs with and without the agent ---------------------------------------- */
+
+/* argv under iogram-run (endpoint ep, or "none") when agent, else plain. */
+static int host_run(int agent, const char *ep, char *const cmd[], const char *out, long nofile)
+{
+	char *argv[40];
+	int n = 0;
+	if (agent) {
+		argv[n++] = (char *)tu_env("IOGRAM_RUN");
+		argv[n++] = "--endpoint";
+		argv[n++] = (char *)ep;
+		argv[n++] = "--interval";
+		argv[n++] = "50";
+		argv[n++] = "--";
+	}
+	for (int i = 0; cmd[i] && n < 39; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	return tu_wait(tu_spawn(argv, out, NULL, nofile), T_RUN);
+}
+
+static const char *const BASH_FD3 =
+	"exec 3>\"$1\"; for i in $(seq 300); do echo line$i >&3; done; sleep 0.3; echo hi >&3; "
+	"exec 3<\"$2\"; n=0; while read -u 3 l; do n=$((n+1)); done; echo \"read $n\" >>\"$1\"; echo done";
+
+static void seq_file(const char *path, int n, int mod)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert(f != NULL);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%d\n", (i * 7919) % mod);
+	fclose(f);
+}
+
+START_TEST(test_bash_fd3)
+{
+	rec r;
+	rec_start(&r, "fd3.iogr");
+	seq_file(in_dir("in.txt"), 1000, 1000000);
+	const char *eps[3] = { r.ep, "tcp://127.0.0.1:1", r.ep };
+	for (int v = 0; v < 3; v++) {
+		if (v == 2)
+			kill(r.pid, SIGSTOP);
+		int a = host_run(0, NULL, (char *[]){ "bash", "-c", (char *)BASH_FD3, "bash",
+		                 in_dir("p.txt"), in_dir("in.txt"), NULL }, in_dir("p.out"), 0);
+		int b = host_run(1, eps[v], (char *[]){ "bash", "-c", (char *)BASH_FD3, "bash",
+		                 in_dir("a.txt"), in_dir("in.txt"), NULL }, in_dir("a.out"), 0);
+		ck_assert_int_eq(a, 0);
+		ck_assert_int_eq(b, a);
+		ck_assert_msg(tu_same_file(in_dir("p.txt"), in_dir("a.txt")), "variant %d: fd 3 output differs", v);
+		ck_assert_msg(strstr(tu_slurp(in_dir("a.txt")), "read 1000\n") != NULL, "variant %d", v);
+		ck_assert(tu_same_file(in_dir("p.out"), in_dir("a.out")));
+	}
+	rec_stop(&r);
+}
+END_TEST
+
+START_TEST(test_pipeline_100)
+{
+	rec r;
+	rec_start(&r, "pipe.iogr");
+	seq_file(in_dir("in.txt"), 5000, 997);
+	char script[1200];
+	snprintf(script, sizeof(script), "cat %s | sort -n | uniq | wc -l > \"$1\"", in_dir("in.txt"));
+	ck_assert_int_eq(host_run(0, NULL, (char *[]){ "bash", "-c", script, "bash", in_dir("want"), NULL },
+	                          NULL, 0), 0);
+	ck_assert_str_eq(tu_slurp(in_dir("want")), "997\n");
+	const char *eps[3] = { r.ep, "tcp://127.0.0.1:1", r.ep };
+	const char *names[3] = { "recorder", "nobody", "stopped recorder" };
+	for (int v = 0; v < 3; v++) {
+		if (v == 2)
+			kill(r.pid, SIGSTOP);
+		int bad = 0;
+		for (int i = 0; i < 100; i++) {
+			unlink(in_dir("got"));
+			int st = host_run(1, eps[v], (char *[]){ "bash", "-c", script, "bash", in_dir("got"), NULL },
+			                  NULL, 0);
+			if (st != 0 || !tu_same_file(in_dir("want"), in_dir("got"))) {
+				fprintf(stderr, "%s run %d: status %d\n", names[v], i, st);
+				bad++;
+			}
+		}
+		ck_assert_msg(bad == 0, "%s: %d of 100 pipelines differed or failed", names[v], bad);
+	}
+	rec_stop(&r);
+}
+END_TEST
+
+static iogp_model *load(const char *path)
+{
+	iogp_model *m = iogp_model_new(NULL);
+	char err[256] = "";
+	iogp_load_stats st;
+	ck_assert_msg(iogp_load_file(path, m, &st, err, sizeof(err)) >= 0, "load %s: %s", path, err);
+	return m;
+}
+
+static uint64_t counter(const iogp_model *m, const char *name)
+{
+	uint64_t v = 0;
+	ck_assert_int_eq(iogp_model_counter(m, name, NULL, &v), 0);
+	return v;
+}
+
+/* MODE with and without the agent (beside a live recorder): same result,
+ * same status; survive = 1: the agent kept counting through it. */
+static void fdhost(const char *mode, long nofile, int survive)
+{
+	rec r;
+	char p[400], ctl[64], res[64], out[64];
+	rec_start(&r, "fdhost.iogr");
+	snprintf(p, sizeof(p), "%s/prog_fdhost", tu_env("IOGRAM_PROGS"));
+	snprintf(ctl, sizeof(ctl), "%s-plain.txt", mode);
+	snprintf(res, sizeof(res), "%s-agent.txt", mode);
+	snprintf(out, sizeof(out), "run-%s.iogr", mode);
+	int a = host_run(0, NULL, (char *[]){ p, (char *)mode, dir, in_dir(ctl), NULL }, NULL, nofile);
+	int b = tu_wait(tu_spawn((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", r.ep,
+		"--interval", "50", "--output", in_dir(out), "--", p, (char *)mode, dir, in_dir(res), NULL },
+		NULL, NULL, nofile), T_RUN);
+	ck_assert_msg(a == 0, "%s: plain run exited %d", mode, a);
+	ck_assert_msg(b == a, "%s: exit %d under the agent, %d without", mode, b, a);
+	char want[4096];
+	snprintf(want, sizeof(want), "%s", tu_slurp(in_dir(ctl)));
+	ck_assert_str_eq(tu_slurp(in_dir(res)), want);
+	if (survive) {
+		/* warm-up 4 + data 64 + the result file 1 (+ dup2's one-byte writes) */
+		int good = 0;
+		const char *g = strstr(want, "good=");
+		if (g)
+			good = atoi(g + 5);
+		iogp_model *m = load(in_dir(out));
+		ck_assert_uint_eq(counter(m, "posix.write.ops"), 69 + (uint64_t)good);
+		ck_assert_uint_eq(counter(m, "posix.read.ops"), 68);
+		iogp_model_free(m);
+	}
+	rec_stop(&r);
+}
+
+START_TEST(test_closeall) { fdhost("closeall", 0, 1); }
+END_TEST
+START_TEST(test_dup2_3_64) { fdhost("dup2", 0, 1); }
+END_TEST
+START_TEST(test_fcntl_scan) { fdhost("fcntl", 0, 1); }
+END_TEST
+START_TEST(test_closefrom) { fdhost("closefrom", 0, 1); }
+END_TEST
+START_TEST(test_rawclose) { fdhost("rawclose", 0, 0); }
+END_TEST
+START_TEST(test_emfile) { fdhost("emfile", 0, 0); }
+END_TEST
+
+START_TEST(test_rlimit)
+{
+	static const long lim[3] = { 8, 16, 32 };
+	for (int i = 0; i < 3; i++)
+		fdhost("rlimit", lim[i], 0);
+	/* coreutils too: cat a file with 8 descriptors */
+	seq_file(in_dir("in.txt"), 100, 1000);
+	char ep[64];
+	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", tu_free_port());
+	ck_assert_int_eq(host_run(1, ep, (char *[]){ "cat", in_dir("in.txt"), NULL }, in_dir("c.out"), 8), 0);
+	ck_assert(tu_same_file(in_dir("in.txt"), in_dir("c.out")));
+}
+END_TEST
+
+static int spooled(void)
+{
+	DIR *d = opendir(spool);
+	int n = 0;
+	if (d == NULL)
+		return 0;
+	for (struct dirent *de; (de = readdir(d)) != NULL && n < 100000;)
+		n += strstr(de->d_name, ".iogs") != NULL && de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+START_TEST(test_spool_stopped_listener)
+{
+	rec r;
+	rec_start(&r, "spool.iogr");
+	kill(r.pid, SIGSTOP);
+	tu_sleep_ms(50);
+	/* ten short programs beside a listener that accepts but never answers */
+	ck_assert_int_eq(host_run(1, r.ep, (char *[]){ "bash", "-c",
+		"for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done", NULL }, NULL, 0), 0);
+	int n = spooled();
+	ck_assert_msg(n >= 10, "%d spooled, want the 10 /bin/true (and bash)", n);
+	kill(r.pid, SIGCONT);
+	/* the next program of this user with a subscriber sends them on */
+	char p[400];
+	snprintf(p, sizeof(p), "%s/prog_fdhost", tu_env("IOGRAM_PROGS"));
+	ck_assert_int_eq(host_run(1, r.ep, (char *[]){ p, "fcntl", dir, in_dir("f.txt"), NULL }, NULL, 0), 0);
+	double end = tu_now() + 10;
+	while (spooled() > 0 && tu_now() < end)
+		tu_sleep_ms(20);
+	ck_assert_int_eq(spooled(), 0);
+	tu_sleep_ms(300);
+	rec_stop(&r);
+	ck_assert_int_eq(tu_run((char *[]){ (char *)tu_env("IOGRAM_BIN"), "info", r.file, NULL },
+	                        in_dir("info.txt"), 30), 0);
+	const char *info = tu_slurp(in_dir("info.txt"));
+	int trues = 0;
+	for (const char *s = info; (s = strstr(s, "/true\n")) != NULL; s++)
+		trues++;
+	ck_assert_msg(trues == 10, "%d /bin/true sources in the recording:\n%s", trues, info);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("host");
+	struct { const char *name; const TTest *fn; } tests[] = {
+		{ "bash_fd3", test_bash_fd3 }, { "pipeline_100", test_pipeline_100 },
+		{ "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
+		{ "fcntl_scan", test_fcntl_scan }, { "closefrom", test_closefrom },
+		{ "rawclose", test_rawclose }, { "emfile", test_emfile }, { "rlimit", test_rlimit },
+		{ "spool_stopped_listener", test_spool_stopped_listener },
+	};
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		TCase *tc = tcase_create(tests[i].name);
+		tcase_add_unchecked_fixture(tc, setup, teardown);
+		tcase_set_timeout(tc, 300);
+		tcase_add_test(tc, tests[i].fn);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
