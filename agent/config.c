@@ -98,7 +98,7 @@ void iog__config_load(struct iog__cfg *c)
 	}
 	if (c->interval_ms < 10)
 		c->interval_ms = 10;
-	c->exit_wait_ms = 5;
+	c->exit_wait_ms = 2;
 	if ((e = getenv("IOGRAM_EXIT_WAIT_MS")) != NULL && *e) {
 		char *end;
 		unsigned long v = strtoul(e, &end, 10);

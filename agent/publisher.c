@@ -29,6 +29,8 @@
 #define FLUSH_BOUND_MS 1000
 #define LINGER_MS 100
 #define SNDHWM 100
+#define SUBS_PER_TURN 1024                  /* subscription messages read per turn */
+#define SUB_SNAP_MIN_NS (250ull * NS_PER_MS) /* HELLO+SNAPSHOT for new subscribers, at most */
 #define SPIN_LIMIT 20000                   /* loop turns ... */
 #define SPIN_WINDOW_NS (1000ull * NS_PER_MS) /* ... within this: broken, off */
 
@@ -103,6 +105,7 @@ static struct {
 	uint8_t *spool;
 	size_t spool_len, spool_cap;
 	uint64_t last_spool_scan;
+	uint64_t last_sub_snap;   /* when a subscription last got HELLO+SNAPSHOT */
 } P;
 
 static void pub_reset(void);
@@ -669,6 +672,7 @@ static void live_close(int linger)
 static int live_open(void)
 {
 	int one = 1, linger = LINGER_MS, hwm = SNDHWM, ivl = 100, zero = 0;
+	int64_t maxsub = 256;
 	char ep[64];
 
 	if ((P.ctx = zmq_ctx_new()) == NULL)
@@ -683,7 +687,9 @@ static int live_open(void)
 	    /* a full pipe says EAGAIN (counted) instead of dropping silently */
 	    zmq_setsockopt(P.sock, ZMQ_XPUB_NODROP, &one, sizeof(one)) < 0 ||
 	    zmq_setsockopt(P.sock, ZMQ_SNDHWM, &hwm, sizeof(hwm)) < 0 ||
-	    zmq_setsockopt(P.sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl)) < 0)
+	    zmq_setsockopt(P.sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl)) < 0 ||
+	    /* subscribers send subscriptions only: a larger frame is hostile */
+	    zmq_setsockopt(P.sock, ZMQ_MAXMSGSIZE, &maxsub, sizeof(maxsub)) < 0)
 		goto fail;
 	snprintf(ep, sizeof(ep), "inproc://iogram-monitor-%llx", (unsigned long long)source_id);
 	if (zmq_socket_monitor(P.sock, ep, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
@@ -709,7 +715,7 @@ static void read_subs(void)
 
 	if (P.sock == NULL)
 		return;
-	while ((n = zmq_recv(P.sock, b, sizeof(b), ZMQ_DONTWAIT)) >= 0) {
+	for (int k = 0; k < SUBS_PER_TURN && (n = zmq_recv(P.sock, b, sizeof(b), ZMQ_DONTWAIT)) >= 0; k++) {
 		if (n >= 1 && b[0] == 1) {
 			P.subscribed = 1;
 			P.sub_pending = 1;
@@ -761,13 +767,13 @@ static void read_mon(void)
 	}
 }
 
-/* At exit: wait until a subscription has arrived (then send), the
- * connection is refused or down (leave now), or the exit budget passed.
- * An exec does not wait: what it cannot send goes to the spool, and the
- * new image (same process) sends it once it has its subscriber. */
-static void exit_wait(int mode)
+/* At exit or exec: wait until a subscription has arrived (then send), the
+ * connection is refused or down (leave now), or the exit budget passed
+ * (then the finals go to the spool; after an exec the new image, the same
+ * process, sends them on once it has its subscriber). */
+static void exit_wait(void)
 {
-	uint64_t end = iog__mono_ns() + (mode == STOP_EXEC ? 0 : cfg.exit_wait_ms * NS_PER_MS);
+	uint64_t end = iog__mono_ns() + cfg.exit_wait_ms * NS_PER_MS;
 
 	if (P.sock == NULL)
 		return;
@@ -821,8 +827,11 @@ static void finish(int mode)
 {
 	uint64_t now = iog__mono_ns();
 
+	(void)mode;
 	iog__learn_finish_all();
-	exit_wait(mode);
+	exit_wait();
+	if (P.subscribed)
+		spool_scan(now);   /* a predecessor's finals first */
 	/* a listener that took the connection but has not subscribed (stopped,
 	 * slow): the finals wait in the spool instead of the host waiting */
 	P.spooling = P.sock != NULL && !P.subscribed && P.conn != CONN_DOWN;
@@ -897,6 +906,8 @@ static void *pub_main(void *arg)
 
 		if (cal_pending && cal_at < until)
 			until = cal_at;
+		if (P.sub_pending && P.last_sub_snap + SUB_SNAP_MIN_NS < until)
+			until = P.last_sub_snap + SUB_SNAP_MIN_NS;
 		long ms = until > now ? (long)((until - now + NS_PER_MS - 1) / NS_PER_MS) : 0;
 		if (P.sock != NULL) {
 			it[n++] = (zmq_pollitem_t){ P.sock, 0, ZMQ_POLLIN, 0 };
@@ -932,9 +943,11 @@ static void *pub_main(void *arg)
 			iog__clock_tick(interval);
 			cal_pending = 0;
 		}
-		if (P.sub_pending) {
-			/* a new subscriber starts exact: catalog and totals */
+		if (P.sub_pending && (P.last_sub_snap == 0 || now - P.last_sub_snap >= SUB_SNAP_MIN_NS)) {
+			/* a new subscriber starts exact: catalog and totals (however
+			 * many subscribe, at most 4 times a second) */
 			P.sub_pending = 0;
+			P.last_sub_snap = now;
 			send_hello();
 			send_snapshot(0, now);
 			spool_scan(now);

@@ -91,11 +91,12 @@ static int record_exec(int argc, char **argv)
 		}
 
 	void *ctx = zmq_ctx_new();
-	void *sub = zmq_socket(ctx, ZMQ_SUB);
-	int hwm = 1000000, zero = 0;
-	zmq_setsockopt(sub, ZMQ_RCVHWM, &hwm, sizeof(hwm));
-	zmq_setsockopt(sub, ZMQ_LINGER, &zero, sizeof(zero));
-	zmq_setsockopt(sub, ZMQ_SUBSCRIBE, "iog1/", 5);
+	void *sub = iogp_sub_socket(ctx, 1000000);
+	if (sub == NULL) {
+		iogram_err("record: cannot create a ZeroMQ socket: %s", zmq_strerror(zmq_errno()));
+		zmq_ctx_term(ctx);
+		return IOGRAM_EXIT_ERROR;
+	}
 	int rc = 0;
 	for (int i = 0; i < nl && !rc; i++)
 		rc = iogram_bind(sub, listen[i]);

@@ -1,7 +1,9 @@
-/* cmd_relay.c - `iogram relay`: an XSUB/XPUB forwarder for relay trees. It
- * passes every subscription upstream (XPUB_VERBOSER, so each new viewer gets
- * a SNAPSHOT from every agent), never changes messages, and counts what
- * passes and what it had to drop. */
+/* cmd_relay.c - `iogram relay`: an XSUB/XPUB forwarder for relay trees. New
+ * subscriptions (XPUB_VERBOSER: every new viewer) go upstream coalesced, at
+ * most one per SUB_COALESCE_NS, so each new viewer gets a SNAPSHOT from every
+ * agent and a storm of subscriptions gets the agents nothing more. Messages
+ * pass unchanged; each subscriber has its own queue, so a slow one loses
+ * messages only for itself (it sees them as sequence gaps). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,8 +13,10 @@
 
 #include "iogp.h"
 #include "iogram.h"
+#include "iogp_sub.h"
 
 #define MAX_EP 16
+#define SUB_COALESCE_NS 250000000ull
 
 static void relay_usage(FILE *out)
 {
@@ -22,17 +26,41 @@ static void relay_usage(FILE *out)
 	"Agents (or child relays) connect to --listen; viewers and recorders connect\n"
 	"to --publish; --upstream connects this relay to a parent relay's --listen, so\n"
 	"relays chain into a tree. Defaults: --listen " IOGP_DEFAULT_ENDPOINT ".\n"
-	"Messages pass unchanged; a subscriber too slow to keep up makes the relay\n"
-	"drop (and count) rather than queue without bound. SIGINT/SIGTERM stop it and\n"
-	"print the totals.\n\n"
+	"Messages pass unchanged; a subscriber too slow to keep up loses messages\n"
+	"from its own queue only (it sees them as sequence gaps), never the others.\n"
+	"New subscriptions go upstream at most 4 times a second. SIGINT/SIGTERM stop\n"
+	"it and print the totals.\n\n"
 	"EXAMPLES\n"
 	"  iogram relay --listen tcp://127.0.0.1:7461 --publish tcp://127.0.0.1:7462\n"
 	"  iogram relay --listen ipc:///tmp/rack1 --upstream tcp://127.0.0.1:7461\n");
 }
 
 typedef struct relay_stats {
-	uint64_t msgs, bytes, dropped, malformed, subs;
+	uint64_t msgs, bytes, dropped, malformed, subs, subs_up;
 } relay_stats;
+
+/* Subscription messages from viewers: note that one arrived (forwarded
+ * later, coalesced); unsubscriptions are not passed on, anything else is
+ * malformed. Returns 1 when a message was taken. */
+static int take_sub(void *back, relay_stats *st, int *pending)
+{
+	uint8_t b[IOGP_SUB_MAXSUB];
+	int n = zmq_recv(back, b, sizeof(b), ZMQ_DONTWAIT), more = 0;
+	size_t ml = sizeof(more);
+	if (n < 0)
+		return 0;
+	zmq_getsockopt(back, ZMQ_RCVMORE, &more, &ml);
+	int bad = more || n < 1 || (b[0] != 0 && b[0] != 1);
+	while (more && zmq_recv(back, b, sizeof(b), 0) >= 0)
+		zmq_getsockopt(back, ZMQ_RCVMORE, &more, &ml);
+	if (bad)
+		st->malformed++;
+	else if (b[0] == 1) {
+		st->subs++;
+		*pending = 1;
+	}
+	return 1;
+}
 
 /* Move one multipart message from src to dst. Returns 1 moved, 0 nothing
  * waiting, -1 dropped. */
@@ -130,10 +158,12 @@ static int relay_exec(int argc, char **argv)
 	int one = 1, zero = 0, rhwm = 1000000, shwm = 100000;
 	zmq_setsockopt(front, ZMQ_RCVHWM, &rhwm, sizeof(rhwm));
 	zmq_setsockopt(front, ZMQ_LINGER, &zero, sizeof(zero));
+	iogp_sock_maxmsg(front, IOGP_SUB_MAXMSG);
 	zmq_setsockopt(back, ZMQ_SNDHWM, &shwm, sizeof(shwm));
 	zmq_setsockopt(back, ZMQ_LINGER, &zero, sizeof(zero));
 	zmq_setsockopt(back, ZMQ_XPUB_VERBOSER, &one, sizeof(one));
-	zmq_setsockopt(back, ZMQ_XPUB_NODROP, &one, sizeof(one));
+	iogp_sock_maxmsg(back, IOGP_SUB_MAXSUB);
+	/* no XPUB_NODROP: a full queue drops for that subscriber alone */
 	int rc = 0;
 	for (int i = 0; i < nl && !rc; i++)
 		rc = iogram_bind(front, listen[i]);
@@ -150,16 +180,24 @@ static int relay_exec(int argc, char **argv)
 	iogram_catch_signals();
 	relay_stats st = { 0 };
 	int tty = iogram_isatty_stderr() && !quiet;
-	uint64_t next = iogram_mono_ns() + 1000000000ull, last_msgs = 0;
+	uint64_t next = iogram_mono_ns() + 1000000000ull, last_msgs = 0, sub_next = 0;
+	int sub_pending = 0;
 	while (!iogram_stop) {
 		zmq_pollitem_t pi[2] = { { front, 0, ZMQ_POLLIN, 0 }, { back, 0, ZMQ_POLLIN, 0 } };
-		if (zmq_poll(pi, 2, 200) < 0 && zmq_errno() != EINTR)
+		if (zmq_poll(pi, 2, sub_pending ? 50 : 200) < 0 && zmq_errno() != EINTR)
 			break;
-		for (int k = 0; k < 4096 && move_msg(back, front, &st, 0) > 0; k++)
-			st.subs++;   /* subscriptions flow upstream */
+		for (int k = 0; k < 4096 && take_sub(back, &st, &sub_pending); k++)
+			;
 		for (int k = 0; k < 65536 && move_msg(front, back, &st, 1) != 0; k++)
 			;
 		uint64_t now = iogram_mono_ns();
+		if (sub_pending && now >= sub_next) {
+			/* one subscription to everything stands for all that came */
+			if (zmq_send(front, "\x01", 1, ZMQ_DONTWAIT) == 1)
+				st.subs_up++;
+			sub_pending = 0;
+			sub_next = now + SUB_COALESCE_NS;
+		}
 		if (tty && now >= next) {
 			fprintf(stderr, "\rrelay: %" PRIu64 " msg/s, %" PRIu64 " passed, %" PRIu64
 			        " dropped, %" PRIu64 " subscription changes   ",
@@ -172,7 +210,8 @@ static int relay_exec(int argc, char **argv)
 		fputc('\n', stderr);
 	if (!quiet)
 		fprintf(stderr, "iogram: relay passed %" PRIu64 " messages (%" PRIu64 " bytes), dropped %"
-		        PRIu64 ", subscription changes %" PRIu64 "\n", st.msgs, st.bytes, st.dropped, st.subs);
+		        PRIu64 ", subscriptions %" PRIu64 " (%" PRIu64 " sent upstream), malformed %" PRIu64 "\n",
+		        st.msgs, st.bytes, st.dropped, st.subs, st.subs_up, st.malformed);
 	zmq_close(front);
 	zmq_close(back);
 	zmq_ctx_term(ctx);

@@ -11,4 +11,19 @@
  * consumed whole and dropped. */
 long iogp_sub_recv(void *sock, void *buf, size_t cap);
 
+/* Largest frame any iogram socket accepts: a payload at the protocol's own
+ * limit plus room for its topic. A peer that announces more is disconnected
+ * by ZeroMQ before anything is allocated. */
+#define IOGP_SUB_MAXMSG ((long)IOGP_SUB_PAYLOAD_MAX + 1024)
+#define IOGP_SUB_PAYLOAD_MAX (4u << 20)   /* = IOGP_MAX_PAYLOAD */
+/* Subscriptions are one byte and a topic: a subscriber-facing socket takes no more. */
+#define IOGP_SUB_MAXSUB 256L
+
+/* A SUB socket for iogram messages: receive high-water mark hwm, no
+ * linger, the frame limit above, subscribed to every iogram topic. NULL on
+ * failure. */
+void *iogp_sub_socket(void *ctx, int hwm);
+/* The frame limit on any socket (max bytes per inbound frame). */
+int iogp_sock_maxmsg(void *sock, long max);
+
 #endif

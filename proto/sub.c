@@ -1,7 +1,33 @@
 /* sub.c - one iogram message off a ZeroMQ SUB socket. */
+#include <stdint.h>
 #include <zmq.h>
 
 #include "iogp_sub.h"
+#include "iogp_wire.h"
+
+_Static_assert(IOGP_SUB_PAYLOAD_MAX == IOGP_MAX_PAYLOAD, "frame limit follows the protocol");
+
+int iogp_sock_maxmsg(void *sock, long max)
+{
+	int64_t m = max;
+	return zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &m, sizeof(m));
+}
+
+void *iogp_sub_socket(void *ctx, int hwm)
+{
+	void *s = zmq_socket(ctx, ZMQ_SUB);
+	int zero = 0;
+	if (s == NULL)
+		return NULL;
+	if (zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof(hwm)) < 0 ||
+	    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero)) < 0 ||
+	    iogp_sock_maxmsg(s, IOGP_SUB_MAXMSG) < 0 ||
+	    zmq_setsockopt(s, ZMQ_SUBSCRIBE, "iog1/", 5) < 0) {
+		zmq_close(s);
+		return NULL;
+	}
+	return s;
+}
 
 long iogp_sub_recv(void *sock, void *buf, size_t cap)
 {

@@ -28,6 +28,7 @@ static void setup(void)
 	tu_tmpdir(dir, sizeof(dir), "iogram-host");
 	snprintf(spool, sizeof(spool), "%s/spool", dir);
 	setenv("IOGRAM_SPOOL", spool, 1);
+	unsetenv("IOGRAM_EXIT_WAIT_MS");   /* the default budget */
 }
 
 static void teardown(void)

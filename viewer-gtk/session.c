@@ -356,18 +356,18 @@ static int ensure_socket(iogv_session *s, char *err, size_t errlen)
 		seterr(err, errlen, "ZeroMQ: %s", zmq_strerror(zmq_errno()));
 		return IOGP_EIO;
 	}
-	s->sub = zmq_socket(s->ctx, ZMQ_SUB);
-	int hwm = 100000, zero = 0;
-	zmq_setsockopt(s->sub, ZMQ_RCVHWM, &hwm, sizeof(hwm));
-	zmq_setsockopt(s->sub, ZMQ_LINGER, &zero, sizeof(zero));
-	zmq_setsockopt(s->sub, ZMQ_SUBSCRIBE, "iog1/", 5);
+	s->sub = iogp_sub_socket(s->ctx, 100000);
+	if (!s->sub) {
+		seterr(err, errlen, "ZeroMQ: %s", zmq_strerror(zmq_errno()));
+		return IOGP_EIO;
+	}
 	char mon[64];
 	snprintf(mon, sizeof(mon), "inproc://iogv-monitor-%p", (void *)s);
 	if (zmq_socket_monitor(s->sub, mon, ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_CONNECTED |
 	                       ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_BIND_FAILED |
 	                       ZMQ_EVENT_ACCEPT_FAILED) == 0) {
 		s->mon = zmq_socket(s->ctx, ZMQ_PAIR);
-		zmq_setsockopt(s->mon, ZMQ_LINGER, &zero, sizeof(zero));
+		zmq_setsockopt(s->mon, ZMQ_LINGER, &(int){ 0 }, sizeof(int));
 		if (zmq_connect(s->mon, mon) != 0) {
 			zmq_close(s->mon);
 			s->mon = NULL;

@@ -98,16 +98,12 @@ static void feed(top_input *in, const void *p, size_t len, uint64_t recv)
 static int open_live(top_input *in, const top_input_opts *o, char *err, size_t errlen)
 {
 	in->ctx = zmq_ctx_new();
-	in->sub = in->ctx ? zmq_socket(in->ctx, ZMQ_SUB) : NULL;
+	in->sub = in->ctx ? iogp_sub_socket(in->ctx, 100000) : NULL;
 	in->buf = malloc(IOGP_MAX_PAYLOAD);
 	if (!in->sub || !in->buf) {
 		snprintf(err, errlen, "cannot create a ZeroMQ socket: %s", zmq_strerror(zmq_errno()));
 		return -1;
 	}
-	int hwm = 100000, zero = 0;
-	zmq_setsockopt(in->sub, ZMQ_RCVHWM, &hwm, sizeof(hwm));
-	zmq_setsockopt(in->sub, ZMQ_LINGER, &zero, sizeof(zero));
-	zmq_setsockopt(in->sub, ZMQ_SUBSCRIBE, "iog1/", 5);
 	size_t u = 0;
 	if (o->demo) {
 		if (zmq_bind(in->sub, "tcp://127.0.0.1:*") != 0) {
