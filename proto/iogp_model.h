@@ -159,6 +159,7 @@ typedef struct iogp_model_stats {
 	uint64_t bad_messages;  /* decode failures */
 	uint64_t unknown;       /* DELTA for unknown source / metric */
 	uint64_t duplicates;    /* seq <= last */
+	uint64_t seq_spoofs;    /* forward sequence jumps shown to be false and undone */
 	uint64_t gaps;          /* sum over sources */
 	uint64_t refused_sources;
 	uint64_t first_recv_ns, last_recv_ns; /* time span of applied messages */

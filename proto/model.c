@@ -78,6 +78,8 @@ struct source {
 	iogp_source_state state;
 	bool in_sync, has_seq, has_mono, has_wall;
 	uint64_t last_seq, messages, gaps, dropped;
+	uint64_t pre_jump_seq, jump_gaps;   /* the last forward jump, until confirmed */
+	bool jumped;
 	uint64_t first_recv, last_recv, first_wall, last_wall, start_mono, last_mono;
 
 	struct slot *slots;
@@ -1587,23 +1589,57 @@ static void note_applied(iogp_model *m, struct source *s, uint64_t recv_ns)
 	m->st.messages++;
 }
 
+/* A forward jump of more than this many numbers is held in doubt: one
+ * source's messages never arrive out of order, so a message numbered inside
+ * the jump proves it false (a spoofed sequence number), and it is undone. */
+#define SEQ_JUMP_DOUBT 64
+
 /* Move the sequence forward; returns the number of sequence numbers missed. */
 static uint64_t seq_advance(iogp_model *m, struct source *s, uint64_t seq)
 {
 	uint64_t g = 0;
 
 	if (!s->has_seq) {
+		/* nothing to check a first number against: in doubt until the next */
 		s->has_seq = true;
 		s->last_seq = seq;
+		s->jumped = true;
+		s->pre_jump_seq = 0;
+		s->jump_gaps = 0;
 		return 0;
 	}
 	if (seq > s->last_seq) {
 		g = seq - s->last_seq - 1;
+		if (g > SEQ_JUMP_DOUBT) {
+			s->jumped = true;
+			s->pre_jump_seq = s->last_seq;
+			s->jump_gaps = g;
+		} else if (s->jumped && g == 0) {
+			s->jumped = false;   /* the stream goes on from the jump: real */
+		}
 		s->gaps += g;
 		m->st.gaps += g;
 		s->last_seq = seq;
 	}
 	return g;
+}
+
+/* seq is at or behind the source's last: a duplicate (true), or the proof
+ * that the last jump was false (undone; the message then applies). */
+static bool seq_is_old(iogp_model *m, struct source *s, uint64_t seq, bool allow_equal)
+{
+	if (!s->has_seq || seq > s->last_seq || (allow_equal && seq == s->last_seq))
+		return false;
+	if (s->jumped && seq > s->pre_jump_seq) {
+		s->gaps -= s->jump_gaps;
+		m->st.gaps -= s->jump_gaps;
+		m->st.seq_spoofs++;
+		s->last_seq = seq - 1;
+		s->jumped = false;
+		s->in_sync = false;   /* what came with the false jump: until a SNAPSHOT */
+		return false;
+	}
+	return true;
 }
 
 static void times_note(struct source *s, const iogp_msg *msg, bool snapshot)
@@ -1663,6 +1699,7 @@ static int apply_hello(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 		s->in_sync = false;
 		return r;
 	}
+	(void)seq_is_old(m, s, msg->seq, true);
 	if (seq_advance(m, s, msg->seq) > 0)
 		s->in_sync = false;
 	final_check(s, msg);
@@ -1735,7 +1772,7 @@ static int apply_delta(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 		return IOGP_EUNKNOWN;
 	}
 	s = &m->src[si];
-	if (s->has_seq && msg->seq <= s->last_seq) {
+	if (seq_is_old(m, s, msg->seq, false)) {
 		m->st.duplicates++;
 		return 0;
 	}
@@ -1779,7 +1816,7 @@ static int apply_snapshot(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 	uint32_t si = src_find(m, msg->source);
 	int r;
 
-	if (si != NONE && m->src[si].has_seq && msg->seq < m->src[si].last_seq) {
+	if (si != NONE && seq_is_old(m, &m->src[si], msg->seq, true)) {
 		m->st.duplicates++;
 		return 0;
 	}
@@ -1820,6 +1857,10 @@ static int apply_bye(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 		return IOGP_EUNKNOWN;
 	}
 	s = &m->src[si];
+	if (seq_is_old(m, s, msg->seq, true)) {
+		m->st.duplicates++;
+		return 0;
+	}
 	if (seq_advance(m, s, msg->seq) > 0)
 		s->in_sync = false;
 	s->state = IOGP_SRC_GONE;

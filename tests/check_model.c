@@ -706,6 +706,57 @@ START_TEST(test_duplicates)
 }
 END_TEST
 
+/* A spoofed message with a far sequence number must not silence the real
+ * source: its next real message proves the jump false, and it is undone. */
+START_TEST(test_seq_spoof)
+{
+	struct truth *t = calloc(1, sizeof *t);
+	struct mbuf *b = mbuf_new(), *fake = mbuf_new();
+	iogp_model *m = iogp_model_new(NULL);
+	struct sender s;
+	iogp_model_stats st;
+	iogp_sel sel;
+	uint64_t start;
+
+	seed(SEED + 41);
+	sender_init(&s, 0x5eed, "spoof", 1, 0, t);
+	start = s.t;
+	sel = sel_src(s.id);
+	make_hello(b, &s);
+	apply_ok(m, &b->msg, 0);
+	for (int i = 0; i < 5; i++) {
+		make_delta(b, &s, NULL, 0);
+		apply_ok(m, &b->msg, 1);
+	}
+	/* a hostile peer's SNAPSHOT for the same source, numbered 2^63 */
+	make_snapshot(fake, &s, start, false);
+	fake->msg.seq = 1ull << 63;
+	ck_assert_uint_gt(fake->msg.ncounters, 0);
+	((iogp_counter_val *)fake->msg.counters)[0].value += 12345;   /* and lies */
+	apply_ok(m, &fake->msg, 2);
+	ck_assert_uint_eq(src_info(m, s.id).last_seq, 1ull << 63);
+	/* the real stream goes on: applied, not discarded */
+	for (int i = 0; i < 5; i++) {
+		make_delta(b, &s, NULL, 0);
+		apply_ok(m, &b->msg, 3);
+	}
+	iogp_model_get_stats(m, &st);
+	ck_assert_uint_eq(st.seq_spoofs, 1);
+	ck_assert_uint_eq(st.duplicates, 0);
+	ck_assert_uint_eq(src_info(m, s.id).last_seq, 10);
+	ck_assert_uint_eq(src_info(m, s.id).gaps, 0);
+	/* the next real SNAPSHOT makes it exact again */
+	make_snapshot(b, &s, start, false);
+	apply_ok(m, &b->msg, 4);
+	check_matches(m, &sel, t, "after spoof and resync");
+	ck_assert_int_eq(src_info(m, s.id).in_sync, 1);
+	iogp_model_free(m);
+	free(b);
+	free(fake);
+	free(t);
+}
+END_TEST
+
 START_TEST(test_unknown_source)
 {
 	struct truth *t = calloc(1, sizeof *t);
@@ -2878,6 +2929,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_gaps_resync);
 	tcase_add_test(tc, test_lossy_sender);
 	tcase_add_test(tc, test_duplicates);
+	tcase_add_test(tc, test_seq_spoof);
 	tcase_add_test(tc, test_unknown_source);
 	tcase_add_test(tc, test_aggregation);
 	tcase_add_test(tc, test_schemes);
