@@ -78,7 +78,7 @@ static int write_run(const char *path, int compress, int level, int flush_every,
 {
 	iogp_replay_writer *w;
 	char err[256];
-	iogp_replay_wopts o = { .creator = "bench_replay", .compress = compress,
+	iogp_replay_wopts o = { .replace = 1, .creator = "bench_replay", .compress = compress,
 	                        .zstd_level = level };
 	if (iogp_replay_create(&w, path, &o, err, sizeof err) < 0) {
 		fprintf(stderr, "bench_replay: %s\n", err);

@@ -11,7 +11,7 @@
 static void merge_usage(FILE *out)
 {
 	fprintf(out,
-	"usage: iogram merge FILE.iogr... -o JOB.iogr [--plain]\n\n"
+	"usage: iogram merge FILE.iogr... -o JOB.iogr [--plain] [--force]\n\n"
 	"Merges replay files (e.g. the per-process files IOGRAM_OUTPUT=%%h-%%p.iogr\n"
 	"leaves) into one file ordered by receive time, with fresh keyframes. A\n"
 	"message present in two inputs (same source and sequence) is written once.\n"
@@ -44,16 +44,18 @@ static int merge_exec(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "plain", no_argument, NULL, 'p' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
-	int plain = 0, c;
+	int plain = 0, force = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'p': plain = 1; break;
+		case 'F': force = 1; break;
 		case 'h': merge_usage(stdout); return IOGRAM_EXIT_OK;
 		default: merge_usage(stderr); return IOGRAM_EXIT_USAGE;
 		}
@@ -83,7 +85,8 @@ static int merge_exec(int argc, char **argv)
 		advance(&in[i]);
 	}
 	iogp_recorder *rec = NULL;
-	iogp_recorder_opts ro = { .creator = "iogram merge " IOGRAM_VERSION, .plain = plain };
+	iogp_recorder_opts ro = { .creator = "iogram merge " IOGRAM_VERSION, .plain = plain,
+	                          .replace = force };
 	if (status == IOGRAM_EXIT_OK && iogp_recorder_open(&rec, out, &ro, err, sizeof(err)) < 0) {
 		iogram_err("merge: %s", err);
 		status = IOGRAM_EXIT_ERROR;

@@ -18,7 +18,7 @@ static void record_usage(FILE *out)
 {
 	fprintf(out,
 	"usage: iogram record [--listen ENDPOINT]... [--connect ENDPOINT]... -o FILE.iogr\n"
-	"                     [--duration SECONDS] [--plain] [--any-address] [--quiet]\n\n"
+	"                     [--duration SECONDS] [--plain] [--force] [--any-address] [--quiet]\n\n"
 	"Subscribes to agents (they connect to a --listen endpoint) or to relays\n"
 	"(--connect to their --publish endpoint) and appends every message, unchanged,\n"
 	"to FILE with keyframes and an index. With neither option it listens on\n"
@@ -26,6 +26,7 @@ static void record_usage(FILE *out)
 	"closes the file cleanly; the file is flushed every second. On a terminal a\n"
 	"status line shows sources, messages/s, gaps and bytes.\n\n"
 	"  --plain        no compression (bigger files)\n"
+	"  --force        replace FILE if it exists (else it is refused; files are 0600)\n"
 	"  --any-address  allow listening beyond loopback\n\n"
 	"EXAMPLES\n"
 	"  iogram record -o job.iogr\n"
@@ -40,13 +41,14 @@ static int record_exec(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "plain", no_argument, NULL, 'p' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "any-address", no_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *listen[MAX_EP], *conn[MAX_EP], *out = NULL;
-	int nl = 0, nc = 0, plain = 0, wide = 0, quiet = 0, c;
+	int nl = 0, nc = 0, plain = 0, force = 0, wide = 0, quiet = 0, c;
 	double duration = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "l:c:o:d:qh", opts, NULL)) != -1) {
@@ -70,6 +72,7 @@ static int record_exec(int argc, char **argv)
 			}
 			break;
 		case 'p': plain = 1; break;
+		case 'F': force = 1; break;
 		case 'A': wide = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': record_usage(stdout); return IOGRAM_EXIT_OK;
@@ -109,7 +112,8 @@ static int record_exec(int argc, char **argv)
 	}
 	iogp_recorder *r;
 	char err[512] = "";
-	iogp_recorder_opts ro = { .creator = "iogram record " IOGRAM_VERSION, .plain = plain };
+	iogp_recorder_opts ro = { .creator = "iogram record " IOGRAM_VERSION, .plain = plain,
+	                          .replace = force };
 	if (iogp_recorder_open(&r, out, &ro, err, sizeof(err)) < 0) {
 		iogram_err("record: %s", err);
 		zmq_close(sub);

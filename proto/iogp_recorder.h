@@ -20,6 +20,7 @@ typedef struct iogp_recorder iogp_recorder;
 typedef struct iogp_recorder_opts {
 	const char *creator;
 	int plain;            /* 1: no compression */
+	int replace;          /* 1: replace an existing file (--force); 0: refuse */
 	int zstd_level;       /* 0 = default (3) */
 	uint64_t kf_min_ns;   /* 0 = 5 s */
 	uint64_t kf_max_ns;   /* 0 = 300 s */

@@ -119,9 +119,12 @@ typedef struct iogp_replay_wopts {
 	const char *creator;   /* "iogram record 0.1", stored in the header */
 	int compress;          /* 1: packs (default for tools), 0: plain records */
 	int zstd_level;        /* 0 = default (3) */
+	int replace;        /* 1: an existing regular file is replaced; 0 (default):
+	                     * refused. Created 0600, never through a symbolic link. */
 } iogp_replay_wopts;
 
-/* Create (truncate) path. err gets a message on failure. */
+/* Create path (0600; an existing file only with opts->replace). err gets a
+ * message on failure. */
 int iogp_replay_create(iogp_replay_writer **w, const char *path,
                        const iogp_replay_wopts *opts, char *err, size_t errlen);
 /* Append one record (payload = wire bytes, unchanged). Buffered. An empty

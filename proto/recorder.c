@@ -45,6 +45,7 @@ int iogp_recorder_open(iogp_recorder **rp, const char *path,
 		.creator = r->o.creator ? r->o.creator : "iogram " IOGRAM_VERSION,
 		.compress = !r->o.plain,
 		.zstd_level = r->o.zstd_level,
+		.replace = r->o.replace,
 	};
 	int rc = iogp_replay_create(&r->w, path, &wo, err, errlen);
 	if (rc < 0) {

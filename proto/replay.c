@@ -1261,7 +1261,21 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 			return IOGP_ENOMEM;
 		}
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a recording is the user's own: 0600, never through a link, never
+	 * over an existing file unless asked, never into a FIFO or device */
+	struct stat ls;
+	int exists = lstat(path, &ls) == 0;
+	if (exists && (!o.replace || !S_ISREG(ls.st_mode))) {
+		int e = !S_ISREG(ls.st_mode) ? EINVAL : EEXIST;
+		set_err(err, errlen, S_ISLNK(ls.st_mode) ? "%s is a symbolic link: not written through"
+		        : !S_ISREG(ls.st_mode) ? "%s is not a regular file" :
+		        "%s exists (use --force to replace it)", path);
+		writer_free(w);
+		errno = e;
+		return IOGP_EIO;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	             (exists ? O_TRUNC : O_EXCL), 0600);
 	if (w->fd < 0) {
 		int e = errno;
 		set_err(err, errlen, "cannot create %s: %s", path, strerror(e));
@@ -2113,11 +2127,15 @@ int iogp_replay_open(iogp_replay_reader **rp, const char *path, char *err, size_
 		return IOGP_EINVAL;
 	}
 	*rp = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: a FIFO must not hang us in open() */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0 || S_ISDIR(sb.st_mode)) {
-		int e = fd < 0 ? errno : S_ISDIR(sb.st_mode) ? EISDIR : errno;
-		set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		int e = fd < 0 ? errno : S_ISDIR(sb.st_mode) ? EISDIR : !S_ISREG(sb.st_mode) ? EINVAL : errno;
+		if (fd >= 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+			set_err(err, errlen, "cannot open %s: not a regular file", path);
+		else
+			set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
 		if (fd >= 0)
 			close(fd);
 		errno = e;

@@ -68,6 +68,7 @@ static void rec_start(rec *r, const char *name)
 	int port = tu_free_port();
 	snprintf(r->ep, sizeof(r->ep), "tcp://127.0.0.1:%d", port);
 	snprintf(r->file, sizeof(r->file), "%s", in_dir(name));
+	unlink(r->file);   /* recordings are never replaced without --force */
 	r->pid = tu_spawn((char *[]){ (char *)tu_env("IOGRAM_BIN"), "record", "--listen", r->ep,
 	                              "-o", r->file, NULL }, NULL, NULL, 0);
 	double end = tu_now() + 10;

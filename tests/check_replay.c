@@ -290,7 +290,7 @@ static iogp_replay_wstats write_dataset(const char *path, const struct dataset *
 {
 	iogp_replay_writer *w;
 	char err[256] = "";
-	iogp_replay_wopts o = { .creator = CREATOR, .compress = compress };
+	iogp_replay_wopts o = { .replace = 1, .creator = CREATOR, .compress = compress };
 	int rc = iogp_replay_create(&w, path, &o, err, sizeof err);
 	ck_assert_msg(rc == 0, "create: %s", err);
 	for (int i = 0; i < d->nops; i++) {
@@ -527,6 +527,58 @@ START_TEST(test_roundtrip_wire_packs) { check_roundtrip(1, 0, 1); }
 END_TEST
 
 /* A record bigger than the reader's window and the pack target. */
+/* Recordings are the user's own: created 0600, an existing file, a link or
+ * a FIFO is never written through without --force (a link or FIFO never);
+ * a FIFO given to the reader is refused at once instead of hanging. */
+START_TEST(test_create_safety)
+{
+	char path[128], link[128], fifo[128], err[256];
+	iogp_replay_writer *w;
+	iogp_replay_reader *r;
+	iogp_replay_wopts o = { .compress = 1 };
+	struct stat st;
+
+	path_of(path, sizeof path, "safe.iogr");
+	path_of(link, sizeof link, "safe-link.iogr");
+	path_of(fifo, sizeof fifo, "safe.fifo");
+	unlink(path);
+	mode_t old = umask(0);
+	ck_assert_int_eq(iogp_replay_create(&w, path, &o, err, sizeof err), 0);
+	umask(old);
+	ck_assert_int_eq(iogp_replay_write(w, 1, "a", 1), 0);
+	ck_assert_int_eq(iogp_replay_close(w), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	off_t size = st.st_size;
+	/* no replacing without being asked */
+	ck_assert_int_eq(iogp_replay_create(&w, path, &o, err, sizeof err), IOGP_EIO);
+	ck_assert_ptr_nonnull(strstr(err, "exists"));
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, size);
+	/* a symbolic link is not followed, even with replace */
+	unlink(link);
+	ck_assert_int_eq(symlink(path, link), 0);
+	o.replace = 1;
+	ck_assert_int_eq(iogp_replay_create(&w, link, &o, err, sizeof err), IOGP_EIO);
+	ck_assert_ptr_nonnull(strstr(err, "symbolic link"));
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, size);
+	/* a FIFO: neither written nor read, and nothing hangs */
+	unlink(fifo);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(iogp_replay_create(&w, fifo, &o, err, sizeof err), IOGP_EIO);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	ck_assert_int_eq(iogp_replay_open(&r, fifo, err, sizeof err), IOGP_EIO);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	ck_assert_int_eq(iogp_replay_open(&r, "/dev/null", err, sizeof err), IOGP_EIO);
+	/* replace = 1 replaces a regular file */
+	ck_assert_int_eq(iogp_replay_create(&w, path, &o, err, sizeof err), 0);
+	ck_assert_int_eq(iogp_replay_close(w), 0);
+	unlink(link);
+	unlink(fifo);
+}
+END_TEST
+
 START_TEST(test_huge_record)
 {
 	for (int compress = 0; compress < 2; compress++) {
@@ -538,7 +590,7 @@ START_TEST(test_huge_record)
 		for (size_t i = 0; i < n; i++)
 			p[i] = (uint8_t)(i % 251 == 0 ? rng() : i);
 		iogp_replay_writer *w;
-		iogp_replay_wopts o = { .compress = compress };
+		iogp_replay_wopts o = { .replace = 1, .compress = compress };
 		ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 		ck_assert_int_eq(iogp_replay_write(w, 5, "a", 1), 0);
 		ck_assert_int_eq(iogp_replay_write(w, 6, p, n), 0);
@@ -636,7 +688,7 @@ static void check_abandon_and_seek(int compress, int wire)
 
 	/* Records written after the last flush die with the process. */
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .compress = compress };
+	iogp_replay_wopts o = { .replace = 1, .compress = compress };
 	ck_assert_int_eq(iogp_replay_create(&w, pa, &o, NULL, 0), 0);
 	ck_assert_int_eq(iogp_replay_write(w, 10, "flushed", 7), 0);
 	ck_assert_int_eq(iogp_replay_flush(w), 0);
@@ -902,7 +954,7 @@ START_TEST(test_resync_bounded)
 	char path[128];
 	path_of(path, sizeof path, "junk.iogr");
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .compress = 0, .creator = "junk" };
+	iogp_replay_wopts o = { .replace = 1, .compress = 0, .creator = "junk" };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 	ck_assert_int_eq(iogp_replay_write(w, 1, "first", 5), 0);
 	ck_assert_int_eq(iogp_replay_flush(w), 0);
@@ -958,7 +1010,7 @@ START_TEST(test_hostile_packs)
 	char path[128];
 	path_of(path, sizeof path, "hostile.iogr");
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .compress = 0, .creator = "x" };
+	iogp_replay_wopts o = { .replace = 1, .compress = 0, .creator = "x" };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 	ck_assert_int_eq(iogp_replay_flush(w), 0);
 	iogp_replay_abandon(w);
@@ -1214,7 +1266,7 @@ START_TEST(test_xf_random)
 	char path[128];
 	path_of(path, sizeof path, "xf-random.iogr");
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .compress = 1 };
+	iogp_replay_wopts o = { .replace = 1, .compress = 1 };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 	iogp_msg m;
 	uint64_t t = 1000;
@@ -1298,7 +1350,7 @@ START_TEST(test_xf_hostile)
 	enum { NR = 120 };
 	static struct orec rec[NR];
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .compress = 1 };
+	iogp_replay_wopts o = { .replace = 1, .compress = 1 };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 	for (int i = 0; i < NR; i++) {
 		rec[i].p = wire_payload(i, 0, &rec[i].len);
@@ -1457,7 +1509,7 @@ static int read_crafted(int form, const uint8_t *body, size_t n, struct rrec *go
 	char path[128];
 	path_of(path, sizeof path, "crafted.iogr");
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .compress = 1 };
+	iogp_replay_wopts o = { .replace = 1, .compress = 1 };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 	iogp_replay_abandon(w);
 	uint8_t *h = slurp(path, &hl);
@@ -1559,7 +1611,7 @@ START_TEST(test_xf_keyframe_reset)
 	rng_state = SEED + 91;
 	wire_begin();
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .compress = 1 };
+	iogp_replay_wopts o = { .replace = 1, .compress = 1 };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 	iogp_msg *m = &rmsg;
 	static struct orec rec[40];
@@ -1646,7 +1698,7 @@ START_TEST(test_large_offsets)
 	char path[128];
 	path_of(path, sizeof path, "sparse.iogr");
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .compress = 0, .creator = "sparse" };
+	iogp_replay_wopts o = { .replace = 1, .compress = 0, .creator = "sparse" };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 	ck_assert_int_eq(iogp_replay_flush(w), 0);
 	iogp_replay_abandon(w);
@@ -1730,7 +1782,7 @@ START_TEST(test_bad_files)
 	/* header only, abandoned: fine, empty */
 	path_of(path, sizeof path, "hdronly.iogr");
 	iogp_replay_writer *w;
-	iogp_replay_wopts o = { .creator = "a creator\twith a tab", .compress = 1 };
+	iogp_replay_wopts o = { .replace = 1, .creator = "a creator\twith a tab", .compress = 1 };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, err, sizeof err), 0);
 	iogp_replay_abandon(w);
 	r = open_ok(path);
@@ -1779,7 +1831,8 @@ START_TEST(test_bad_files)
 	free(c);
 	free(h);
 
-	/* closed with nothing in it */
+	/* closed with nothing in it (the file above is replaced: unlink, no --force) */
+	unlink(path);
 	ck_assert_int_eq(iogp_replay_create(&w, path, NULL, err, sizeof err), 0);
 	ck_assert_int_eq(iogp_replay_close(w), 0);
 	r = open_ok(path);
@@ -1800,7 +1853,7 @@ START_TEST(test_writer_errors)
 
 	for (int compress = 0; compress < 2; compress++) {
 		path_of(path, sizeof path, "errs.iogr");
-		iogp_replay_wopts o = { .compress = compress, .zstd_level = 99 };
+		iogp_replay_wopts o = { .replace = 1, .compress = compress, .zstd_level = 99 };
 		ck_assert_int_eq(iogp_replay_create(&w, path, &o, err, sizeof err), 0);
 		ck_assert_int_eq(iogp_replay_write(w, UINT64_MAX, "x", 1), IOGP_EINVAL);
 		ck_assert_int_eq(iogp_replay_write(w, 1, NULL, 1), IOGP_EINVAL);
@@ -1838,7 +1891,7 @@ START_TEST(test_writer_stats)
 	uint64_t sizes[2];
 	for (int compress = 0; compress < 2; compress++) {
 		iogp_replay_writer *w;
-		iogp_replay_wopts o = { .compress = compress };
+		iogp_replay_wopts o = { .replace = 1, .compress = compress };
 		ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
 		iogp_replay_wstats st;
 		uint8_t msg[250];
@@ -1905,6 +1958,7 @@ int main(void)
 	tcase_add_test(tc, test_roundtrip_big_plain);
 	tcase_add_test(tc, test_roundtrip_big_packs);
 	tcase_add_test(tc, test_huge_record);
+	tcase_add_test(tc, test_create_safety);
 	tcase_add_test(tc, test_abandon_seek_plain);
 	tcase_add_test(tc, test_abandon_seek_packs);
 	tcase_add_test(tc, test_writer_errors);
