@@ -117,6 +117,10 @@ static int info_exec(int argc, char **argv)
 	printf("sources:    %zu on %zu nodes; gaps %" PRIu64 ", duplicates %" PRIu64
 	       ", unknown-source deltas %" PRIu64 "\n", ns, iogp_model_node_count(m),
 	       ms.gaps, ms.duplicates, ms.unknown);
+	if (ms.refused || ms.seq_spoofs || ms.refused_sources)
+		printf("refused:    %" PRIu64 " sources, %" PRIu64 " metrics/bins/files/names over the "
+		       "caps; %" PRIu64 " spoofed sequence jumps undone\n", ms.refused_sources, ms.refused,
+		       ms.seq_spoofs);
 	if (ns) {
 		printf("  %-16s  %-16s %8s %6s %-5s %8s %6s %8s  %s\n", "ID", "NODE", "PID", "RANK",
 		       "STATE", "MSGS", "GAPS", "DROPPED", "EXE");

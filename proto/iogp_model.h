@@ -18,6 +18,10 @@ typedef struct iogp_model iogp_model;
 typedef struct iogp_model_opts {
 	uint32_t max_sources;     /* 0 = 100000; further sources are refused and counted */
 	uint32_t access_ring;     /* access samples kept per source, 0 = 4096 */
+	uint64_t max_bytes;       /* what all sources may hold (estimated as encoded),
+	                           * 0 = 512 MiB; beyond it additions are refused and
+	                           * counted. Each source also stays within what one
+	                           * SNAPSHOT can carry, so keyframes stay complete. */
 
 	/* Live side: rate rings and "last N seconds" histograms. Off unless
 	 * live = 1 (viewers set it; the recorder, export and info leave it off:
@@ -160,6 +164,7 @@ typedef struct iogp_model_stats {
 	uint64_t unknown;       /* DELTA for unknown source / metric */
 	uint64_t duplicates;    /* seq <= last */
 	uint64_t seq_spoofs;    /* forward sequence jumps shown to be false and undone */
+	uint64_t refused;       /* metrics, bins, files or names refused for the caps */
 	uint64_t gaps;          /* sum over sources */
 	uint64_t refused_sources;
 	uint64_t first_recv_ns, last_recv_ns; /* time span of applied messages */

@@ -80,6 +80,7 @@ struct source {
 	uint64_t last_seq, messages, gaps, dropped;
 	uint64_t pre_jump_seq, jump_gaps;   /* the last forward jump, until confirmed */
 	bool jumped;
+	uint64_t cost;         /* upper bound of its SNAPSHOT's encoded size */
 	uint64_t first_recv, last_recv, first_wall, last_wall, start_mono, last_mono;
 
 	struct slot *slots;
@@ -128,6 +129,17 @@ struct gmetric {
 	uint32_t n, cap;
 };
 
+/* Caps. A source holds at most what one SNAPSHOT can carry (its cost is an
+ * upper bound of its encoded size); the model at most opts.max_bytes; names
+ * and bin schemes are shared by all sources and capped by count. */
+#define MODEL_SRC_MAX_COST (IOGP_MAX_PAYLOAD - (256u << 10))
+#define MODEL_MAX_BYTES (512ull << 20)
+#define MODEL_MAX_NAMES 65536
+#define MODEL_MAX_SCHEMES 4096
+#define COST_BIN 20u                 /* a bin: varint gap + varint count, worst case */
+#define COST_METRIC 192u             /* a definition, name and unit at their limits */
+#define COST_FILE 24u                /* plus the path */
+
 struct scheme {
 	iogp_bins b;
 	uint64_t nbins;
@@ -159,6 +171,7 @@ struct iogp_model {
 
 	iogp_msg scratch;
 	iogp_model_stats st;
+	uint64_t cost_total;   /* sum of the sources' costs */
 	bool have_recv;
 
 	/* lifecycle */
@@ -460,6 +473,8 @@ iogp_model *iogp_model_new(const iogp_model_opts *opts)
 		m->opts = *opts;
 	if (m->opts.max_sources == 0)
 		m->opts.max_sources = MODEL_MAX_SOURCES;
+	if (m->opts.max_bytes == 0)
+		m->opts.max_bytes = MODEL_MAX_BYTES;
 	if (m->opts.access_ring == 0)
 		m->opts.access_ring = MODEL_ACCESS_RING;
 	if (opts_live(m, opts != NULL ? opts : &none) < 0) {
@@ -540,6 +555,8 @@ static uint32_t scheme_intern(iogp_model *m, const iogp_bins *b)
 
 	if (i != NONE)
 		return i;
+	if (m->nschemes >= MODEL_MAX_SCHEMES)
+		return NONE;
 	if (grow(&m->schemes, &m->schemes_cap, m->nschemes + 1, sizeof *m->schemes) < 0)
 		return NONE;
 	sc = calloc(1, sizeof *sc);
@@ -578,6 +595,8 @@ static uint32_t gm_add(iogp_model *m, const iogp_metric_def *d, const char *unit
 
 	if (i != NONE)
 		return i;
+	if (m->ngm >= MODEL_MAX_NAMES)
+		return NONE;
 	if (grow(&m->gm, &m->gm_cap, m->ngm + 1, sizeof *m->gm) < 0)
 		return NONE;
 	g = &m->gm[m->ngm];
@@ -898,6 +917,24 @@ static int labels_set(iogp_model *m, uint32_t si, const iogp_msg *msg)
 	return 0;
 }
 
+static bool cost_fits(const iogp_model *m, const struct source *s, uint64_t c)
+{
+	return s->cost + c <= MODEL_SRC_MAX_COST && m->cost_total + c <= m->opts.max_bytes;
+}
+
+static void cost_add(iogp_model *m, struct source *s, uint64_t c)
+{
+	s->cost += c;
+	m->cost_total += c;
+}
+
+static void cost_sub(iogp_model *m, struct source *s, uint64_t c)
+{
+	c = c > s->cost ? s->cost : c;
+	s->cost -= c;
+	m->cost_total -= c;
+}
+
 /* An id keeps its first definition; later definitions of it are ignored. */
 static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
 {
@@ -907,16 +944,28 @@ static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
 	struct gmetric *g;
 	uint32_t gi, sc = NONE;
 
-	if (slot_by_id(s, d->id) != NONE || s->nslots >= IOGP_MAX_METRICS)
+	if (slot_by_id(s, d->id) != NONE)
 		return 0;
+	uint64_t c = COST_METRIC + (d->kind == IOGP_HISTOGRAM && d->bins.kind == IOGP_BINS_EDGES ?
+	                            (uint64_t)d->bins.nedges * 10 : 0);
+	if (s->nslots >= IOGP_MAX_METRICS || !cost_fits(m, s, c) ||
+	    (gm_find(m, d->name) == NONE && m->ngm >= MODEL_MAX_NAMES)) {
+		m->st.refused++;
+		return 0;
+	}
 	gi = gm_add(m, d, unit);
 	if (gi == NONE)
 		return IOGP_ENOMEM;
 	if (d->kind == IOGP_HISTOGRAM) {
 		sc = scheme_intern(m, &d->bins);
+		if (sc == NONE && m->nschemes >= MODEL_MAX_SCHEMES) {
+			m->st.refused++;
+			return 0;
+		}
 		if (sc == NONE)
 			return IOGP_ENOMEM;
 	}
+	cost_add(m, s, c);
 	if (grow(&s->slots, &s->slots_cap, s->nslots + 1, sizeof *s->slots) < 0)
 		return IOGP_ENOMEM;
 	g = &m->gm[gi];
@@ -955,7 +1004,7 @@ fail:
 	return IOGP_ENOMEM;
 }
 
-static int files_add(struct source *s, const iogp_file *f, uint32_t n)
+static int files_add(iogp_model *m, struct source *s, const iogp_file *f, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t fi = file_find(s, f[i].id);
@@ -971,10 +1020,13 @@ static int files_add(struct source *s, const iogp_file *f, uint32_t n)
 			s->files[fi].path = p;
 			continue;
 		}
-		if (s->nfiles >= IOGP_MAX_FILES) {
+		uint64_t c = COST_FILE + strlen(f[i].path);
+		if (s->nfiles >= IOGP_MAX_FILES || !cost_fits(m, s, c)) {
 			s->files_ignored++;
+			m->st.refused++;
 			continue;
 		}
+		cost_add(m, s, c);
 		if (grow(&s->files, &s->files_cap, s->nfiles + 1, sizeof *s->files) < 0)
 			return IOGP_ENOMEM;
 		p = strdup(f[i].path);
@@ -1051,12 +1103,38 @@ static void hs_store(iogp_model *m, struct slot *sl)
 	h->total = 0;
 }
 
-static int slot_hist_add(iogp_model *m, struct slot *sl, const iogp_bin *b, size_t n)
+/* Bins of b (ascending) that sl does not hold yet. */
+static uint64_t bins_new(const struct slot *sl, const iogp_bin *b, size_t n)
+{
+	size_t i = 0, j = 0;
+	uint64_t add = 0;
+
+	while (j < n) {
+		if (i < sl->n && sl->bins[i].idx < b[j].idx) {
+			i++;
+		} else if (i < sl->n && sl->bins[i].idx == b[j].idx) {
+			i++;
+			j++;
+		} else {
+			add++;
+			j++;
+		}
+	}
+	return add;
+}
+
+static int slot_hist_add(iogp_model *m, struct source *s, struct slot *sl, const iogp_bin *b, size_t n)
 {
 	int r;
 
 	if (n == 0)
 		return 0;
+	uint64_t c = bins_new(sl, b, n) * COST_BIN;
+	if (sl->n + c / COST_BIN > IOGP_MAX_HIST_BINS || !cost_fits(m, s, c)) {
+		m->st.refused++;
+		return IOGP_ELIMIT;
+	}
+	cost_add(m, s, c);
 	hs_load(m, sl);
 	r = iogp_hist_add_bins(&m->hs, b, n);
 	hs_store(m, sl);
@@ -1728,7 +1806,7 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		struct slot *sl = &s->slots[slot_by_id(s, h->id)];
 		int e;
 
-		if ((e = slot_hist_add(m, sl, h->bins, h->nbins)) < 0) {
+		if ((e = slot_hist_add(m, s, sl, h->bins, h->nbins)) < 0) {
 			r = e;
 			continue;
 		}
@@ -1754,7 +1832,7 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 	}
 	s->access_seen = snapshot ? msg->access_seen : s->access_seen + msg->access_seen;
 	if (r == 0)
-		r = files_add(s, msg->files, msg->nfiles);
+		r = files_add(m, s, msg->files, msg->nfiles);
 	s->dropped = msg->dropped;
 	times_note(s, msg, snapshot);
 	return r;
@@ -1837,6 +1915,7 @@ static int apply_snapshot(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 	seq_advance(m, s, msg->seq);
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		s->slots[i].counter = 0;
+		cost_sub(m, s, s->slots[i].n * COST_BIN);
 		s->slots[i].n = 0;
 		s->slots[i].total = 0;
 	}

@@ -757,6 +757,120 @@ START_TEST(test_seq_spoof)
 }
 END_TEST
 
+/* Every source's keyframe (SNAPSHOT) encodes within the protocol's limit. */
+static void keyframes_complete(const iogp_model *m)
+{
+	uint8_t *buf = malloc(IOGP_MAX_PAYLOAD);
+	iogp_msg snap;
+
+	ck_assert_ptr_nonnull(buf);
+	iogp_msg_init(&snap);
+	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+		ck_assert_int_eq(iogp_model_snapshot(m, i, 0, &snap), 0);
+		long n = iogp_msg_encode(&snap, buf, IOGP_MAX_PAYLOAD);
+		ck_assert_msg(n > 0, "source %zu: keyframe does not encode (%ld)", i, n);
+		iogp_msg back;
+		iogp_msg_init(&back);
+		ck_assert_int_eq(iogp_msg_decode(&back, buf, (size_t)n, NULL, 0), 0);
+		iogp_msg_free(&back);
+	}
+	iogp_msg_free(&snap);
+	free(buf);
+}
+
+static size_t heap_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* 200 DELTAs of one histogram, 60,000 new bins each: refused past what one
+ * SNAPSHOT can carry; memory bounded, keyframes complete. */
+START_TEST(test_bin_bomb)
+{
+	iogp_model *m = iogp_model_new(NULL);
+	iogp_metric_def d = { .id = 1, .kind = IOGP_HISTOGRAM, .name = "bomb.size", .unit = "bytes" };
+	iogp_bins_fixed(&d.bins, 1, 0);
+	iogp_label lab = { "host", "bomb" };
+	iogp_msg msg;
+	iogp_bin *bins = malloc(60000 * sizeof *bins);
+	size_t h0 = heap_used();
+
+	memset(&msg, 0, sizeof msg);
+	msg.kind = IOGP_HELLO;
+	msg.source = 0xb0b;
+	msg.labels = &lab;
+	msg.nlabels = 1;
+	msg.metrics = &d;
+	msg.nmetrics = 1;
+	ck_assert_int_eq(iogp_model_apply(m, &msg, 1), 0);
+	int refused = 0;
+	for (int k = 0; k < 200; k++) {
+		for (int j = 0; j < 60000; j++)
+			bins[j] = (iogp_bin){ (uint64_t)k * 60000 + (uint64_t)j, 1 };
+		iogp_hist_val hv = { 1, 60000, bins };
+		memset(&msg, 0, sizeof msg);
+		msg.kind = IOGP_DELTA;
+		msg.source = 0xb0b;
+		msg.seq = (uint64_t)k + 1;
+		msg.hists = &hv;
+		msg.nhists = 1;
+		refused += iogp_model_apply(m, &msg, 2 + (uint64_t)k) == IOGP_ELIMIT;
+	}
+	size_t grew = heap_used() - h0;
+	iogp_model_stats st;
+	iogp_model_get_stats(m, &st);
+	fprintf(stderr, "bin bomb: %d DELTAs refused, heap +%zu KiB\n", refused, grew >> 10);
+	ck_assert_int_gt(refused, 190);
+	ck_assert_uint_ge(st.refused, (uint64_t)refused);
+	ck_assert_uint_lt(grew, 16u << 20);
+	keyframes_complete(m);
+	free(bins);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* 1,000 HELLOs of 4,096 metrics each (new names, then shared names): the
+ * model's caps hold memory to its budget, every keyframe still encodes. */
+START_TEST(test_hello_bomb)
+{
+	iogp_model_opts o = { .max_bytes = 64u << 20 };
+	iogp_model *m = iogp_model_new(&o);
+	iogp_metric_def *d = calloc(4096, sizeof *d);
+	char (*names)[32] = calloc(4096, 32);
+	iogp_label lab = { "host", "bomb" };
+	size_t h0 = heap_used();
+
+	for (int k = 0; k < 1000; k++) {
+		for (int j = 0; j < 4096; j++) {
+			snprintf(names[j], 32, "m.%d.%d", k < 500 ? k : 0, j);
+			d[j] = (iogp_metric_def){ .id = (uint32_t)j, .kind = IOGP_HISTOGRAM, .name = names[j], .unit = "ns" };
+			iogp_bins_native(&d[j].bins, 4);
+		}
+		iogp_msg msg;
+		memset(&msg, 0, sizeof msg);
+		msg.kind = IOGP_HELLO;
+		msg.source = 0x10000 + (uint64_t)k;
+		msg.labels = &lab;
+		msg.nlabels = 1;
+		msg.metrics = d;
+		msg.nmetrics = 4096;
+		iogp_model_apply(m, &msg, (uint64_t)k);
+	}
+	size_t grew = heap_used() - h0;
+	iogp_model_stats st;
+	iogp_model_get_stats(m, &st);
+	fprintf(stderr, "hello bomb: %zu sources, %llu refused, heap +%zu MiB (budget 64)\n",
+	        iogp_model_source_count(m), (unsigned long long)st.refused, grew >> 20);
+	ck_assert_uint_gt(st.refused, 1000000);
+	ck_assert_uint_lt(grew, 128u << 20);
+	keyframes_complete(m);
+	free(d);
+	free(names);
+	iogp_model_free(m);
+}
+END_TEST
+
 START_TEST(test_unknown_source)
 {
 	struct truth *t = calloc(1, sizeof *t);
@@ -2930,6 +3044,8 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, test_lossy_sender);
 	tcase_add_test(tc, test_duplicates);
 	tcase_add_test(tc, test_seq_spoof);
+	tcase_add_test(tc, test_bin_bomb);
+	tcase_add_test(tc, test_hello_bomb);
 	tcase_add_test(tc, test_unknown_source);
 	tcase_add_test(tc, test_aggregation);
 	tcase_add_test(tc, test_schemes);
