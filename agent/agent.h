@@ -145,6 +145,7 @@ struct iog__cfg {
 	char node[256];        /* "" = hostname */
 	int disable;
 	char spool[1024];      /* finals that could not be delivered in time */
+	int paths;             /* IOG_PATHS_*: file names in the stream */
 	uint32_t exit_wait_ms; /* at exit, for a listener that accepted us */
 };
 void iog__config_load(struct iog__cfg *c);
@@ -152,6 +153,8 @@ void iog__config_load(struct iog__cfg *c);
 int iog__config_expand(char *dst, size_t len, const char *tmpl, const char *host, long pid);
 
 /* registry.c */
+enum { IOG_PATHS_FULL, IOG_PATHS_BASENAME, IOG_PATHS_HASH };
+extern int iog__paths_mode;
 extern iog_metric *iog__metrics[IOG_MAX_METRICS];
 extern uint32_t iog__nmetrics;       /* release-stored after the slot is filled */
 extern uint32_t iog__catalog_gen;    /* bumped when the catalog or labels change */

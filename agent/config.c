@@ -105,6 +105,10 @@ void iog__config_load(struct iog__cfg *c)
 		if (*end == '\0')
 			c->exit_wait_ms = v > 1000 ? 1000 : (uint32_t)v;
 	}
+	c->paths = IOG_PATHS_FULL;
+	if ((e = getenv("IOGRAM_PATHS")) != NULL && *e)
+		c->paths = !strcmp(e, "basename") ? IOG_PATHS_BASENAME :
+		           !strcmp(e, "full") ? IOG_PATHS_FULL : IOG_PATHS_HASH;   /* unknown: the safest */
 	if ((e = getenv("IOGRAM_SPOOL")) != NULL && *e) {
 		if (copy(c->spool, sizeof(c->spool), e) < 0)
 			c->spool[0] = '\0';

@@ -1042,6 +1042,7 @@ static int start_locked(void)
 		iog__config_load(&cfg);
 		if (cfg.disable)
 			return -1;
+		iog__paths_mode = cfg.paths;
 		my_pid = getpid();
 		source_id = random_id();
 		start_wall = iog__wall_ns();

@@ -496,6 +496,8 @@ static int fhash_grow(void)
 	return 0;
 }
 
+int iog__paths_mode;
+
 uint64_t iog__file_id(const char *path)
 {
 	if (path == NULL)
@@ -523,7 +525,18 @@ uint64_t iog__file_id(const char *path)
 		fents = f;
 		fents_cap = cap;
 	}
-	char *p = strdup(path);
+	/* what leaves the process: the full path, its last part, or only the
+	 * id (IOGRAM_PATHS); the id is always the full path's */
+	char hashed[24];
+	const char *shown = path;
+	if (iog__paths_mode == IOG_PATHS_BASENAME) {
+		const char *slash = strrchr(path, '/');
+		shown = slash && slash[1] ? slash + 1 : path;
+	} else if (iog__paths_mode == IOG_PATHS_HASH) {
+		snprintf(hashed, sizeof(hashed), "#%016llx", (unsigned long long)id);
+		shown = hashed;
+	}
+	char *p = strdup(shown);
 	if (p == NULL)
 		goto out;
 	fents[nfents] = (struct fent){ id, p };

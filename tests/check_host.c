@@ -249,6 +249,43 @@ START_TEST(test_rlimit)
 }
 END_TEST
 
+/* IOGRAM_PATHS: what the stream says of the files a program touched. */
+START_TEST(test_paths_modes)
+{
+	static const char *const modes[3] = { "full", "basename", "hash" };
+	seq_file(in_dir("secret-name.txt"), 2000, 1000);
+	for (int k = 0; k < 3; k++) {
+		char out[64];
+		snprintf(out, sizeof(out), "paths-%s.iogr", modes[k]);
+		setenv("IOGRAM_PATHS", modes[k], 1);
+		ck_assert_int_eq(tu_run((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", "none",
+			"--output", in_dir(out), "--", "cat", in_dir("secret-name.txt"), NULL }, NULL, 60), 0);
+		unsetenv("IOGRAM_PATHS");
+		iogp_model *m = load(in_dir(out));
+		int seen = 0;
+		for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+			const iogp_access *a, *a2;
+			size_t n2 = 0, n = iogp_model_access(m, i, &a, &n2, &a2);
+			for (size_t j = 0; j < n; j++) {
+				const char *p = iogp_model_file_path(m, i, a[j].file);
+				if (p == NULL || strstr(p, "secret-name") == NULL) {
+					if (k == 2 && p != NULL && p[0] == '#' && strlen(p) == 17)
+						seen++;
+					continue;
+				}
+				seen++;
+				if (k == 0)
+					ck_assert_str_eq(p, in_dir("secret-name.txt"));
+				else
+					ck_assert_msg(k == 1 && !strcmp(p, "secret-name.txt"), "%s: %s", modes[k], p);
+			}
+		}
+		ck_assert_msg(seen > 0, "%s: no access sample named the file", modes[k]);
+		iogp_model_free(m);
+	}
+}
+END_TEST
+
 static int spooled(void)
 {
 	DIR *d = opendir(spool);
@@ -301,7 +338,7 @@ static Suite *suite(void)
 		{ "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
 		{ "fcntl_scan", test_fcntl_scan }, { "closefrom", test_closefrom },
 		{ "rawclose", test_rawclose }, { "emfile", test_emfile }, { "rlimit", test_rlimit },
-		{ "spool_stopped_listener", test_spool_stopped_listener },
+		{ "spool_stopped_listener", test_spool_stopped_listener }, { "paths_modes", test_paths_modes },
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		TCase *tc = tcase_create(tests[i].name);
