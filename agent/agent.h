@@ -181,6 +181,7 @@ void iog__metrics_disable(void);
  * agents that has a subscriber sends them on (an exec'd image first). */
 #define IOG_SPOOL_MAX_FILE (8u << 20)
 #define IOG_SPOOL_MAX_FILES 1024
+#define IOG_SPOOL_MAX_AGE_S 600   /* older finals are dropped unsent */
 int iog__spool_write(const char *dir, uint64_t source, const uint8_t *buf, size_t len);
 typedef void (*iog__spool_fn)(const uint8_t *msg, size_t len, void *arg);
 /* Sends (through fn) and removes at most max_files spooled files; returns

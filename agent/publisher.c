@@ -17,6 +17,7 @@
 
 #include "agent.h"
 #include "iogp_err.h"
+#include "iogp_keys.h"
 #include "iogp_recorder.h"
 
 #define NS_PER_MS 1000000ull
@@ -698,6 +699,11 @@ static int live_open(void)
 	if ((P.mon = zmq_socket(P.ctx, ZMQ_PAIR)) == NULL ||
 	    zmq_setsockopt(P.mon, ZMQ_LINGER, &zero, sizeof(zero)) < 0 ||
 	    zmq_connect(P.mon, ep) < 0)
+		goto fail;
+	/* the user's key, when there is one: only the owner's listener gets
+	 * anything (a bad key file: no live stream rather than a plain one) */
+	iogp_keys keys;
+	if (iogp_keys_load(&keys, NULL, 0) < 0 || iogp_keys_client(P.sock, &keys) < 0)
 		goto fail;
 	if (zmq_connect(P.sock, cfg.endpoint) < 0)
 		goto fail;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -89,8 +90,10 @@ static int drain_file(const char *path, iog__spool_fn fn, void *arg)
 	if (fd < 0)
 		return 0;
 	uint8_t *b = NULL;
+	/* finals older than IOG_SPOOL_MAX_AGE_S belong to nobody listening now */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid() &&
-	    st.st_size > 0 && (uint64_t)st.st_size <= IOG_SPOOL_MAX_FILE)
+	    st.st_size > 0 && (uint64_t)st.st_size <= IOG_SPOOL_MAX_FILE &&
+	    time(NULL) - st.st_mtime <= IOG_SPOOL_MAX_AGE_S)
 		b = malloc((size_t)st.st_size);
 	size_t len = 0;
 	while (b != NULL && len < (size_t)st.st_size) {

@@ -246,7 +246,7 @@ static int loadgen_exec(int argc, char **argv)
 		zmq_setsockopt(g.socks[s], ZMQ_SNDHWM, &hwm, sizeof(hwm));
 		zmq_setsockopt(g.socks[s], ZMQ_LINGER, &linger, sizeof(linger));
 		zmq_setsockopt(g.socks[s], ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
-		if (iogram_connect(g.socks[s], ep) < 0)
+		if (iogram_connect(ctx, g.socks[s], ep) < 0)
 			return IOGRAM_EXIT_ERROR;
 	}
 	uint64_t period = (uint64_t)(1e9 / rate), start = iogram_mono_ns();

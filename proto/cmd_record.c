@@ -87,11 +87,8 @@ static int record_exec(int argc, char **argv)
 	if (!nl && !nc)
 		listen[nl++] = IOGP_DEFAULT_ENDPOINT;
 	for (int i = 0; i < nl; i++)
-		if (!iogram_endpoint_ok(listen[i], wide)) {
-			iogram_err("record: %s is not a loopback endpoint (tcp://127.x, ipc://); "
-			           "add --any-address to listen on it", listen[i]);
+		if (!iogram_wide_ok("record", listen[i], wide))
 			return IOGRAM_EXIT_USAGE;
-		}
 
 	void *ctx = zmq_ctx_new();
 	void *sub = iogp_sub_socket(ctx, 1000000);
@@ -102,9 +99,9 @@ static int record_exec(int argc, char **argv)
 	}
 	int rc = 0;
 	for (int i = 0; i < nl && !rc; i++)
-		rc = iogram_bind(sub, listen[i]);
+		rc = iogram_bind(ctx, sub, listen[i]);
 	for (int i = 0; i < nc && !rc; i++)
-		rc = iogram_connect(sub, conn[i]);
+		rc = iogram_connect(ctx, sub, conn[i]);
 	if (rc) {
 		zmq_close(sub);
 		zmq_ctx_term(ctx);

@@ -148,10 +148,8 @@ static int relay_exec(int argc, char **argv)
 		listen[nl++] = IOGP_DEFAULT_ENDPOINT;
 	for (int i = 0; i < nl + np; i++) {
 		const char *ep = i < nl ? listen[i] : pub[i - nl];
-		if (!iogram_endpoint_ok(ep, wide)) {
-			iogram_err("relay: %s is not a loopback endpoint; add --any-address to bind it", ep);
+		if (!iogram_wide_ok("relay", ep, wide))
 			return IOGRAM_EXIT_USAGE;
-		}
 	}
 	void *ctx = zmq_ctx_new();
 	void *front = zmq_socket(ctx, ZMQ_XSUB), *back = zmq_socket(ctx, ZMQ_XPUB);
@@ -166,11 +164,11 @@ static int relay_exec(int argc, char **argv)
 	/* no XPUB_NODROP: a full queue drops for that subscriber alone */
 	int rc = 0;
 	for (int i = 0; i < nl && !rc; i++)
-		rc = iogram_bind(front, listen[i]);
+		rc = iogram_bind(ctx, front, listen[i]);
 	for (int i = 0; i < np && !rc; i++)
-		rc = iogram_bind(back, pub[i]);
+		rc = iogram_bind(ctx, back, pub[i]);
 	for (int i = 0; i < nu && !rc; i++)
-		rc = iogram_connect(back, up[i]);
+		rc = iogram_connect(ctx, back, up[i]);
 	if (rc) {
 		zmq_close(front);
 		zmq_close(back);

@@ -26,4 +26,11 @@ void *iogp_sub_socket(void *ctx, int hwm);
 /* The frame limit on any socket (max bytes per inbound frame). */
 int iogp_sock_maxmsg(void *sock, long max);
 
+/* Bind or connect sock (of ctx) with the user's CURVE key when there is one
+ * (iogp_keys.h): binding makes it a server admitting only the key's owner,
+ * connecting a client that checks the server. -1 with err set on failure
+ * (a bad key file included). *secure (may be NULL) tells whether CURVE is on. */
+int iogp_sock_bind(void *ctx, void *sock, const char *ep, int *secure, char *err, size_t errlen);
+int iogp_sock_connect(void *ctx, void *sock, const char *ep, int *secure, char *err, size_t errlen);
+
 #endif

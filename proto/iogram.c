@@ -16,6 +16,7 @@ static const struct iogram_cmd *const cmds[] = {
 	&iogram_cmd_relay,
 	&iogram_cmd_merge,
 	&iogram_cmd_cat,
+	&iogram_cmd_keygen,
 	&iogram_cmd_loadgen,
 };
 

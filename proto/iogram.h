@@ -40,6 +40,7 @@ extern const struct iogram_cmd iogram_cmd_record;
 extern const struct iogram_cmd iogram_cmd_relay;
 extern const struct iogram_cmd iogram_cmd_merge;
 extern const struct iogram_cmd iogram_cmd_cat;
+extern const struct iogram_cmd iogram_cmd_keygen;
 extern const struct iogram_cmd iogram_cmd_loadgen;
 
 /* Set by SIGINT/SIGTERM once iogram_catch_signals() ran. */
@@ -49,7 +50,10 @@ uint64_t iogram_now_ns(void);        /* CLOCK_REALTIME */
 uint64_t iogram_mono_ns(void);       /* CLOCK_MONOTONIC */
 /* An endpoint that binds beyond loopback needs explicit consent (--any-address). */
 int iogram_endpoint_ok(const char *ep, int allow_wide);
-/* Bind or connect sock to ep with a clear error; 0 or -1. */
-int iogram_bind(void *sock, const char *ep);
-int iogram_connect(void *sock, const char *ep);
+/* Bind or connect sock (of ctx) to ep, with the user's CURVE key when there
+ * is one, and a clear error; 0 or -1. */
+int iogram_bind(void *ctx, void *sock, const char *ep);
+int iogram_connect(void *ctx, void *sock, const char *ep);
+/* Binding beyond loopback: refused without consent, warned about without CURVE. */
+int iogram_wide_ok(const char *verb, const char *ep, int wide);
 int iogram_isatty_stderr(void);

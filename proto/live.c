@@ -8,6 +8,8 @@
 
 #include "iogp.h"
 #include "iogram.h"
+#include "iogp_keys.h"
+#include "iogp_sub.h"
 
 volatile int iogram_stop;
 
@@ -54,20 +56,39 @@ int iogram_endpoint_ok(const char *ep, int allow_wide)
 	return allow_wide;
 }
 
-int iogram_bind(void *sock, const char *ep)
+int iogram_bind(void *ctx, void *sock, const char *ep)
 {
-	if (zmq_bind(sock, ep) == 0)
+	char err[1200];
+	if (iogp_sock_bind(ctx, sock, ep, NULL, err, sizeof(err)) == 0)
 		return 0;
-	iogram_err("cannot listen on %s: %s", ep, zmq_strerror(zmq_errno()));
+	iogram_err("%s", err);
 	return -1;
 }
 
-int iogram_connect(void *sock, const char *ep)
+int iogram_connect(void *ctx, void *sock, const char *ep)
 {
-	if (zmq_connect(sock, ep) == 0)
+	char err[1200];
+	if (iogp_sock_connect(ctx, sock, ep, NULL, err, sizeof(err)) == 0)
 		return 0;
-	iogram_err("cannot connect to %s: %s", ep, zmq_strerror(zmq_errno()));
+	iogram_err("%s", err);
 	return -1;
+}
+
+int iogram_wide_ok(const char *verb, const char *ep, int wide)
+{
+	if (iogram_endpoint_ok(ep, 0))
+		return 1;
+	if (!wide) {
+		iogram_err("%s: %s is not a loopback endpoint (tcp://127.x, ipc://); add --any-address "
+		           "to listen on it", verb, ep);
+		return 0;
+	}
+	iogp_keys k;
+	char err[1200] = "";
+	if (iogp_keys_load(&k, err, sizeof(err)) == 0 && !k.present)
+		iogram_err("warning: %s listens on %s without CURVE: anyone who can reach it can read "
+		           "and inject streams; run 'iogram keygen' first", verb, ep);
+	return 1;
 }
 
 int iogram_isatty_stderr(void)

@@ -1,11 +1,43 @@
 /* sub.c - one iogram message off a ZeroMQ SUB socket. */
 #include <stdint.h>
+#include <stdio.h>
 #include <zmq.h>
 
+#include "iogp_keys.h"
 #include "iogp_sub.h"
 #include "iogp_wire.h"
 
 _Static_assert(IOGP_SUB_PAYLOAD_MAX == IOGP_MAX_PAYLOAD, "frame limit follows the protocol");
+
+static int secure_ep(void *ctx, void *sock, const char *ep, int bind, int *secure,
+                     char *err, size_t errlen)
+{
+	iogp_keys k;
+	if (iogp_keys_load(&k, err, errlen) < 0)
+		return -1;
+	if (secure)
+		*secure = k.present;
+	if ((bind ? iogp_keys_server(ctx, sock, &k) : iogp_keys_client(sock, &k)) < 0) {
+		snprintf(err, errlen, "cannot set up CURVE on %s: %s", ep, zmq_strerror(zmq_errno()));
+		return -1;
+	}
+	if ((bind ? zmq_bind(sock, ep) : zmq_connect(sock, ep)) != 0) {
+		snprintf(err, errlen, "cannot %s %s: %s", bind ? "listen on" : "connect to", ep,
+		         zmq_strerror(zmq_errno()));
+		return -1;
+	}
+	return 0;
+}
+
+int iogp_sock_bind(void *ctx, void *sock, const char *ep, int *secure, char *err, size_t errlen)
+{
+	return secure_ep(ctx, sock, ep, 1, secure, err, errlen);
+}
+
+int iogp_sock_connect(void *ctx, void *sock, const char *ep, int *secure, char *err, size_t errlen)
+{
+	return secure_ep(ctx, sock, ep, 0, secure, err, errlen);
+}
 
 int iogp_sock_maxmsg(void *sock, long max)
 {

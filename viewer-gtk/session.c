@@ -405,10 +405,8 @@ int iogv_listen(iogv_session *s, const char *ep, char *err, size_t errlen)
 		       "--any-address to listen on it", ep);
 		return IOGP_EINVAL;
 	}
-	if (zmq_bind(s->sub, ep) != 0) {
-		seterr(err, errlen, "cannot listen on %s: %s", ep, zmq_strerror(zmq_errno()));
+	if (iogp_sock_bind(s->ctx, s->sub, ep, NULL, err, errlen) != 0)
 		return IOGP_EIO;
-	}
 	s->nlisten++;
 	char real[256];
 	size_t rl = sizeof(real);
@@ -427,10 +425,8 @@ int iogv_connect(iogv_session *s, const char *ep, char *err, size_t errlen)
 	int rc = ensure_socket(s, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (zmq_connect(s->sub, ep) != 0) {
-		seterr(err, errlen, "cannot connect to %s: %s", ep, zmq_strerror(zmq_errno()));
+	if (iogp_sock_connect(s->ctx, s->sub, ep, NULL, err, errlen) != 0)
 		return IOGP_EIO;
-	}
 	s->nconnect++;
 	title_add(s, "→", ep);
 	return 0;

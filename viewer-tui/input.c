@@ -106,10 +106,8 @@ static int open_live(top_input *in, const top_input_opts *o, char *err, size_t e
 	}
 	size_t u = 0;
 	if (o->demo) {
-		if (zmq_bind(in->sub, "tcp://127.0.0.1:*") != 0) {
-			snprintf(err, errlen, "demo: cannot listen on loopback: %s", zmq_strerror(zmq_errno()));
+		if (iogp_sock_bind(in->ctx, in->sub, "tcp://127.0.0.1:*", NULL, err, errlen) != 0)
 			return -1;
-		}
 		char ep[256];
 		size_t el = sizeof(ep);
 		zmq_getsockopt(in->sub, ZMQ_LAST_ENDPOINT, ep, &el);
@@ -127,10 +125,12 @@ static int open_live(top_input *in, const top_input_opts *o, char *err, size_t e
 			         "--any-address to listen on it", ep);
 			return -2;
 		}
-		if (zmq_bind(in->sub, ep) != 0) {
-			snprintf(err, errlen, "cannot listen on %s: %s%s", ep, zmq_strerror(zmq_errno()),
-			         zmq_errno() == EADDRINUSE ? " (is another iogram-top or iogram record "
-			         "running? use --listen or --connect)" : "");
+		if (iogp_sock_bind(in->ctx, in->sub, ep, NULL, err, errlen) != 0) {
+			if (zmq_errno() == EADDRINUSE) {
+				size_t l = strlen(err);
+				snprintf(err + l, errlen - l, " (is another iogram-top or iogram record "
+				         "running? use --listen or --connect)");
+			}
 			return -1;
 		}
 		u += (size_t)snprintf(in->where + u, sizeof(in->where) - u, "%s%s", u ? " " : "", ep);
@@ -138,10 +138,8 @@ static int open_live(top_input *in, const top_input_opts *o, char *err, size_t e
 			u = sizeof(in->where) - 1;
 	}
 	for (int i = 0; i < nc; i++) {
-		if (zmq_connect(in->sub, o->connect[i]) != 0) {
-			snprintf(err, errlen, "cannot connect to %s: %s", o->connect[i], zmq_strerror(zmq_errno()));
+		if (iogp_sock_connect(in->ctx, in->sub, o->connect[i], NULL, err, errlen) != 0)
 			return -1;
-		}
 		u += (size_t)snprintf(in->where + u, sizeof(in->where) - u, "%s<%s", u ? " " : "", o->connect[i]);
 		if (u >= sizeof(in->where))
 			u = sizeof(in->where) - 1;
