@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -409,13 +410,115 @@ START_TEST(test_stalled_subscriber)
 }
 END_TEST
 
+/* ---- CURVE ------------------------------------------------------------------ */
+
+static void keygen(const char *keydir)
+{
+	setenv("IOGRAM_KEYS", keydir, 1);
+	ck_assert_int_eq(tu_run((char *[]){ (char *)tu_env("IOGRAM_BIN"), "keygen", NULL }, NULL, 30), 0);
+}
+
+/* A recorder at ep with keys keydir ("none": plain); returns its pid. */
+static pid_t recorder(const char *keydir, const char *ep, const char *file)
+{
+	setenv("IOGRAM_KEYS", keydir, 1);
+	pid_t p = tu_spawn((char *[]){ (char *)tu_env("IOGRAM_BIN"), "record", "--listen", (char *)ep, "-o",
+	                               (char *)file, "--quiet", NULL }, NULL, in_dir("rec.err"), 0);
+	return p;
+}
+
+/* dd COUNT x 4 KiB under the agent with keys keydir. */
+static void dd_as(const char *keydir, const char *ep, const char *count)
+{
+	char of[500];
+	setenv("IOGRAM_KEYS", keydir, 1);
+	setenv("IOGRAM_EXIT_WAIT_MS", "300", 1);
+	snprintf(of, sizeof(of), "of=%s", in_dir("dd.out"));
+	char cnt[32];
+	snprintf(cnt, sizeof(cnt), "count=%s", count);
+	ck_assert_int_eq(tu_run((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", (char *)ep, "--",
+	                                    "dd", "if=/dev/zero", of, "bs=4096", cnt, NULL }, NULL, 60), 0);
+}
+
+static uint64_t writes_in(const char *file)
+{
+	iogp_model *m = iogp_model_new(NULL);
+	iogp_load_stats st;
+	char err[256] = "";
+	ck_assert_msg(iogp_load_file(file, m, &st, err, sizeof(err)) >= 0, "%s", err);
+	uint64_t w = 0;
+	if (iogp_model_source_count(m) > 0)
+		iogp_model_counter(m, "posix.write.ops", NULL, &w);
+	iogp_model_free(m);
+	return w;
+}
+
+START_TEST(test_curve)
+{
+	char k1[300], k2[300], ep[64];
+	snprintf(k1, sizeof(k1), "%s/k1", dir);
+	snprintf(k2, sizeof(k2), "%s/k2", dir);
+	keygen(k1);
+	keygen(k2);
+	struct stat st;
+	char kf[400];
+	snprintf(kf, sizeof(kf), "%s/curve.key", k1);
+	ck_assert_int_eq(stat(kf, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	/* never replaced without --force */
+	setenv("IOGRAM_KEYS", k1, 1);
+	ck_assert_int_eq(tu_run((char *[]){ (char *)tu_env("IOGRAM_BIN"), "keygen", NULL }, NULL, 30), 1);
+
+	/* the owner's recorder: its own agent gets in exactly, a wrong key and
+	 * no key get nothing in */
+	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", tu_free_port());
+	pid_t r = recorder(k1, ep, in_dir("owner.iogr"));
+	tu_sleep_ms(400);
+	dd_as(k1, ep, "50");
+	dd_as(k2, ep, "70");
+	dd_as("none", ep, "90");
+	/* a plain ZeroMQ peer injecting a message */
+	void *ctx = zmq_ctx_new(), *pub = zmq_socket(ctx, ZMQ_PUB);
+	int zero = 0;
+	zmq_setsockopt(pub, ZMQ_LINGER, &zero, sizeof(zero));
+	ck_assert_int_eq(zmq_connect(pub, ep), 0);
+	tu_sleep_ms(300);
+	zmq_send(pub, "iog1/x", 6, ZMQ_SNDMORE);
+	zmq_send(pub, "junk", 4, 0);
+	tu_sleep_ms(300);
+	zmq_close(pub);
+	zmq_ctx_term(ctx);
+	kill(r, SIGINT);
+	ck_assert_int_eq(tu_wait(r, 20), 0);
+	ck_assert_uint_eq(writes_in(in_dir("owner.iogr")), 50);
+
+	/* squatters on the port the owner's agents use: plain, and CURVE with
+	 * another key. Neither receives anything. */
+	const char *squat[2] = { "none", k2 };
+	for (int i = 0; i < 2; i++) {
+		char file[64];
+		snprintf(file, sizeof(file), "squat%d.iogr", i);
+		snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", tu_free_port());
+		pid_t sq = recorder(squat[i], ep, in_dir(file));
+		tu_sleep_ms(400);
+		dd_as(k1, ep, "30");
+		tu_sleep_ms(200);
+		kill(sq, SIGINT);
+		ck_assert_int_eq(tu_wait(sq, 20), 0);
+		ck_assert_msg(writes_in(in_dir(file)) == 0, "squatter %d received the owner's stream", i);
+	}
+	unsetenv("IOGRAM_KEYS");
+	unsetenv("IOGRAM_EXIT_WAIT_MS");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hostile");
 	struct { const char *name; const TTest *fn; } tests[] = {
 		{ "oversize_recorder", test_oversize_recorder }, { "oversize_relay", test_oversize_relay },
 		{ "oversize_agent", test_oversize_agent }, { "subscription_storm", test_subscription_storm },
-		{ "stalled_subscriber", test_stalled_subscriber },
+		{ "stalled_subscriber", test_stalled_subscriber }, { "curve", test_curve },
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		TCase *tc = tcase_create(tests[i].name);
