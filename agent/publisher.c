@@ -30,7 +30,9 @@
 #define FLUSH_BOUND_MS 1000
 #define LINGER_MS 100
 #define SNDHWM 100
-#define SUBS_PER_TURN 1024                  /* subscription messages read per turn */
+#define SUBS_PER_TURN 64                    /* subscription messages read per turn */
+#define SUBS_PAUSE_NS (250ull * NS_PER_MS)  /* after a full turn: a flood, wait */
+#define SUBS_RCVHWM 64
 #define SUB_SNAP_MIN_NS (250ull * NS_PER_MS) /* HELLO+SNAPSHOT for new subscribers, at most */
 #define SPIN_LIMIT 20000                   /* loop turns ... */
 #define SPIN_WINDOW_NS (1000ull * NS_PER_MS) /* ... within this: broken, off */
@@ -107,6 +109,7 @@ static struct {
 	size_t spool_len, spool_cap;
 	uint64_t last_spool_scan;
 	uint64_t last_sub_snap;   /* when a subscription last got HELLO+SNAPSHOT */
+	uint64_t subs_paused_until;
 } P;
 
 static void pub_reset(void);
@@ -674,6 +677,7 @@ static int live_open(void)
 {
 	int one = 1, linger = LINGER_MS, hwm = SNDHWM, ivl = 100, zero = 0;
 	int64_t maxsub = 256;
+	int rcvhwm = SUBS_RCVHWM;
 	char ep[64];
 
 	if ((P.ctx = zmq_ctx_new()) == NULL)
@@ -690,7 +694,8 @@ static int live_open(void)
 	    zmq_setsockopt(P.sock, ZMQ_SNDHWM, &hwm, sizeof(hwm)) < 0 ||
 	    zmq_setsockopt(P.sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl)) < 0 ||
 	    /* subscribers send subscriptions only: a larger frame is hostile */
-	    zmq_setsockopt(P.sock, ZMQ_MAXMSGSIZE, &maxsub, sizeof(maxsub)) < 0)
+	    zmq_setsockopt(P.sock, ZMQ_MAXMSGSIZE, &maxsub, sizeof(maxsub)) < 0 ||
+	    zmq_setsockopt(P.sock, ZMQ_RCVHWM, &rcvhwm, sizeof(rcvhwm)) < 0)
 		goto fail;
 	snprintf(ep, sizeof(ep), "inproc://iogram-monitor-%llx", (unsigned long long)source_id);
 	if (zmq_socket_monitor(P.sock, ep, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
@@ -714,19 +719,25 @@ fail:
 	return -1;
 }
 
+/* Subscriptions: at most SUBS_PER_TURN a turn; a full turn means a flood,
+ * and the socket is then not read for SUBS_PAUSE_NS (its small receive
+ * queue fills and TCP holds the rest at the sender: the host's CPU is not
+ * spent on it). */
 static void read_subs(void)
 {
 	uint8_t b[256];
-	int n;
+	int n, k = 0;
 
-	if (P.sock == NULL)
+	if (P.sock == NULL || iog__mono_ns() < P.subs_paused_until)
 		return;
-	for (int k = 0; k < SUBS_PER_TURN && (n = zmq_recv(P.sock, b, sizeof(b), ZMQ_DONTWAIT)) >= 0; k++) {
+	for (; k < SUBS_PER_TURN && (n = zmq_recv(P.sock, b, sizeof(b), ZMQ_DONTWAIT)) >= 0; k++) {
 		if (n >= 1 && b[0] == 1) {
 			P.subscribed = 1;
 			P.sub_pending = 1;
 		}
 	}
+	if (k == SUBS_PER_TURN)
+		P.subs_paused_until = iog__mono_ns() + SUBS_PAUSE_NS;
 }
 
 static void read_mon(void)
@@ -916,7 +927,10 @@ static void *pub_main(void *arg)
 			until = P.last_sub_snap + SUB_SNAP_MIN_NS;
 		long ms = until > now ? (long)((until - now + NS_PER_MS - 1) / NS_PER_MS) : 0;
 		if (P.sock != NULL) {
-			it[n++] = (zmq_pollitem_t){ P.sock, 0, ZMQ_POLLIN, 0 };
+			if (now >= P.subs_paused_until)
+				it[n++] = (zmq_pollitem_t){ P.sock, 0, ZMQ_POLLIN, 0 };
+			else if (P.subs_paused_until < until)
+				ms = (long)((P.subs_paused_until - now + NS_PER_MS - 1) / NS_PER_MS);
 			it[n++] = (zmq_pollitem_t){ P.mon, 0, ZMQ_POLLIN, 0 };
 		}
 		it[n++] = (zmq_pollitem_t){ NULL, wakefd, ZMQ_POLLIN, 0 };

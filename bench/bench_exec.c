@@ -121,7 +121,7 @@ int main(void)
 	printf("exec loop: bash, %d x /bin/true, median of %d rounds\n", LOOP, ROUNDS);
 	for (int c = 0; c < 4; c++)
 		printf("  %-18s %8.1f ms  (%.2f ms per exec%s%.2f ms added)\n", names[c], med[c] * 1e3,
-		       med[c] * 1e3 / LOOP, c ? ", " : "", c ? (med[c] - med[0]) * 1e3 / LOOP : 0.0);
+		       med[c] * 1e3 / LOOP, c ? ", " : ", ", c ? (med[c] - med[0]) * 1e3 / LOOP : 0.0);
 	double worst = 0;
 	for (int c = 1; c < 4; c++)
 		if ((med[c] - med[0]) * 1e3 / LOOP > worst)
