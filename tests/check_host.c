@@ -330,31 +330,14 @@ START_TEST(test_spool_stopped_listener)
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
-	Suite *s = suite_create("host");
-	struct { const char *name; const TTest *fn; } tests[] = {
+	const tu_case cases[] = {
 		{ "bash_fd3", test_bash_fd3 }, { "pipeline_100", test_pipeline_100 },
 		{ "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
 		{ "fcntl_scan", test_fcntl_scan }, { "closefrom", test_closefrom },
 		{ "rawclose", test_rawclose }, { "emfile", test_emfile }, { "rlimit", test_rlimit },
 		{ "spool_stopped_listener", test_spool_stopped_listener }, { "paths_modes", test_paths_modes },
 	};
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		TCase *tc = tcase_create(tests[i].name);
-		tcase_add_unchecked_fixture(tc, setup, teardown);
-		tcase_set_timeout(tc, 300);
-		tcase_add_test(tc, tests[i].fn);
-		suite_add_tcase(s, tc);
-	}
-	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return tu_run_suite("host", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 300);
 }

@@ -149,3 +149,22 @@ int tu_same_file(const char *a, const char *b)
 		fclose(fb);
 	return same;
 }
+
+int tu_run_suite(const char *name, const tu_case *cases, size_t n, void (*setup)(void),
+                 void (*teardown)(void), double timeout_s)
+{
+	Suite *s = suite_create(name);
+	for (size_t i = 0; i < n; i++) {
+		TCase *tc = tcase_create(cases[i].name);
+		/* unchecked: runs in the parent, so a failed test leaves no directory */
+		tcase_add_unchecked_fixture(tc, setup, teardown);
+		tcase_set_timeout(tc, timeout_s);
+		tcase_add_test(tc, cases[i].fn);
+		suite_add_tcase(s, tc);
+	}
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -23,4 +23,15 @@ int tu_free_port(void);
 const char *tu_slurp(const char *path);
 int tu_same_file(const char *a, const char *b);
 
+
+/* A suite of one test case per test (each with the unchecked fixtures and
+ * the timeout), run; returns main's exit status. */
+#include <check.h>
+typedef struct tu_case {
+	const char *name;
+	const TTest *fn;
+} tu_case;
+int tu_run_suite(const char *name, const tu_case *cases, size_t n, void (*setup)(void),
+                 void (*teardown)(void), double timeout_s);
+
 #endif
