@@ -99,6 +99,8 @@ static inline int iog__fdg_owned_fd(int fd)
 	unsigned i = (unsigned)(fd - __atomic_load_n(&iog__fdg_lo, __ATOMIC_RELAXED));
 	return i < IOG_FD_BAND && (__atomic_load_n(&iog__fdg_owned, __ATOMIC_RELAXED) >> i) & 1;
 }
+extern int iog__fdg_private;
+int iog__fdg_private_enter(int keep);  /* agent thread: own table but keep; 0 or -1 */
 int iog__fdg_setup(void);      /* 0, or -1: too few descriptors, stay off */
 int iog__fdg_adopt(int fd);    /* move fd into the band; -1 (EMFILE, fd closed) if full */
 void iog__fdg_forget(int fd);  /* the agent closes it */

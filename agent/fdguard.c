@@ -8,11 +8,13 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "agent.h"
 
 int iog__fdg_lo = -1;     /* first number of the band; -1: no band (yet) */
+int iog__fdg_private;     /* 1: the agent's threads have their own table */
 uint64_t iog__fdg_owned;  /* bit i: descriptor iog__fdg_lo + i is the agent's */
 
 int iog__fdg_setup(void)
@@ -38,11 +40,36 @@ static void mark(int fd)
 	__atomic_fetch_or(&iog__fdg_owned, 1ull << (fd - iog__fdg_lo), __ATOMIC_ACQ_REL);
 }
 
+/* The publisher's first act: a descriptor table of its own (inherited by
+ * the threads it starts, libzmq's included), emptied but for keep (the
+ * wake-up eventfd, in the band of both tables). Everything the agent opens
+ * from then on - libzmq's sockets, libc's own files (nss, /sys), the replay
+ * file - is invisible to the host and cannot race with its dup2 or close. */
+int iog__fdg_private_enter(int keep)
+{
+	if (syscall(SYS_unshare, CLONE_FILES) != 0)
+		return -1;   /* a sandbox may refuse: the band alone then */
+	if (keep > 0 && syscall(SYS_close_range, 0u, (unsigned)keep - 1, 0) != 0)
+		for (int fd = 0; fd < keep; fd++)
+			syscall(SYS_close, fd);
+	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0) != 0) {
+		struct rlimit rl;
+		long top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur : 65536;
+		for (long fd = keep + 1; fd < top; fd++)
+			syscall(SYS_close, (int)fd);
+	}
+	__atomic_store_n(&iog__fdg_private, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int iog__fdg_adopt(int fd)
 {
 	int lo = __atomic_load_n(&iog__fdg_lo, __ATOMIC_ACQUIRE);
 
 	if (fd < 0)
+		return fd;
+	/* the agent's own table: nothing to move, nothing the host sees */
+	if (iog__tls_agent_thread && __atomic_load_n(&iog__fdg_private, __ATOMIC_ACQUIRE))
 		return fd;
 	if (iog__fdg_owned_fd(fd))
 		return fd;

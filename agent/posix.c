@@ -206,7 +206,7 @@ static uint64_t file_id(const char *path)
  * file id is the path's. */
 static void fd_opened(int fd, const char *path, int counted)
 {
-	if ((unsigned)fd >= IOG_POSIX_NFD)
+	if ((unsigned)fd >= IOG_POSIX_NFD || iog__tls_agent_thread)
 		return;
 	iog_fdent *e = &iog__fdtab[fd];
 	IOG_STORE(&e->file, counted && path ? file_id(path) : 0);

@@ -143,10 +143,12 @@ void *iog__resolve(const char *name, void **slot);
 	}
 #define CALL_OR(fn, fallback, ...) ({ __typeof__(get_##fn()) f_ = get_##fn(); f_ ? f_(__VA_ARGS__) : (fallback); })
 
-/* Forget what we knew of a descriptor (closed, replaced or new). */
+/* Forget what we knew of a descriptor (closed, replaced or new). The table
+ * describes the host's numbers: the agent's threads have a table of their
+ * own (iog__fdg_private), their numbers are not these. */
 static inline void iog__fd_reset(int fd)
 {
-	if ((unsigned)fd < IOG_POSIX_NFD) {
+	if ((unsigned)fd < IOG_POSIX_NFD && !iog__tls_agent_thread) {
 		iog_fdent *e = &iog__fdtab[fd];
 		__atomic_store_n(&e->state, IOG_FD_UNKNOWN, __ATOMIC_RELEASE);
 		IOG_STORE(&e->opened, 0);

@@ -893,6 +893,8 @@ static void *pub_main(void *arg)
 	(void)arg;
 	iog__tls_in_agent = 1;
 	iog__tls_agent_thread = 1;
+	/* before anything opens a descriptor on this thread */
+	iog__fdg_private_enter(wakefd);
 	pthread_setname_np(pthread_self(), "iogram");
 	iog__clock_start();
 	P.rng = source_id ^ 0x5deece66dull;

@@ -286,6 +286,29 @@ START_TEST(test_paths_modes)
 }
 END_TEST
 
+/* dash's redirections (fcntl F_DUPFD, close, dup2 onto 1) in 200 short
+ * processes, 8 at a time, beside a recorder: none may fail. The agent's
+ * own start-up (libzmq, libc's nss and /sys files) must not take a low
+ * number the host is about to use. */
+START_TEST(test_dash_xargs)
+{
+	rec r;
+	rec_start(&r, "dash.iogr");
+	char script[1200];
+	snprintf(script, sizeof(script), "cd %s && seq 1 200 | xargs -P 8 -I{} sh -c 'echo {} > out_{}.txt' "
+	         "&& cat out_*.txt | sort -n | uniq | wc -l", dir);
+	for (int round = 0; round < 3; round++) {
+		int st = host_run(1, r.ep, (char *[]){ "bash", "-c", script, NULL }, in_dir("dash.out"), 0);
+		ck_assert_msg(st == 0, "round %d: exit %d", round, st);
+		ck_assert_str_eq(tu_slurp(in_dir("dash.out")), "200\n");
+	}
+	rec_stop(&r);
+}
+END_TEST
+
+START_TEST(test_lowest_fd) { for (int i = 0; i < 5; i++) fdhost("lowest", 0, 0); }
+END_TEST
+
 static int spooled(void)
 {
 	DIR *d = opendir(spool);
@@ -338,6 +361,7 @@ int main(void)
 		{ "fcntl_scan", test_fcntl_scan }, { "closefrom", test_closefrom },
 		{ "rawclose", test_rawclose }, { "emfile", test_emfile }, { "rlimit", test_rlimit },
 		{ "spool_stopped_listener", test_spool_stopped_listener }, { "paths_modes", test_paths_modes },
+		{ "dash_xargs", test_dash_xargs }, { "lowest_fd", test_lowest_fd },
 	};
 	return tu_run_suite("host", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 300);
 }
