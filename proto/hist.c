@@ -210,6 +210,11 @@ static int index_ok(const iogp_bins *b, uint64_t idx)
 	return 0;
 }
 
+int iogp_bins_index_ok(const iogp_bins *b, uint64_t idx)
+{
+	return index_ok(b, idx);
+}
+
 uint64_t iogp_bins_count(const iogp_bins *b)
 {
 	if (!scheme_sane(b))

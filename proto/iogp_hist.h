@@ -65,6 +65,8 @@ typedef struct iogp_bins {
  * (W=10000, O=0: 370000 -> key 37 = [370000, 379999], the seed's CSV.) */
 
 void iogp_bins_native(iogp_bins *b, unsigned k);
+/* 1 when idx names a bin of the (sane) scheme b. */
+int iogp_bins_index_ok(const iogp_bins *b, uint64_t idx);
 void iogp_bins_log2(iogp_bins *b);
 int iogp_bins_fixed(iogp_bins *b, uint64_t width, uint64_t offset);
 int iogp_bins_edges(iogp_bins *b, const uint64_t *edges, uint32_t n);

@@ -68,7 +68,12 @@ void iogp_model_free(iogp_model *m);
  *  the scheme or a value of the wrong kind for its id is IOGP_EINVAL/ELIMIT
  *  (counted in bad_messages); a new source past max_sources is IOGP_ELIMIT
  *  (counted in refused_sources, per message); kinds from a newer version
- *  are skipped (returns 0). */
+ *  are skipped (returns 0). The caps are the exception to "changes nothing":
+ *  a message whose histogram bins, metric definitions or files would take a
+ *  source past what one SNAPSHOT carries (or the model past max_bytes) is
+ *  applied without them, counted in refused, leaves the source out of sync
+ *  and returns IOGP_ELIMIT. A forward sequence jump proven false by a later
+ *  message is undone (counted in seq_spoofs). */
 int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns);
 /* Decode with the model's own scratch message, then apply. Decode errors are
  * counted (iogp_model_stats.bad_messages) and returned. */

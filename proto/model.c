@@ -1013,9 +1013,20 @@ static int files_add(iogp_model *m, struct source *s, const iogp_file *f, uint32
 		if (fi != NONE) {
 			if (strcmp(s->files[fi].path, f[i].path) == 0)
 				continue;
+			/* a renamed file costs what its new name adds */
+			size_t ol = strlen(s->files[fi].path), nl = strlen(f[i].path);
+			if (nl > ol && !cost_fits(m, s, nl - ol)) {
+				s->files_ignored++;
+				m->st.refused++;
+				continue;
+			}
 			p = strdup(f[i].path);
 			if (p == NULL)
 				return IOGP_ENOMEM;
+			if (nl > ol)
+				cost_add(m, s, nl - ol);
+			else
+				cost_sub(m, s, ol - nl);
 			free(s->files[fi].path);
 			s->files[fi].path = p;
 			continue;
@@ -1224,8 +1235,12 @@ static int values_check(const iogp_model *m, const struct source *s, const iogp_
 
 		if ((r = resolve(s, h->id, IOGP_HISTOGRAM, &sl)) < 0)
 			return r;
+		/* ascending: the first and the last decide (EDGES from 0 has no bin 0) */
+		const iogp_bins *sb = &m->schemes[s->slots[sl].scheme]->b;
 		if (h->nbins > 0 &&
-		    h->bins[h->nbins - 1].idx >= m->schemes[s->slots[sl].scheme]->nbins)
+		    (h->bins[h->nbins - 1].idx >= m->schemes[s->slots[sl].scheme]->nbins ||
+		     !iogp_bins_index_ok(sb, h->bins[0].idx) ||
+		     !iogp_bins_index_ok(sb, h->bins[h->nbins - 1].idx)))
 			return IOGP_EINVAL;
 	}
 	for (uint32_t i = 0; i < msg->naccess; i++) {
