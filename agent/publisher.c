@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,11 +172,29 @@ static void deadline_after(struct timespec *ts, long ms)
 	}
 }
 
+/* The host may have closed our number by raw syscall and reused it: never
+ * write into or close what is not our eventfd. */
+static dev_t wake_dev;
+static ino_t wake_ino;
+
+static int wakefd_ours(void)
+{
+	struct stat st;
+	return wakefd >= 0 && fstat(wakefd, &st) == 0 && st.st_dev == wake_dev && st.st_ino == wake_ino;
+}
+
+static void wakefd_close(void)
+{
+	if (wakefd_ours())
+		close(wakefd);
+	wakefd = -1;
+}
+
 static void wake(void)
 {
 	uint64_t one = 1;
 
-	if (wakefd >= 0 && write(wakefd, &one, sizeof(one)) < 0) {
+	if (wakefd_ours() && write(wakefd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: already signalled */
 	}
 }
@@ -910,8 +929,7 @@ static void *pub_main(void *arg)
 		pthread_mutex_lock(&life_lock);
 		stopped = 1;
 		__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
-		close(wakefd);      /* every wake() runs under life_lock */
-		wakefd = -1;
+		wakefd_close();     /* every wake() runs under life_lock */
 		pthread_detach(pthread_self());
 		pthread_cond_broadcast(&life_cond);
 		pthread_mutex_unlock(&life_lock);
@@ -1077,8 +1095,17 @@ static int start_locked(void)
 	/* no descriptor of ours may sit where the host expects its own */
 	if (iog__fdg_setup() < 0)
 		return -1;
-	if (wakefd < 0 && (wakefd = iog__fdg_adopt(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))) < 0)
-		return -1;
+	if (wakefd < 0) {
+		struct stat st;
+		if ((wakefd = iog__fdg_adopt(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))) < 0)
+			return -1;
+		if (fstat(wakefd, &st) < 0) {
+			wakefd_close();
+			return -1;
+		}
+		wake_dev = st.st_dev;
+		wake_ino = st.st_ino;
+	}
 	req_stop = 0;
 	stopped = 0;
 	sigfillset(&all);
@@ -1150,8 +1177,7 @@ static void stop(int mode)
 	if (state == ST_RUNNING) {
 		if (stopped) {
 			pthread_join(thr, NULL);
-			close(wakefd);
-			wakefd = -1;
+			wakefd_close();
 		} else {
 			pthread_detach(thr);   /* stuck: give up, never hang the host */
 		}
