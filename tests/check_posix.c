@@ -555,18 +555,24 @@ START_TEST(test_strace)
 	iogp_hist h[2];
 	iogp_hist_init(&h[0], &nb);
 	iogp_hist_init(&h[1], &nb);
-	/* strace numbers its processes; iogram-run execs dd in the same pid,
-	 * the agent's own threads share the fd table: one state per pid is
-	 * enough for dd (it does not fork) and the agent's files never match */
+	/* strace numbers its threads; iogram-run execs dd in the same pid (the
+	 * first line's), and dd does not fork or start threads: every other
+	 * thread is the agent's, with a descriptor table of its own, so only
+	 * the first pid's calls describe dd's descriptors */
 	trace_state *ts = calloc(1, sizeof(*ts));
 	ck_assert(ts != NULL);
 	FILE *f = fopen(log, "r");
 	ck_assert(f != NULL);
 	char line[8192];
 	int lines = 0;
+	long host_pid = 0;
 	while (fgets(line, sizeof(line), f) && lines++ < 1000000) {
 		char *p = line;
 		long pid = strtol(p, &p, 10);
+		if (host_pid == 0)
+			host_pid = pid;
+		if (pid != host_pid)
+			continue;
 		while (*p == ' ')
 			p++;
 		char name[32];
