@@ -1276,6 +1276,10 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 	}
 	w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
 	             (exists ? O_TRUNC : O_EXCL), 0600);
+	if (w->fd >= 0 && exists && fchmod(w->fd, 0600) < 0) {
+		close(w->fd);   /* cannot make the replaced file private: refuse */
+		w->fd = -1;
+	}
 	if (w->fd < 0) {
 		int e = errno;
 		set_err(err, errlen, "cannot create %s: %s", path, strerror(e));

@@ -571,9 +571,12 @@ START_TEST(test_create_safety)
 	ck_assert_int_eq(iogp_replay_open(&r, fifo, err, sizeof err), IOGP_EIO);
 	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
 	ck_assert_int_eq(iogp_replay_open(&r, "/dev/null", err, sizeof err), IOGP_EIO);
-	/* replace = 1 replaces a regular file */
+	/* replace = 1 replaces a regular file, and makes it private */
+	ck_assert_int_eq(chmod(path, 0644), 0);
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, err, sizeof err), 0);
 	ck_assert_int_eq(iogp_replay_close(w), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
 	unlink(link);
 	unlink(fifo);
 }
