@@ -7,7 +7,7 @@
 #include <zmq.h>
 
 #include "iogp.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 #include "iogp_keys.h"
 #include "iogp_sub.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "iogp.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 
 static void info_usage(FILE *out)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "iogp.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 
 static void merge_usage(FILE *out)
 {

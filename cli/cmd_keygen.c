@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "iogp_keys.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 
 static void keygen_usage(FILE *out)
 {

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "iogp.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 
 static void cat_usage(FILE *out)
 {

@@ -10,7 +10,7 @@
 
 #include "iogp.h"
 #include "iogp_sub.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 
 #define MAX_EP 16
 

@@ -12,7 +12,7 @@
 #include <zmq.h>
 
 #include "iogp.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 #include "iogp_sub.h"
 
 #define MAX_EP 16

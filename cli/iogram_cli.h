@@ -1,6 +1,6 @@
-/* iogram.h - private declarations shared by the iogram command's verbs. */
-#ifndef IOGRAM_H
-#define IOGRAM_H
+/* iogram_cli.h - private declarations shared by the iogram command's verbs. */
+#ifndef IOGRAM_CLI_H
+#define IOGRAM_CLI_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +33,6 @@ int iogram_load(const char *path, struct iogp_model **m, struct iogp_load_stats 
 int iogram_parse_u64(const char *s, uint64_t *v);
 int iogram_parse_double(const char *s, double *v);
 
-#endif
 
 /* ---- live.c: what the streaming verbs share ---- */
 extern const struct iogram_cmd iogram_cmd_record;
@@ -57,3 +56,5 @@ int iogram_connect(void *ctx, void *sock, const char *ep);
 /* Binding beyond loopback: refused without consent, warned about without CURVE. */
 int iogram_wide_ok(const char *verb, const char *ep, int wide);
 int iogram_isatty_stderr(void);
+
+#endif

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "iogp.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 
 static const struct iogram_cmd *const cmds[] = {
 	&iogram_cmd_info,

@@ -10,7 +10,7 @@
 #include <zmq.h>
 
 #include "iogp.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 #include "realistic.h"
 
 static void loadgen_usage(FILE *out)

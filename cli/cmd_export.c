@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "iogp.h"
-#include "iogram.h"
+#include "iogram_cli.h"
 
 static void export_usage(FILE *out)
 {
