@@ -10,29 +10,7 @@
 
 #include "app.h"
 
-int demo_start(top_demo **d, const char *endpoint, char *err, size_t errlen);
-void demo_stop(top_demo *d);
-
 static iogv_win win;
-
-/* The demo worker sits in the build tree's viewer-tui/ or the install dir. */
-static void find_demo_worker(void)
-{
-	char self[PATH_MAX], path[PATH_MAX + 64];
-	if (getenv("IOGRAM_DEMO_WORK"))
-		return;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return;
-	self[n] = 0;
-	char *slash = strrchr(self, '/');
-	if (!slash)
-		return;
-	*slash = 0;
-	snprintf(path, sizeof(path), "%s/../viewer-tui/iogram-demo-work", self);
-	if (access(path, X_OK) == 0)
-		setenv("IOGRAM_DEMO_WORK", path, 1);
-}
 
 static iogv_session *start_sources(iogv_win *v)
 {
@@ -78,7 +56,6 @@ static iogv_session *start_sources(iogv_win *v)
 		    iogv_last_endpoint(s, ep, sizeof(ep)) < 0) {
 			iogv_win_error(v, "demo: %s", err[0] ? err : "no endpoint");
 		} else {
-			find_demo_worker();
 			if (demo_start(&v->demo, ep, err, sizeof(err)) < 0) {
 				v->demo = NULL;
 				iogv_win_error(v, "%s", err);

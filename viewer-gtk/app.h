@@ -7,7 +7,7 @@
 
 #include "view.h"
 
-typedef struct top_demo top_demo;
+#include "demo.h"
 
 typedef struct iogv_win {
 	GtkApplication *app;
@@ -38,7 +38,7 @@ typedef struct iogv_win {
 	gint64 tick_last_us;
 	/* live */
 	guint poll_id;
-	top_demo *demo;
+	iogram_demo *demo;
 	/* pointer */
 	int drag_panel;
 	double drag_x, drag_lo, drag_hi;

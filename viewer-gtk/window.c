@@ -721,7 +721,6 @@ static void on_window_changed(GtkComboBox *c, gpointer p)
 
 /* ---- live polling ---- */
 
-void demo_tick(top_demo *d);
 
 static gboolean on_poll(gpointer p)
 {

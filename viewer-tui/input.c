@@ -41,7 +41,7 @@ struct top_input {
 	char rec_err[256];
 	uint64_t rec_flush;
 	/* demo */
-	top_demo *demo;
+	iogram_demo *demo;
 };
 
 static uint64_t mono_ns(void)

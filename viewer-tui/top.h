@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "demo.h"
 #include "iogp.h"
 
 enum { TOP_EXIT_OK = 0, TOP_EXIT_ERROR = 1, TOP_EXIT_USAGE = 2 };
@@ -154,15 +155,6 @@ void input_seek_to(top_input *in, int end);          /* 0 start, 1 end */
 int input_record_start(top_input *in, const char *path, char *err, size_t errlen);
 void input_record_stop(top_input *in);
 int input_recording(top_input *in);
-
-/* ---- demo.c: the built-in workload ---- */
-typedef struct top_demo top_demo;
-int demo_start(top_demo **d, const char *endpoint, char *err, size_t errlen);
-/* Reap exited workers and restart them (a restart is a new source). */
-void demo_tick(top_demo *d);
-int demo_workers(const top_demo *d, int *restarts);
-void demo_stop(top_demo *d);   /* stop workers, remove the temp dir */
-const char *demo_dir(const top_demo *d);
 
 /* ---- layout.c ---- */
 typedef struct top_layout {

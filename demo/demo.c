@@ -1,4 +1,4 @@
-/* demo.c - `iogram-top --demo`: worker processes, each labelled as its own
+/* demo.c - the viewers' --demo: worker processes, each labelled as its own
  * node, doing real file I/O in a temporary directory under the real
  * interposer and streaming to iogram-top's private endpoint; stopped and
  * cleaned up on exit. */
@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "top.h"
+#include "demo.h"
 
 #ifndef IOGRAM_LIBDIR
 #define IOGRAM_LIBDIR "/usr/local/lib"
@@ -31,7 +32,7 @@
 static const char *const patterns[] = { "seqwrite", "randread", "smallfiles", "bursts", "aio" };
 #define NWORK ((int)(sizeof(patterns) / sizeof(patterns[0])))
 
-struct top_demo {
+struct iogram_demo {
 	char dir[PATH_MAX];
 	char worker[PATH_MAX];
 	char preload[PATH_MAX];
@@ -68,9 +69,13 @@ static int find(char *out, size_t len, const char *name, int exec, const char *i
 			char sib[PATH_MAX + 16];
 			if (try_path(out, len, self, name, exec))
 				return 0;
-			snprintf(sib, sizeof(sib), "%s/../agent", self);   /* build tree */
-			if (try_path(out, len, sib, name, exec))
-				return 0;
+			/* the build tree: the viewers' folders beside agent/ and demo/ */
+			static const char *const dirs[] = { "agent", "demo" };
+			for (int k = 0; k < 2; k++) {
+				snprintf(sib, sizeof(sib), "%s/../%s", self, dirs[k]);
+				if (try_path(out, len, sib, name, exec))
+					return 0;
+			}
 		}
 	}
 	if (try_path(out, len, installed, name, exec))
@@ -86,7 +91,7 @@ static int find(char *out, size_t len, const char *name, int exec, const char *i
 /* The worker's environment: ours plus the agent's settings, built before
  * fork so the child only calls async-signal-safe functions (a threaded
  * parent's allocator lock may be held at fork). NULL on ENOMEM. */
-static char **worker_env(const top_demo *d, int i)
+static char **worker_env(const iogram_demo *d, int i)
 {
 	extern char **environ;
 	static const char *const drop[] = { "LD_PRELOAD=", "IOGRAM_ENDPOINT=", "IOGRAM_NODE=",
@@ -117,7 +122,7 @@ static char **worker_env(const top_demo *d, int i)
 	return env;
 }
 
-static pid_t spawn(top_demo *d, int i)
+static pid_t spawn(iogram_demo *d, int i)
 {
 	char **env = worker_env(d, i);
 	if (!env)
@@ -154,10 +159,10 @@ static pid_t spawn(top_demo *d, int i)
 	_exit(127);
 }
 
-int demo_start(top_demo **out, const char *endpoint, char *err, size_t errlen)
+int demo_start(iogram_demo **out, const char *endpoint, char *err, size_t errlen)
 {
 	*out = NULL;
-	top_demo *d = calloc(1, sizeof(*d));
+	iogram_demo *d = calloc(1, sizeof(*d));
 	if (!d) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -197,7 +202,7 @@ int demo_start(top_demo **out, const char *endpoint, char *err, size_t errlen)
 	return 0;
 }
 
-void demo_tick(top_demo *d)
+void demo_tick(iogram_demo *d)
 {
 	uint64_t now = mono_ns();
 	for (int i = 0; i < NWORK; i++) {
@@ -218,7 +223,7 @@ void demo_tick(top_demo *d)
 	}
 }
 
-int demo_workers(const top_demo *d, int *restarts)
+int demo_workers(const iogram_demo *d, int *restarts)
 {
 	int n = 0;
 	for (int i = 0; i < NWORK; i++)
@@ -228,7 +233,7 @@ int demo_workers(const top_demo *d, int *restarts)
 	return n;
 }
 
-const char *demo_dir(const top_demo *d)
+const char *demo_dir(const iogram_demo *d)
 {
 	return d->dir;
 }
@@ -242,7 +247,7 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return 0;
 }
 
-void demo_stop(top_demo *d)
+void demo_stop(iogram_demo *d)
 {
 	if (!d)
 		return;
