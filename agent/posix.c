@@ -42,6 +42,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "iogp_metrics.h"
 #include "posix.h"
 
 
@@ -1177,30 +1178,35 @@ static void atfork_child(void)
 
 static int register_metrics(void)
 {
-	static const char *const opn[2] = { "read", "write" };
-	static const char *const spn[3] = { "consecutive", "sequential", "random" };
+	/* every metric of the catalog, in its order, then the hot path's names */
+	iog_metric *cat[IOGP_POSIX_NMETRICS];
+#define X(id, name, kind, unit, label) \
+	cat[IOGP_POSIX_##id] = kind == IOGP_COUNTER ? iog_counter(name, unit) : \
+	                       kind == IOGP_HISTOGRAM ? iog_histogram(name, unit, NULL) : \
+	                       iog_access_metric(name);
+	IOGP_POSIX_METRICS(X)
+#undef X
 	iog_posix_metrics *m = &iog__pm;
-	char name[64];
-	for (int op = 0; op < 2; op++) {
-		snprintf(name, sizeof(name), "posix.%s.ops", opn[op]);
-		m->ops[op] = iog_counter(name, "ops");
-		snprintf(name, sizeof(name), "posix.%s.bytes", opn[op]);
-		m->bytes[op] = iog_counter(name, "bytes");
-		snprintf(name, sizeof(name), "posix.%s.size", opn[op]);
-		m->size[op] = iog_histogram(name, "bytes", NULL);
-		snprintf(name, sizeof(name), "posix.%s.latency", opn[op]);
-		m->lat[op] = iog_histogram(name, "ns", NULL);
-		for (int s = 0; s < 3; s++) {
-			snprintf(name, sizeof(name), "posix.%s.%s", opn[op], spn[s]);
-			m->spat[op][s] = iog_counter(name, "ops");
-		}
-	}
-	m->meta_ops = iog_counter("posix.meta.ops", "ops");
-	m->sync_ops = iog_counter("posix.sync.ops", "ops");
-	m->errors = iog_counter("posix.errors", "ops");
-	m->meta_lat = iog_histogram("posix.meta.latency", "ns", NULL);
-	m->qd = iog_histogram("posix.queue_depth", "requests", NULL);
-	m->access = iog_access_metric("posix.access");
+	m->ops[0] = cat[IOGP_POSIX_READ_OPS];
+	m->ops[1] = cat[IOGP_POSIX_WRITE_OPS];
+	m->bytes[0] = cat[IOGP_POSIX_READ_BYTES];
+	m->bytes[1] = cat[IOGP_POSIX_WRITE_BYTES];
+	m->size[0] = cat[IOGP_POSIX_READ_SIZE];
+	m->size[1] = cat[IOGP_POSIX_WRITE_SIZE];
+	m->lat[0] = cat[IOGP_POSIX_READ_LATENCY];
+	m->lat[1] = cat[IOGP_POSIX_WRITE_LATENCY];
+	m->spat[0][IOG_SPAT_CONSEC] = cat[IOGP_POSIX_READ_CONSEC];
+	m->spat[0][IOG_SPAT_SEQ] = cat[IOGP_POSIX_READ_SEQ];
+	m->spat[0][IOG_SPAT_RANDOM] = cat[IOGP_POSIX_READ_RANDOM];
+	m->spat[1][IOG_SPAT_CONSEC] = cat[IOGP_POSIX_WRITE_CONSEC];
+	m->spat[1][IOG_SPAT_SEQ] = cat[IOGP_POSIX_WRITE_SEQ];
+	m->spat[1][IOG_SPAT_RANDOM] = cat[IOGP_POSIX_WRITE_RANDOM];
+	m->meta_ops = cat[IOGP_POSIX_META_OPS];
+	m->sync_ops = cat[IOGP_POSIX_SYNC_OPS];
+	m->errors = cat[IOGP_POSIX_ERRORS];
+	m->meta_lat = cat[IOGP_POSIX_META_LATENCY];
+	m->qd = cat[IOGP_POSIX_QUEUE_DEPTH];
+	m->access = cat[IOGP_POSIX_ACCESS];
 	iog_metric *all[sizeof(*m) / sizeof(iog_metric *)];
 	memcpy(all, m, sizeof(all));
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)

@@ -5,15 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iogp_metrics.h"
 #include "plot.h"
 
 #define MAX_POINTS (1u << 20)
 #define MAX_FILES 65536
 
-static const char *const hist_names[6] = {
-	"posix.read.size", "posix.write.size", "posix.read.latency", "posix.write.latency",
-	"posix.meta.latency", "posix.queue_depth",
-};
+static const char *const hist_names[6] = { IOGP_POSIX_HISTS };
 
 static iogp_hist *hist_slot(iogplot_frame *f, int i)
 {

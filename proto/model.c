@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "iogp_err.h"
+#include "iogp_metrics.h"
 #include "iogp_model.h"
 
 #define NONE UINT32_MAX
@@ -408,7 +409,7 @@ static uint32_t file_find(const struct source *s, uint64_t id)
 /* ---- model lifetime ------------------------------------------------------- */
 
 static const char *const default_rates[] = {
-	"posix.read.bytes", "posix.write.bytes", "posix.read.ops", "posix.write.ops",
+	IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES, IOGP_M_READ_OPS, IOGP_M_WRITE_OPS,
 };
 
 static uint64_t clamp_u64(uint64_t v, uint64_t def, uint64_t lo, uint64_t hi)

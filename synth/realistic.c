@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iogp_metrics.h"
 #include "realistic.h"
 
 #define K 4
@@ -18,27 +19,11 @@ static const struct {
 	iogp_metric_kind kind;
 	const char *unit;
 } catalog[REALISTIC_NMETRICS] = {
-	{ "posix.read.ops", IOGP_COUNTER, "ops" },
-	{ "posix.read.bytes", IOGP_COUNTER, "bytes" },
-	{ "posix.write.ops", IOGP_COUNTER, "ops" },
-	{ "posix.write.bytes", IOGP_COUNTER, "bytes" },
-	{ "posix.meta.ops", IOGP_COUNTER, "ops" },
-	{ "posix.sync.ops", IOGP_COUNTER, "ops" },
-	{ "posix.errors", IOGP_COUNTER, "ops" },
-	{ "posix.read.consecutive", IOGP_COUNTER, "ops" },
-	{ "posix.read.sequential", IOGP_COUNTER, "ops" },
-	{ "posix.read.random", IOGP_COUNTER, "ops" },
-	{ "posix.write.consecutive", IOGP_COUNTER, "ops" },
-	{ "posix.write.sequential", IOGP_COUNTER, "ops" },
-	{ "posix.write.random", IOGP_COUNTER, "ops" },
-	{ "posix.read.size", IOGP_HISTOGRAM, "bytes" },
-	{ "posix.write.size", IOGP_HISTOGRAM, "bytes" },
-	{ "posix.read.latency", IOGP_HISTOGRAM, "ns" },
-	{ "posix.write.latency", IOGP_HISTOGRAM, "ns" },
-	{ "posix.meta.latency", IOGP_HISTOGRAM, "ns" },
-	{ "posix.queue_depth", IOGP_HISTOGRAM, "requests" },
-	{ "posix.access", IOGP_ACCESS, "" },
+#define X(id, name, kind, unit, label) { name, kind, unit },
+	IOGP_POSIX_METRICS(X)
+#undef X
 };
+_Static_assert(IOGP_POSIX_NMETRICS == REALISTIC_NMETRICS, "the synthetic source is the POSIX catalog");
 
 enum {
 	M_READ_OPS = 1, M_READ_BYTES, M_WRITE_OPS, M_WRITE_BYTES, M_META_OPS,

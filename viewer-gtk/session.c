@@ -9,16 +9,14 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "iogp_metrics.h"
 #include "iogp_sub.h"
 #include "session.h"
 
 #define MAX_EP 16
 
-static const char *const hist_names[6] = {
-	"posix.read.size", "posix.write.size", "posix.read.latency", "posix.write.latency",
-	"posix.meta.latency", "posix.queue_depth",
-};
-static const char *const rate_names[2] = { "posix.read.bytes", "posix.write.bytes" };
+static const char *const hist_names[6] = { IOGP_POSIX_HISTS };
+static const char *const rate_names[2] = { IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES };
 
 struct iogv_session {
 	iogv_opts o;

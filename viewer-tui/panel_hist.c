@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iogp_metrics.h"
 #include "top.h"
 
 static const char *const metric_names[3][2] = {
-	[P_SIZE] = { "posix.read.size", "posix.write.size" },
-	[P_QD] = { "posix.queue_depth", "posix.queue_depth" },
-	[P_LAT] = { "posix.read.latency", "posix.write.latency" },
+	[P_SIZE] = { IOGP_M_READ_SIZE, IOGP_M_WRITE_SIZE },
+	[P_QD] = { IOGP_M_QUEUE_DEPTH, IOGP_M_QUEUE_DEPTH },
+	[P_LAT] = { IOGP_M_READ_LATENCY, IOGP_M_WRITE_LATENCY },
 };
 
 /* The histogram of the selection over the view's window. */

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iogp_metrics.h"
 #include "top.h"
 
-#define RATE_READ "posix.read.bytes"
-#define RATE_WRITE "posix.write.bytes"
+#define RATE_READ IOGP_M_READ_BYTES
+#define RATE_WRITE IOGP_M_WRITE_BYTES
 #define MAX_BINS 86400
 
 typedef struct rline {

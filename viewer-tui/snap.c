@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "iogp_metrics.h"
 #include "top.h"
 #ifdef TOP_HAVE_PLOT
 #include "iogplot.h"
@@ -58,10 +59,7 @@ static int close_ok(FILE *f)
 static int snap_png(const top_frame *f, const top_layout *l, const char *dir, char *names,
                     size_t nlen, char *err, size_t errlen)
 {
-	static const char *const hist_metric[6] = {
-		"posix.read.size", "posix.write.size", "posix.read.latency", "posix.write.latency",
-		"posix.meta.latency", "posix.queue_depth",
-	};
+	static const char *const hist_metric[6] = { IOGP_POSIX_HISTS };
 	iogplot_frame pf;
 	iogplot_frame_init(&pf);
 	iogp_sel sel;
@@ -75,8 +73,8 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 		*slot[i] = h;
 	}
 	iogp_series rd, wr;
-	if (rc >= 0 && panel_rates_series(f, "posix.read.bytes", 0, &rd) == 0) {
-		if (panel_rates_series(f, "posix.write.bytes", 0, &wr) == 0) {
+	if (rc >= 0 && panel_rates_series(f, IOGP_M_READ_BYTES, 0, &rd) == 0) {
+		if (panel_rates_series(f, IOGP_M_WRITE_BYTES, 0, &wr) == 0) {
 			iogplot_series_from_iogp(&pf.rates, &rd, &wr);
 			iogp_series_free(&wr);
 		}
@@ -174,7 +172,7 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 				if ((d == 0 && f->v->dir == DIR_WRITE) || (d == 1 && f->v->dir == DIR_READ))
 					continue;
 				iogp_series s;
-				const char *metric = d ? "posix.write.bytes" : "posix.read.bytes";
+				const char *metric = d ? IOGP_M_WRITE_BYTES : IOGP_M_READ_BYTES;
 				if (panel_rates_series(f, metric, l->panel[p].w, &s) < 0) {
 					fail = 1;
 					continue;

@@ -1,0 +1,64 @@
+/* iogp_metrics.h - the POSIX layer's metric catalog, declared once: the
+ * interposer registers from it, and the model, both viewers, the synthetic
+ * generator and the exports take their names from it. The names are part
+ * of the interface (they are in recordings and in users' scripts). */
+#ifndef IOGP_METRICS_H
+#define IOGP_METRICS_H
+
+#define IOGP_M_READ_OPS "posix.read.ops"
+#define IOGP_M_READ_BYTES "posix.read.bytes"
+#define IOGP_M_WRITE_OPS "posix.write.ops"
+#define IOGP_M_WRITE_BYTES "posix.write.bytes"
+#define IOGP_M_META_OPS "posix.meta.ops"
+#define IOGP_M_SYNC_OPS "posix.sync.ops"
+#define IOGP_M_ERRORS "posix.errors"
+#define IOGP_M_READ_CONSEC "posix.read.consecutive"
+#define IOGP_M_READ_SEQ "posix.read.sequential"
+#define IOGP_M_READ_RANDOM "posix.read.random"
+#define IOGP_M_WRITE_CONSEC "posix.write.consecutive"
+#define IOGP_M_WRITE_SEQ "posix.write.sequential"
+#define IOGP_M_WRITE_RANDOM "posix.write.random"
+#define IOGP_M_READ_SIZE "posix.read.size"
+#define IOGP_M_WRITE_SIZE "posix.write.size"
+#define IOGP_M_READ_LATENCY "posix.read.latency"
+#define IOGP_M_WRITE_LATENCY "posix.write.latency"
+#define IOGP_M_META_LATENCY "posix.meta.latency"
+#define IOGP_M_QUEUE_DEPTH "posix.queue_depth"
+#define IOGP_M_ACCESS "posix.access"
+
+/* X(ID, name, kind, unit, label) in wire order (ids of the synthetic
+ * generator are positions + 1). kind is an iogp_metric_kind. */
+#define IOGP_POSIX_METRICS(X) \
+	X(READ_OPS, IOGP_M_READ_OPS, IOGP_COUNTER, "ops", "read requests") \
+	X(READ_BYTES, IOGP_M_READ_BYTES, IOGP_COUNTER, "bytes", "bytes read") \
+	X(WRITE_OPS, IOGP_M_WRITE_OPS, IOGP_COUNTER, "ops", "write requests") \
+	X(WRITE_BYTES, IOGP_M_WRITE_BYTES, IOGP_COUNTER, "bytes", "bytes written") \
+	X(META_OPS, IOGP_M_META_OPS, IOGP_COUNTER, "ops", "metadata operations") \
+	X(SYNC_OPS, IOGP_M_SYNC_OPS, IOGP_COUNTER, "ops", "fsync/fdatasync/fflush") \
+	X(ERRORS, IOGP_M_ERRORS, IOGP_COUNTER, "ops", "failed calls") \
+	X(READ_CONSEC, IOGP_M_READ_CONSEC, IOGP_COUNTER, "ops", "reads where the last ended") \
+	X(READ_SEQ, IOGP_M_READ_SEQ, IOGP_COUNTER, "ops", "reads after the last") \
+	X(READ_RANDOM, IOGP_M_READ_RANDOM, IOGP_COUNTER, "ops", "reads before the last") \
+	X(WRITE_CONSEC, IOGP_M_WRITE_CONSEC, IOGP_COUNTER, "ops", "writes where the last ended") \
+	X(WRITE_SEQ, IOGP_M_WRITE_SEQ, IOGP_COUNTER, "ops", "writes after the last") \
+	X(WRITE_RANDOM, IOGP_M_WRITE_RANDOM, IOGP_COUNTER, "ops", "writes before the last") \
+	X(READ_SIZE, IOGP_M_READ_SIZE, IOGP_HISTOGRAM, "bytes", "read request size") \
+	X(WRITE_SIZE, IOGP_M_WRITE_SIZE, IOGP_HISTOGRAM, "bytes", "write request size") \
+	X(READ_LATENCY, IOGP_M_READ_LATENCY, IOGP_HISTOGRAM, "ns", "read latency") \
+	X(WRITE_LATENCY, IOGP_M_WRITE_LATENCY, IOGP_HISTOGRAM, "ns", "write latency") \
+	X(META_LATENCY, IOGP_M_META_LATENCY, IOGP_HISTOGRAM, "ns", "metadata and sync latency") \
+	X(QUEUE_DEPTH, IOGP_M_QUEUE_DEPTH, IOGP_HISTOGRAM, "requests", "requests in flight at start") \
+	X(ACCESS, IOGP_M_ACCESS, IOGP_ACCESS, "", "access samples (file, offset, size, time)")
+
+enum iogp_posix_metric {
+#define IOGP_X_ENUM(id, name, kind, unit, label) IOGP_POSIX_##id,
+	IOGP_POSIX_METRICS(IOGP_X_ENUM)
+#undef IOGP_X_ENUM
+	IOGP_POSIX_NMETRICS
+};
+
+/* The histograms a snapshot exports, in panel order. */
+#define IOGP_POSIX_HISTS IOGP_M_READ_SIZE, IOGP_M_WRITE_SIZE, IOGP_M_READ_LATENCY, \
+	IOGP_M_WRITE_LATENCY, IOGP_M_META_LATENCY, IOGP_M_QUEUE_DEPTH
+
+#endif
