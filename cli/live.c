@@ -46,14 +46,7 @@ uint64_t iogram_mono_ns(void)
 
 int iogram_endpoint_ok(const char *ep, int allow_wide)
 {
-	if (!strncmp(ep, "ipc://", 6) || !strncmp(ep, "inproc://", 9))
-		return 1;
-	if (strncmp(ep, "tcp://", 6))
-		return 0;
-	const char *h = ep + 6;
-	if (!strncmp(h, "127.", 4) || !strncmp(h, "localhost:", 10) || !strncmp(h, "[::1]:", 6))
-		return 1;
-	return allow_wide;
+	return iogp_endpoint_local(ep) || allow_wide;
 }
 
 int iogram_bind(void *ctx, void *sock, const char *ep)

@@ -23,6 +23,10 @@ long iogp_sub_recv(void *sock, void *buf, size_t cap);
  * linger, the frame limit above, subscribed to every iogram topic. NULL on
  * failure. */
 void *iogp_sub_socket(void *ctx, int hwm);
+/* 1 when binding ep stays on this machine (ipc://, inproc://, tcp:// on
+ * 127.x, localhost or [::1]): anything wider needs the user's consent. */
+int iogp_endpoint_local(const char *ep);
+
 /* The frame limit on any socket (max bytes per inbound frame). */
 int iogp_sock_maxmsg(void *sock, long max);
 

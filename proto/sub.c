@@ -1,6 +1,7 @@
 /* sub.c - one iogram message off a ZeroMQ SUB socket. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <zmq.h>
 
 #include "iogp_keys.h"
@@ -37,6 +38,16 @@ int iogp_sock_bind(void *ctx, void *sock, const char *ep, int *secure, char *err
 int iogp_sock_connect(void *ctx, void *sock, const char *ep, int *secure, char *err, size_t errlen)
 {
 	return secure_ep(ctx, sock, ep, 0, secure, err, errlen);
+}
+
+int iogp_endpoint_local(const char *ep)
+{
+	if (!strncmp(ep, "ipc://", 6) || !strncmp(ep, "inproc://", 9))
+		return 1;
+	if (strncmp(ep, "tcp://", 6))
+		return 0;
+	const char *h = ep + 6;
+	return !strncmp(h, "127.", 4) || !strncmp(h, "localhost:", 10) || !strncmp(h, "[::1]:", 6);
 }
 
 int iogp_sock_maxmsg(void *sock, long max)

@@ -377,16 +377,6 @@ static int ensure_socket(iogv_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int loopback(const char *ep)
-{
-	if (!strncmp(ep, "ipc://", 6) || !strncmp(ep, "inproc://", 9))
-		return 1;
-	if (strncmp(ep, "tcp://", 6))
-		return 0;
-	const char *h = ep + 6;
-	return !strncmp(h, "127.", 4) || !strncmp(h, "localhost:", 10) || !strncmp(h, "[::1]:", 6);
-}
-
 static void title_add(iogv_session *s, const char *verb, const char *ep)
 {
 	size_t n = strlen(s->title);
@@ -398,7 +388,7 @@ int iogv_listen(iogv_session *s, const char *ep, char *err, size_t errlen)
 	int rc = ensure_socket(s, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (!loopback(ep) && !getenv("IOGRAM_VIEW_ANY_ADDRESS")) {
+	if (!iogp_endpoint_local(ep) && !getenv("IOGRAM_VIEW_ANY_ADDRESS")) {
 		seterr(err, errlen, "%s is not a loopback endpoint (tcp://127.x, ipc://); start with "
 		       "--any-address to listen on it", ep);
 		return IOGP_EINVAL;

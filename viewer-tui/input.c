@@ -58,16 +58,6 @@ static uint64_t real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int endpoint_local(const char *ep)
-{
-	if (!strncmp(ep, "ipc://", 6) || !strncmp(ep, "inproc://", 9))
-		return 1;
-	if (strncmp(ep, "tcp://", 6))
-		return 0;
-	const char *h = ep + 6;
-	return !strncmp(h, "127.", 4) || !strncmp(h, "localhost:", 10) || !strncmp(h, "[::1]:", 6);
-}
-
 static iogp_model *new_model(top_input *in)
 {
 	return iogp_model_new(&in->mo);
@@ -120,7 +110,7 @@ static int open_live(top_input *in, const top_input_opts *o, char *err, size_t e
 	int nl = o->nlisten, nc = o->nconnect;
 	for (int i = 0; i < (nl || nc ? nl : 1); i++) {
 		const char *ep = nl ? o->listen[i] : dflt;
-		if (!o->any_address && !endpoint_local(ep)) {
+		if (!o->any_address && !iogp_endpoint_local(ep)) {
 			snprintf(err, errlen, "%s is not a loopback endpoint (tcp://127.x, ipc://); add "
 			         "--any-address to listen on it", ep);
 			return -2;
