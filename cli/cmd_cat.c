@@ -77,19 +77,19 @@ static int cat_exec(int argc, char **argv)
 		switch (c) {
 		case 'f': follow = 1; break;
 		case 'k': kf = 1; break;
-		case 'h': cat_usage(stdout); return IOGRAM_EXIT_OK;
-		default: cat_usage(stderr); return IOGRAM_EXIT_USAGE;
+		case 'h': cat_usage(stdout); return IOGP_EXIT_OK;
+		default: cat_usage(stderr); return IOGP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
 		iogram_err("cat: expected exactly one FILE");
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
 	iogp_msg m;
 	iogp_msg_init(&m);
 	uint64_t seen = 0;   /* records already printed (follow re-reads the file) */
-	int status = IOGRAM_EXIT_OK, first = 1;
+	int status = IOGP_EXIT_OK, first = 1;
 	if (follow)
 		iogram_catch_signals();
 	do {
@@ -98,7 +98,7 @@ static int cat_exec(int argc, char **argv)
 		if (iogp_replay_open(&r, path, err, sizeof(err)) < 0) {
 			if (first || !follow) {
 				iogram_err("cat: %s", err);
-				status = IOGRAM_EXIT_ERROR;
+				status = IOGP_EXIT_ERROR;
 				break;
 			}
 		} else {

@@ -72,7 +72,7 @@ static int parse_sel(const iogp_model *m, const export_opts *o, iogp_sel *sel, c
 	memset(sel, 0, sizeof(*sel));
 	if (o->node && o->source) {
 		snprintf(err, errlen, "--node and --source exclude each other");
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (o->node) {
 		sel->kind = IOGP_SEL_NODE;
@@ -81,7 +81,7 @@ static int parse_sel(const iogp_model *m, const export_opts *o, iogp_sel *sel, c
 			if (!strcmp(iogp_model_node(m, i), o->node))
 				return 0;
 		snprintf(err, errlen, "no node '%s' in the file", o->node);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	if (o->source) {
 		const char *s = o->source;
@@ -92,12 +92,12 @@ static int parse_sel(const iogp_model *m, const export_opts *o, iogp_sel *sel, c
 		unsigned long long id = strtoull(s, &end, 16);
 		if (!*s || *end || errno || *s == '-' || *s == '+') {
 			snprintf(err, errlen, "bad --source '%s': expected a hex source id", o->source);
-			return IOGRAM_EXIT_USAGE;
+			return IOGP_EXIT_USAGE;
 		}
 		size_t idx;
 		if (iogp_model_source_index(m, id, &idx) < 0) {
 			snprintf(err, errlen, "no source %016llx in the file", id);
-			return IOGRAM_EXIT_ERROR;
+			return IOGP_EXIT_ERROR;
 		}
 		sel->kind = IOGP_SEL_SOURCE;
 		sel->source = id;
@@ -124,7 +124,7 @@ static int close_out(FILE *f, const char *path)
 		bad |= fclose(f) != 0;
 	if (bad) {
 		iogram_err("error writing %s: %s", path ? path : "standard output", strerror(errno));
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	return 0;
 }
@@ -140,18 +140,18 @@ static int write_hist(const iogp_model *m, const char *metric, const iogp_sel *s
 		iogram_err("%s: %s", metric, rc == IOGP_ESCHEME ?
 		           "sources use different bin schemes; pick one with --node or --source" :
 		           iogp_strerror(rc));
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	rc = apply_bins(bins, &h, &out, err, sizeof(err));
 	iogp_hist_free(&h);
 	if (rc < 0) {
 		iogram_err("%s", *err ? err : iogp_strerror(rc));
-		return rc == IOGP_EINVAL ? IOGRAM_EXIT_USAGE : IOGRAM_EXIT_ERROR;
+		return rc == IOGP_EINVAL ? IOGP_EXIT_USAGE : IOGP_EXIT_ERROR;
 	}
 	FILE *f = open_out(path);
 	if (!f) {
 		iogp_hist_free(&out);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	iogp_hist_write_csv(&out, f);
 	iogp_hist_free(&out);
@@ -168,13 +168,13 @@ static int check_metric(const iogp_model *m, const char *name, iogp_metric_kind 
 			if (iogp_model_metric(m, j, &mi) == 0)
 				fprintf(stderr, "  %s\n", mi.name);
 		}
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	iogp_metric_info mi;
 	iogp_model_metric(m, i, &mi);
 	if (want_hist && mi.kind != IOGP_HISTOGRAM) {
 		iogram_err("metric '%s' is not a histogram (try 'export series')", name);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	return 0;
 }
@@ -183,7 +183,7 @@ static int export_hist(const char *file, const export_opts *o)
 {
 	if (!o->metric) {
 		iogram_err("export hist: --metric is required");
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	iogp_model *m;
 	int rc = iogram_load(file, &m, NULL);
@@ -206,12 +206,12 @@ static int write_series(const char *file, const char *metric, double step, const
 	int rc = iogp_series_from_file(&s, file, metric, step, err, sizeof(err));
 	if (rc < 0) {
 		iogram_err("%s", *err ? err : iogp_strerror(rc));
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	FILE *f = open_out(path);
 	if (!f) {
 		iogp_series_free(&s);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	iogp_series_write_csv(&s, f);
 	iogp_series_free(&s);
@@ -222,11 +222,11 @@ static int export_series(const char *file, const export_opts *o)
 {
 	if (!o->metric) {
 		iogram_err("export series: --metric is required");
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (o->node || o->source) {
 		iogram_err("export series: --node/--source do not apply (every node is a column)");
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	return write_series(file, o->metric, o->step, o->out);
 }
@@ -235,11 +235,11 @@ static int export_all(const char *file, const export_opts *o)
 {
 	if (!o->out || !strcmp(o->out, "-")) {
 		iogram_err("export all: -o DIR is required");
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (mkdir(o->out, 0777) < 0 && errno != EEXIST) {
 		iogram_err("cannot create %s: %s", o->out, strerror(errno));
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	iogp_model *m;
 	int rc = iogram_load(file, &m, NULL);
@@ -303,21 +303,21 @@ static int export_exec(int argc, char **argv)
 		case 't':
 			if (iogram_parse_double(optarg, &o.step) < 0 || o.step < 0.001 || o.step > 86400) {
 				iogram_err("bad --step '%s': seconds between 0.001 and 86400", optarg);
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'h':
 			export_usage(stdout);
-			return IOGRAM_EXIT_OK;
+			return IOGP_EXIT_OK;
 		default:
 			export_usage(stderr);
-			return IOGRAM_EXIT_USAGE;
+			return IOGP_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 2) {
 		iogram_err("export: expected WHAT (hist, series, all) and FILE");
 		export_usage(stderr);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	const char *what = argv[optind], *file = argv[optind + 1];
 	if (o.bins && strncmp(o.bins, "equal:", 6)) {
@@ -325,7 +325,7 @@ static int export_exec(int argc, char **argv)
 		char err[256] = "";
 		if (iogp_bins_parse(&b, o.bins, err, sizeof(err)) < 0) {
 			iogram_err("bad --bins '%s': %s", o.bins, err);
-			return IOGRAM_EXIT_USAGE;
+			return IOGP_EXIT_USAGE;
 		}
 	}
 	if (!strcmp(what, "hist"))
@@ -335,7 +335,7 @@ static int export_exec(int argc, char **argv)
 	if (!strcmp(what, "all"))
 		return export_all(file, &o);
 	iogram_err("export: unknown kind '%s' (hist, series or all)", what);
-	return IOGRAM_EXIT_USAGE;
+	return IOGP_EXIT_USAGE;
 }
 
 const struct iogram_cmd iogram_cmd_export = {

@@ -75,15 +75,15 @@ static int info_exec(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			info_usage(stdout);
-			return IOGRAM_EXIT_OK;
+			return IOGP_EXIT_OK;
 		}
 		info_usage(stderr);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
 		iogram_err("info: expected exactly one FILE");
 		info_usage(stderr);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
 	iogp_model *m;
@@ -146,7 +146,7 @@ static int info_exec(int argc, char **argv)
 			print_metric(m, &mi);
 	}
 	iogp_model_free(m);
-	return IOGRAM_EXIT_OK;
+	return IOGP_EXIT_OK;
 }
 
 const struct iogram_cmd iogram_cmd_info = {

@@ -34,22 +34,22 @@ static int keygen_exec(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': force = 1; break;
-		case 'h': keygen_usage(stdout); return IOGRAM_EXIT_OK;
-		default: keygen_usage(stderr); return IOGRAM_EXIT_USAGE;
+		case 'h': keygen_usage(stdout); return IOGP_EXIT_OK;
+		default: keygen_usage(stderr); return IOGP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		iogram_err("keygen: unexpected argument '%s'", argv[optind]);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	iogp_keys k;
 	char err[1200];
 	if (iogp_keys_generate(force, &k, err, sizeof(err)) < 0) {
 		iogram_err("keygen: %s", err);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	printf("wrote %s\npublic key %s\n", k.path, k.pub);
-	return IOGRAM_EXIT_OK;
+	return IOGP_EXIT_OK;
 }
 
 const struct iogram_cmd iogram_cmd_keygen = {

@@ -182,49 +182,49 @@ static int loadgen_exec(int argc, char **argv)
 		case 'n':
 			if (iogram_parse_u64(optarg, &n) < 0 || n < 1 || n > 100000) {
 				iogram_err("loadgen: --sources takes 1..100000");
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'r':
 			if (iogram_parse_double(optarg, &rate) < 0 || rate <= 0 || rate > 1000) {
 				iogram_err("loadgen: --rate takes (0, 1000] messages per second per source");
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'd':
 			if (iogram_parse_double(optarg, &duration) < 0 || duration <= 0) {
 				iogram_err("loadgen: bad --duration");
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'k':
 			if (iogram_parse_u64(optarg, &k) < 0 || k < 1 || k > 1024) {
 				iogram_err("loadgen: --sockets takes 1..1024");
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'x':
 			if (iogram_parse_u64(optarg, &seed) < 0) {
 				iogram_err("loadgen: bad --seed");
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'e': ep = optarg; break;
 		case 't': truth = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'F': fast = 1; break;
-		case 'h': loadgen_usage(stdout); return IOGRAM_EXIT_OK;
-		default: loadgen_usage(stderr); return IOGRAM_EXIT_USAGE;
+		case 'h': loadgen_usage(stdout); return IOGP_EXIT_OK;
+		default: loadgen_usage(stderr); return IOGP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc || !n || rate <= 0) {
 		iogram_err("loadgen: --sources and --rate are required");
 		loadgen_usage(stderr);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (fast && truth) {
 		iogram_err("loadgen: --fast keeps no model, so it cannot write --truth");
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (!k)
 		k = n < 16 ? n : 16;
@@ -247,7 +247,7 @@ static int loadgen_exec(int argc, char **argv)
 		zmq_setsockopt(g.socks[s], ZMQ_LINGER, &linger, sizeof(linger));
 		zmq_setsockopt(g.socks[s], ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
 		if (iogram_connect(ctx, g.socks[s], ep) < 0)
-			return IOGRAM_EXIT_ERROR;
+			return IOGP_EXIT_ERROR;
 	}
 	uint64_t period = (uint64_t)(1e9 / rate), start = iogram_mono_ns();
 	uint64_t wall0 = iogram_now_ns();
@@ -258,7 +258,7 @@ static int loadgen_exec(int argc, char **argv)
 		g.src[i].next_ns = start + period + period * i / n;
 		if (fast && make_template(&g, &g.src[i]) < 0) {
 			iogram_err("loadgen: cannot build a message template");
-			return IOGRAM_EXIT_ERROR;
+			return IOGP_EXIT_ERROR;
 		}
 		send_hello(&g, (int)i, wall0);
 	}
@@ -347,7 +347,7 @@ static int loadgen_exec(int argc, char **argv)
 	free(g.src);
 	free(g.socks);
 	free(g.buf);
-	return IOGRAM_EXIT_OK;
+	return IOGP_EXIT_OK;
 }
 
 const struct iogram_cmd iogram_cmd_loadgen = {

@@ -56,29 +56,29 @@ static int merge_exec(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'p': plain = 1; break;
 		case 'F': force = 1; break;
-		case 'h': merge_usage(stdout); return IOGRAM_EXIT_OK;
-		default: merge_usage(stderr); return IOGRAM_EXIT_USAGE;
+		case 'h': merge_usage(stdout); return IOGP_EXIT_OK;
+		default: merge_usage(stderr); return IOGP_EXIT_USAGE;
 		}
 	}
 	int n = argc - optind;
 	if (!out || n < 1) {
 		iogram_err("merge: need input files and -o OUTPUT");
 		merge_usage(stderr);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	input *in = calloc((size_t)n, sizeof(*in));
 	char err[512];
-	int status = IOGRAM_EXIT_OK;
+	int status = IOGP_EXIT_OK;
 	for (int i = 0; i < n; i++) {
 		in[i].path = argv[optind + i];
 		if (!strcmp(in[i].path, out)) {
 			iogram_err("merge: output %s is also an input", out);
-			status = IOGRAM_EXIT_USAGE;
+			status = IOGP_EXIT_USAGE;
 			break;
 		}
 		if (iogp_replay_open(&in[i].r, in[i].path, err, sizeof(err)) < 0) {
 			iogram_err("merge: %s", err);
-			status = IOGRAM_EXIT_ERROR;
+			status = IOGP_EXIT_ERROR;
 			break;
 		}
 		in[i].live = 1;
@@ -87,12 +87,12 @@ static int merge_exec(int argc, char **argv)
 	iogp_recorder *rec = NULL;
 	iogp_recorder_opts ro = { .creator = "iogram merge " IOGRAM_VERSION, .plain = plain,
 	                          .replace = force };
-	if (status == IOGRAM_EXIT_OK && iogp_recorder_open(&rec, out, &ro, err, sizeof(err)) < 0) {
+	if (status == IOGP_EXIT_OK && iogp_recorder_open(&rec, out, &ro, err, sizeof(err)) < 0) {
 		iogram_err("merge: %s", err);
-		status = IOGRAM_EXIT_ERROR;
+		status = IOGP_EXIT_ERROR;
 	}
 	uint64_t written = 0, dups = 0, bad = 0;
-	while (status == IOGRAM_EXIT_OK) {
+	while (status == IOGP_EXIT_OK) {
 		int k = -1;
 		for (int i = 0; i < n; i++)
 			if (in[i].live && (k < 0 || in[i].rec.recv_ns < in[k].rec.recv_ns))
@@ -114,7 +114,7 @@ static int merge_exec(int argc, char **argv)
 			int rc = iogp_recorder_add(rec, r->payload, r->len, r->recv_ns);
 			if (rc == IOGP_EIO) {
 				iogram_err("merge: writing %s failed", out);
-				status = IOGRAM_EXIT_ERROR;
+				status = IOGP_EXIT_ERROR;
 				break;
 			}
 			if (rc < 0 && rc != IOGP_EUNKNOWN)
@@ -136,13 +136,13 @@ static int merge_exec(int argc, char **argv)
 	}
 	if (rec) {
 		size_t ns = iogp_model_source_count(iogp_recorder_model(rec));
-		if (status == IOGRAM_EXIT_OK && iogp_recorder_close(rec) < 0) {
+		if (status == IOGP_EXIT_OK && iogp_recorder_close(rec) < 0) {
 			iogram_err("merge: closing %s failed", out);
-			status = IOGRAM_EXIT_ERROR;
-		} else if (status != IOGRAM_EXIT_OK) {
+			status = IOGP_EXIT_ERROR;
+		} else if (status != IOGP_EXIT_OK) {
 			iogp_recorder_abandon(rec);
 		}
-		if (status == IOGRAM_EXIT_OK)
+		if (status == IOGP_EXIT_OK)
 			fprintf(stderr, "iogram: merged %d files into %s: %" PRIu64 " messages from %zu sources"
 			        " (%" PRIu64 " duplicates dropped, %" PRIu64 " undecodable)\n",
 			        n, out, written, ns, dups, bad);

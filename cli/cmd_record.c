@@ -57,7 +57,7 @@ static int record_exec(int argc, char **argv)
 		case 'c':
 			if ((c == 'l' ? nl : nc) >= MAX_EP) {
 				iogram_err("record: at most %d endpoints of each kind", MAX_EP);
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			if (c == 'l')
 				listen[nl++] = optarg;
@@ -68,34 +68,34 @@ static int record_exec(int argc, char **argv)
 		case 'd':
 			if (iogram_parse_double(optarg, &duration) < 0 || duration <= 0) {
 				iogram_err("record: bad --duration '%s'", optarg);
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'p': plain = 1; break;
 		case 'F': force = 1; break;
 		case 'A': wide = 1; break;
 		case 'q': quiet = 1; break;
-		case 'h': record_usage(stdout); return IOGRAM_EXIT_OK;
-		default: record_usage(stderr); return IOGRAM_EXIT_USAGE;
+		case 'h': record_usage(stdout); return IOGP_EXIT_OK;
+		default: record_usage(stderr); return IOGP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc || !out) {
 		iogram_err("record: -o FILE is required (and no other arguments)");
 		record_usage(stderr);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (!nl && !nc)
 		listen[nl++] = IOGP_DEFAULT_ENDPOINT;
 	for (int i = 0; i < nl; i++)
 		if (!iogram_wide_ok("record", listen[i], wide))
-			return IOGRAM_EXIT_USAGE;
+			return IOGP_EXIT_USAGE;
 
 	void *ctx = zmq_ctx_new();
 	void *sub = iogp_sub_socket(ctx, 1000000);
 	if (sub == NULL) {
 		iogram_err("record: cannot create a ZeroMQ socket: %s", zmq_strerror(zmq_errno()));
 		zmq_ctx_term(ctx);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	int rc = 0;
 	for (int i = 0; i < nl && !rc; i++)
@@ -105,7 +105,7 @@ static int record_exec(int argc, char **argv)
 	if (rc) {
 		zmq_close(sub);
 		zmq_ctx_term(ctx);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	iogp_recorder *r;
 	char err[512] = "";
@@ -115,14 +115,14 @@ static int record_exec(int argc, char **argv)
 		iogram_err("record: %s", err);
 		zmq_close(sub);
 		zmq_ctx_term(ctx);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	uint8_t *buf = malloc(IOGP_MAX_PAYLOAD);
 	iogram_catch_signals();
 	int tty = iogram_isatty_stderr() && !quiet;
 	uint64_t start = iogram_mono_ns(), next_flush = start + 1000000000ull;
 	uint64_t msgs = 0, malformed = 0, last_msgs = 0;
-	int status = IOGRAM_EXIT_OK;
+	int status = IOGP_EXIT_OK;
 	while (!iogram_stop && buf) {
 		zmq_pollitem_t pi = { sub, 0, ZMQ_POLLIN, 0 };
 		zmq_poll(&pi, 1, 100);
@@ -163,7 +163,7 @@ static int record_exec(int argc, char **argv)
 		if (rc == IOGP_EIO) {
 			iogram_err("record: writing %s failed (%s); stopping. The file is readable up to "
 			           "the last flush.", out, strerror(errno ? errno : EIO));
-			status = IOGRAM_EXIT_ERROR;
+			status = IOGP_EXIT_ERROR;
 			break;
 		}
 		if (duration > 0 && (double)(now - start) / 1e9 >= duration)
@@ -176,10 +176,10 @@ static int record_exec(int argc, char **argv)
 	iogp_model_stats ms;
 	iogp_model_get_stats(iogp_recorder_model(r), &ms);
 	size_t ns = iogp_model_source_count(iogp_recorder_model(r));
-	if (status == IOGRAM_EXIT_OK) {
+	if (status == IOGP_EXIT_OK) {
 		if (iogp_recorder_close(r) < 0) {
 			iogram_err("record: closing %s failed: %s", out, strerror(errno ? errno : EIO));
-			status = IOGRAM_EXIT_ERROR;
+			status = IOGP_EXIT_ERROR;
 		}
 	} else {
 		iogp_recorder_abandon(r);

@@ -125,31 +125,31 @@ static int relay_exec(int argc, char **argv)
 		case 'u':
 			if (*n >= MAX_EP) {
 				iogram_err("relay: at most %d endpoints of each kind", MAX_EP);
-				return IOGRAM_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			v[(*n)++] = optarg;
 			break;
 		case 'A': wide = 1; break;
 		case 'q': quiet = 1; break;
-		case 'h': relay_usage(stdout); return IOGRAM_EXIT_OK;
-		default: relay_usage(stderr); return IOGRAM_EXIT_USAGE;
+		case 'h': relay_usage(stdout); return IOGP_EXIT_OK;
+		default: relay_usage(stderr); return IOGP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		iogram_err("relay: unexpected argument '%s'", argv[optind]);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (!np && !nu) {
 		iogram_err("relay: give --publish (viewers connect here) or --upstream (a parent relay)");
 		relay_usage(stderr);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (!nl)
 		listen[nl++] = IOGP_DEFAULT_ENDPOINT;
 	for (int i = 0; i < nl + np; i++) {
 		const char *ep = i < nl ? listen[i] : pub[i - nl];
 		if (!iogram_wide_ok("relay", ep, wide))
-			return IOGRAM_EXIT_USAGE;
+			return IOGP_EXIT_USAGE;
 	}
 	void *ctx = zmq_ctx_new();
 	void *front = zmq_socket(ctx, ZMQ_XSUB), *back = zmq_socket(ctx, ZMQ_XPUB);
@@ -173,7 +173,7 @@ static int relay_exec(int argc, char **argv)
 		zmq_close(front);
 		zmq_close(back);
 		zmq_ctx_term(ctx);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	iogram_catch_signals();
 	relay_stats st = { 0 };
@@ -213,7 +213,7 @@ static int relay_exec(int argc, char **argv)
 	zmq_close(front);
 	zmq_close(back);
 	zmq_ctx_term(ctx);
-	return IOGRAM_EXIT_OK;
+	return IOGP_EXIT_OK;
 }
 
 const struct iogram_cmd iogram_cmd_relay = {

@@ -78,14 +78,14 @@ int iogram_load(const char *path, iogp_model **mp, iogp_load_stats *stp)
 	iogp_model *m = iogp_model_new(NULL);
 	if (!m) {
 		iogram_err("out of memory");
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	char err[512] = "";
 	int rc = iogp_load_file(path, m, st, err, sizeof(err));
 	if (rc < 0) {
 		iogram_err("%s", *err ? err : iogp_strerror(rc));
 		iogp_model_free(m);
-		return IOGRAM_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	if (st->file.skipped_bytes)
 		iogram_err("warning: %s: skipped %" PRIu64 " bytes of damaged or torn data",
@@ -138,19 +138,19 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
-		return IOGRAM_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return IOGRAM_EXIT_OK;
+		return IOGP_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("iogram %s\n", IOGRAM_VERSION);
-		return IOGRAM_EXIT_OK;
+		return IOGP_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i]->name))
 			return cmds[i]->exec(argc - 1, argv + 1);
 	iogram_err("unknown verb '%s' (try 'iogram --help')", argv[1]);
-	return IOGRAM_EXIT_USAGE;
+	return IOGP_EXIT_USAGE;
 }

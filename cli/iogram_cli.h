@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Exit codes of every iogram tool. */
-enum { IOGRAM_EXIT_OK = 0, IOGRAM_EXIT_ERROR = 1, IOGRAM_EXIT_USAGE = 2 };
+/* Exit codes: IOGP_EXIT_* (iogp_err.h). */
+#include "iogp_err.h"
 
 struct iogram_cmd {
 	const char *name;
@@ -25,7 +25,7 @@ void iogram_fmt_bytes(char *buf, size_t len, double v);
 void iogram_fmt_value(char *buf, size_t len, double v, const char *unit);
 void iogram_fmt_wall(char *buf, size_t len, uint64_t ns);
 /* Load a replay file into a new model; says why on failure and warns about
- * skipped bytes. st may be NULL. Returns 0 or IOGRAM_EXIT_ERROR. */
+ * skipped bytes. st may be NULL. Returns 0 or IOGP_EXIT_ERROR. */
 struct iogp_model;
 struct iogp_load_stats;
 int iogram_load(const char *path, struct iogp_model **m, struct iogp_load_stats *st);

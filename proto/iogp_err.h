@@ -4,23 +4,32 @@
 
 /* Functions return 0 (or a non-negative count) on success and one of these,
  * negative, on failure; iogp_strerror() turns a code into text. */
+/* X(NAME, code, text): the one list of codes, their values and their text. */
+#define IOGP_ERRNO_MAP(X) \
+	X(OK, 0, "success") \
+	X(EINVAL, -1, "invalid argument")                       /* bad argument */ \
+	X(ENOMEM, -2, "out of memory") \
+	X(ETRUNC, -3, "truncated input")                        /* input ends inside a field */ \
+	X(EMAGIC, -4, "not iogram data (bad magic)") \
+	X(EVERSION, -5, "unsupported version")                  /* newer major version */ \
+	X(ELIMIT, -6, "length or count exceeds a limit") \
+	X(ECORRUPT, -7, "corrupt data")                         /* overlong varint, bad order... */ \
+	X(ECRC, -8, "checksum mismatch") \
+	X(EIO, -9, "input/output error")                        /* errno kept by the caller */ \
+	X(ENOTFOUND, -10, "not found")                          /* no such metric/source/node */ \
+	X(EEOF, -11, "end of data")                             /* not an error for iterators */ \
+	X(ESCHEME, -12, "histogram bin schemes differ") \
+	X(EUNKNOWN, -13, "message from an unknown source or metric")
+
 enum {
-	IOGP_OK = 0,
-	IOGP_EINVAL = -1,    /* bad argument */
-	IOGP_ENOMEM = -2,    /* allocation failed */
-	IOGP_ETRUNC = -3,    /* input ends inside a field */
-	IOGP_EMAGIC = -4,    /* not an iogram message / file */
-	IOGP_EVERSION = -5,  /* newer major version than we understand */
-	IOGP_ELIMIT = -6,    /* a length or count exceeds a hard limit */
-	IOGP_ECORRUPT = -7,  /* structurally invalid (overlong varint, bad order, ...) */
-	IOGP_ECRC = -8,      /* checksum mismatch */
-	IOGP_EIO = -9,       /* read/write failed; errno kept by the caller */
-	IOGP_ENOTFOUND = -10,/* no such metric / source / node */
-	IOGP_EEOF = -11,     /* end of input (not an error for iterators) */
-	IOGP_ESCHEME = -12,  /* histogram bin schemes do not match */
-	IOGP_EUNKNOWN = -13, /* message for a source we know nothing about yet */
+#define IOGP_X_ERR(name, code, text) IOGP_##name = code,
+	IOGP_ERRNO_MAP(IOGP_X_ERR)
+#undef IOGP_X_ERR
 };
 
 const char *iogp_strerror(int code);
+
+/* Exit status of every iogram tool (the command and both viewers). */
+enum { IOGP_EXIT_OK = 0, IOGP_EXIT_ERROR = 1, IOGP_EXIT_USAGE = 2 };
 
 #endif

@@ -131,7 +131,7 @@ int iogv_app_run(const iogv_args *a, int argc, char **argv)
 	if (!gtk_init_check(&argc, &argv)) {
 		g_printerr("iogram-view: cannot open a display (is DISPLAY or WAYLAND_DISPLAY set?). "
 		           "Headless: iogram-view --replay FILE --snapshot OUT.png\n");
-		return IOGV_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	GtkApplication *app = gtk_application_new("org.iogram.View", G_APPLICATION_NON_UNIQUE);
 	g_signal_connect(app, "activate", G_CALLBACK(on_activate), &win);
@@ -149,5 +149,5 @@ int iogv_app_run(const iogv_args *a, int argc, char **argv)
 	iogv_session_free(win.s);
 	win.s = NULL;
 	g_object_unref(app);
-	return status ? IOGV_EXIT_ERROR : IOGV_EXIT_OK;
+	return status ? IOGP_EXIT_ERROR : IOGP_EXIT_OK;
 }

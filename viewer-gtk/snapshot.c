@@ -12,13 +12,13 @@ int iogv_snapshot(const iogv_args *a)
 	iogv_session *s = iogv_session_new(&o);
 	if (!s) {
 		fprintf(stderr, "iogram-view: out of memory\n");
-		return IOGV_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	int rc = iogv_open_replay(s, a->replay, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "iogram-view: %s\n", err[0] ? err : iogp_strerror(rc));
 		iogv_session_free(s);
-		return IOGV_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	double start, end;
 	iogv_replay_span(s, &start, &end);
@@ -31,7 +31,7 @@ int iogv_snapshot(const iogv_args *a)
 	if ((rc = iogv_replay_seek(s, t)) < 0) {
 		fprintf(stderr, "iogram-view: %s: %s\n", a->replay, iogp_strerror(rc));
 		iogv_session_free(s);
-		return IOGV_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	iogp_sel sel = { .kind = IOGP_SEL_ALL };
 	if (a->node) {
@@ -41,7 +41,7 @@ int iogv_snapshot(const iogv_args *a)
 		if (i == n) {
 			fprintf(stderr, "iogram-view: no node '%s' in %s at that time\n", a->node, a->replay);
 			iogv_session_free(s);
-			return IOGV_EXIT_ERROR;
+			return IOGP_EXIT_ERROR;
 		}
 		sel = (iogp_sel){ .kind = IOGP_SEL_NODE, .node = a->node };
 	}
@@ -51,7 +51,7 @@ int iogv_snapshot(const iogv_args *a)
 		fprintf(stderr, "iogram-view: %s\n", iogp_strerror(rc));
 		iogplot_frame_free(&f);
 		iogv_session_free(s);
-		return IOGV_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	if (a->node)
 		snprintf(f.selection, sizeof(f.selection), "node %s", a->node);
@@ -77,5 +77,5 @@ int iogv_snapshot(const iogv_args *a)
 		fprintf(stderr, "iogram-view: %s\n", err);
 	iogplot_frame_free(&f);
 	iogv_session_free(s);
-	return rc < 0 ? IOGV_EXIT_ERROR : IOGV_EXIT_OK;
+	return rc < 0 ? IOGP_EXIT_ERROR : IOGP_EXIT_OK;
 }

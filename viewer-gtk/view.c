@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 		case 'c':
 			if ((c == 'l' ? a.nlisten : a.nconnect) >= IOGV_MAX_EP) {
 				fprintf(stderr, "iogram-view: at most %d endpoints of each kind\n", IOGV_MAX_EP);
-				return IOGV_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			if (c == 'l')
 				a.listen[a.nlisten++] = optarg;
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 		case 'a':
 			if (parse_num(optarg, &a.at) < 0) {
 				fprintf(stderr, "iogram-view: bad --at '%s' (seconds)\n", optarg);
-				return IOGV_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			a.have_at = 1;
 			break;
@@ -130,20 +130,20 @@ int main(int argc, char **argv)
 		case 'S':
 			if (parse_size(optarg, &a.width, &a.height) < 0) {
 				fprintf(stderr, "iogram-view: bad --size '%s' (WxH, 16..20000)\n", optarg);
-				return IOGV_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			a.have_size = 1;
 			break;
 		case 'k':
 			if (parse_num(optarg, &a.scale) < 0 || a.scale < 0.25 || a.scale > 8) {
 				fprintf(stderr, "iogram-view: bad --scale '%s' (0.25..8)\n", optarg);
-				return IOGV_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'w':
 			if (parse_num(optarg, &a.window_s) < 0 || a.window_s < 0 || a.window_s > 300) {
 				fprintf(stderr, "iogram-view: bad --window '%s' (0..300 seconds)\n", optarg);
-				return IOGV_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case 'n': a.node = optarg; break;
@@ -152,39 +152,39 @@ int main(int argc, char **argv)
 		case 'H':
 			if (parse_num(optarg, &v) < 0 || v < 10 || v > 86400) {
 				fprintf(stderr, "iogram-view: bad --history '%s' (10..86400)\n", optarg);
-				return IOGV_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			a.history_s = (uint32_t)v;
 			break;
 		case 'A': a.any_address = 1; break;
-		case 'h': usage(stdout); return IOGV_EXIT_OK;
-		case 'V': printf("iogram-view %s\n", IOGRAM_VERSION); return IOGV_EXIT_OK;
-		default: usage(stderr); return IOGV_EXIT_USAGE;
+		case 'h': usage(stdout); return IOGP_EXIT_OK;
+		case 'V': printf("iogram-view %s\n", IOGRAM_VERSION); return IOGP_EXIT_OK;
+		default: usage(stderr); return IOGP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "iogram-view: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
-		return IOGV_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (a.panel && iogplot_panel_find(a.panel) == -1) {
 		fprintf(stderr, "iogram-view: no panel '%s' (size, qd, latency, access, rates, heatmap, "
 		        "header, dashboard)\n", a.panel);
-		return IOGV_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (a.replay && (a.nlisten || a.nconnect || a.demo)) {
 		fprintf(stderr, "iogram-view: --replay cannot be combined with live sources\n");
-		return IOGV_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if (a.snapshot) {
 		if (!a.replay) {
 			fprintf(stderr, "iogram-view: --snapshot needs --replay FILE\n");
-			return IOGV_EXIT_USAGE;
+			return IOGP_EXIT_USAGE;
 		}
 		if (!iogplot_export_format(a.snapshot)) {
 			fprintf(stderr, "iogram-view: %s: unknown format (use .png, .svg or .pdf)\n",
 			        a.snapshot);
-			return IOGV_EXIT_USAGE;
+			return IOGP_EXIT_USAGE;
 		}
 		return iogv_snapshot(&a);
 	}
@@ -196,6 +196,6 @@ int main(int argc, char **argv)
 #else
 	fprintf(stderr, "iogram-view: this build has no GTK; only the headless mode works:\n"
 	        "  iogram-view --replay FILE --snapshot OUT.png|.svg|.pdf [--at S] [--panel NAME]\n");
-	return IOGV_EXIT_ERROR;
+	return IOGP_EXIT_ERROR;
 #endif
 }

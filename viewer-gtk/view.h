@@ -5,7 +5,7 @@
 
 #include "session.h"
 
-enum { IOGV_EXIT_OK = 0, IOGV_EXIT_ERROR = 1, IOGV_EXIT_USAGE = 2 };
+#include "iogp_err.h"   /* IOGP_EXIT_* */
 #define IOGV_MAX_EP 16
 
 typedef struct iogv_args {

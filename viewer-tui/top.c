@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 			int *n = c == 'l' ? &io.nlisten : &io.nconnect;
 			if (*n >= 16) {
 				fprintf(stderr, "iogram-top: at most 16 --%s endpoints\n", c == 'l' ? "listen" : "connect");
-				return TOP_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			(c == 'l' ? io.listen : io.connect)[(*n)++] = optarg;
 			break;
@@ -242,26 +242,26 @@ int main(int argc, char **argv)
 			if (parse_seconds(optarg, c == 'W' ? &window : &duration) < 0) {
 				fprintf(stderr, "iogram-top: bad --%s '%s' (seconds > 0)\n",
 				        c == 'W' ? "window" : "duration", optarg);
-				return TOP_EXIT_USAGE;
+				return IOGP_EXIT_USAGE;
 			}
 			break;
 		case OPT_SNAPDIR: snapdir = optarg; break;
 		case OPT_NOCOLOR: nocolor = 1; break;
 		case OPT_NOUNI: nouni = 1; break;
 		case OPT_ANY: io.any_address = 1; break;
-		case 'h': usage(stdout); return TOP_EXIT_OK;
-		case 'V': printf("iogram-top %s\n", IOGRAM_VERSION); return TOP_EXIT_OK;
-		default: usage(stderr); return TOP_EXIT_USAGE;
+		case 'h': usage(stdout); return IOGP_EXIT_OK;
+		case 'V': printf("iogram-top %s\n", IOGRAM_VERSION); return IOGP_EXIT_OK;
+		default: usage(stderr); return IOGP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "iogram-top: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
-		return TOP_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	if ((io.replay && (io.demo || io.nlisten || io.nconnect)) || (io.demo && (io.nlisten || io.nconnect))) {
 		fprintf(stderr, "iogram-top: --replay, --demo and --listen/--connect exclude each other\n");
-		return TOP_EXIT_USAGE;
+		return IOGP_EXIT_USAGE;
 	}
 	setlocale(LC_ALL, "");
 	int unicode = !nouni && !strcmp(nl_langinfo(CODESET), "UTF-8");
@@ -285,24 +285,24 @@ int main(int argc, char **argv)
 	int rc = input_open(&app.in, &io, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "iogram-top: %s\n", err);
-		return rc == -2 ? TOP_EXIT_USAGE : TOP_EXIT_ERROR;
+		return rc == -2 ? IOGP_EXIT_USAGE : IOGP_EXIT_ERROR;
 	}
 	if (!isatty(0) || !isatty(1)) {
 		fprintf(stderr, "iogram-top: needs a terminal (for files: iogram info, iogram export)\n");
 		input_close(app.in);
-		return TOP_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	if (record && input_record_start(app.in, record, err, sizeof(err)) < 0) {
 		fprintf(stderr, "iogram-top: cannot record: %s\n", err);
 		input_close(app.in);
-		return TOP_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
 		fprintf(stderr, "iogram-top: cannot use terminal type '%s'\n", getenv("TERM") ? getenv("TERM") : "");
 		input_close(app.in);
-		return TOP_EXIT_ERROR;
+		return IOGP_EXIT_ERROR;
 	}
 	set_escdelay(25);
 	cbreak();
@@ -395,5 +395,5 @@ int main(int argc, char **argv)
 	input_close(app.in);
 	if (rec[0])
 		fprintf(stderr, "iogram-top: recorded to %s\n", rec);
-	return TOP_EXIT_OK;
+	return IOGP_EXIT_OK;
 }

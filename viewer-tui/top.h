@@ -9,7 +9,7 @@
 #include "demo.h"
 #include "iogp.h"
 
-enum { TOP_EXIT_OK = 0, TOP_EXIT_ERROR = 1, TOP_EXIT_USAGE = 2 };
+#include "iogp_err.h"   /* IOGP_EXIT_* */
 
 typedef struct top_rect {
 	int y, x, h, w;
