@@ -881,7 +881,9 @@ static void finish(int mode)
 		P.spooling = 0;
 		P.spool_len = 0;
 	}
-	live_close(P.subscribed ? (int)cfg.exit_wait_ms : 0);
+	/* flushing to a subscriber that stopped reading waits no longer than the
+	 * exit budget, and never longer than LINGER_MS whatever it is set to */
+	live_close(P.subscribed ? (int)(cfg.exit_wait_ms < LINGER_MS ? cfg.exit_wait_ms : LINGER_MS) : 0);
 	if (P.rec != NULL) {
 		iogp_recorder_close(P.rec);
 		P.rec = NULL;
