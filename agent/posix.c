@@ -309,21 +309,23 @@ static inline int needs_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+static int open_call(int dirfd, const char *path, int flags, mode_t mode, int which)
+{
+	switch (which) {
+	case 0: { open_fn f = get_open(); return f ? f(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); }
+	case 1: { open64_fn f = get_open64(); return f ? f(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); }
+	case 2: { openat_fn f = get_openat(); return f ? f(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); }
+	default: { openat64_fn f = get_openat64(); return f ? f(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); }
+	}
+}
+
 static int do_open(int dirfd, const char *path, int flags, mode_t mode, int which)
 {
-	int r;
 	int counted = counting();
 	uint64_t t0 = counted ? iog__now_ns() : 0;
-	for (int again = 1;; again = 0) {
-	switch (which) {
-	case 0: { open_fn f = get_open(); r = f ? f(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); break; }
-	case 1: { open64_fn f = get_open64(); r = f ? f(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); break; }
-	case 2: { openat_fn f = get_openat(); r = f ? f(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); break; }
-	default: { openat64_fn f = get_openat64(); r = f ? f(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); break; }
-	}
-	if (!(again && iog__host_emfile(r)))
-		break;
-	}
+	int r = open_call(dirfd, path, flags, mode, which);
+	if (UNLIKELY(iog__host_emfile(r)))
+		r = open_call(dirfd, path, flags, mode, which);
 	r = iog__fd_made(r);
 	int e = errno;
 	if (r >= 0)
@@ -409,12 +411,11 @@ static inline int close_counted(int fd)
 EXPORT int close(int fd)
 {
 	if (UNLIKELY(iog__fdg_owned_fd(fd))) {
-		/* the agent's: to the host it is a number that is not open */
-		if (!iog__tls_in_agent) {
+		if (iog__fd_hidden(fd)) {
 			errno = EBADF;
 			return -1;
 		}
-		iog__fdg_forget(fd);
+		iog__fdg_forget(fd);   /* the agent closes its own */
 	}
 	close_fn f = get_close();
 	int counted = close_counted(fd);

@@ -156,6 +156,13 @@ static inline void iog__fd_reset(int fd)
 	}
 }
 
+/* An agent descriptor seen from a host thread: to the host it is a number
+ * that is not open (EBADF). */
+static inline int iog__fd_hidden(int fd)
+{
+	return UNLIKELY(iog__fdg_owned_fd(fd)) && !iog__tls_in_agent;
+}
+
 /* posix_fd.c: descriptors the agent creates on its own threads go into its
  * band; the host's EMFILE makes the agent give its descriptors back. */
 int iog__fd_made(int r);

@@ -88,39 +88,48 @@ static int made_pair(int r, int p[2])
 	return r;
 }
 
-static int hidden(int fd)
-{
-	return UNLIKELY(iog__fdg_owned_fd(fd)) && !iog__tls_in_agent;
-}
-
-/* Host call that makes a descriptor: on EMFILE the agent gives its own back
- * and the call runs once more; on an agent thread the result is adopted. */
+/* A call that makes a descriptor: on the host's EMFILE the agent gives its
+ * own back and the call runs once more; on an agent thread the result is
+ * adopted; what we knew of the number is forgotten. */
 #define MAKE_FD(call) ({ \
 	int r_ = (call); \
 	if (UNLIKELY(iog__host_emfile(r_))) \
 		r_ = (call); \
-	iog__fd_made(r_); \
+	r_ = iog__fd_made(r_); \
+	iog__fd_reset(r_); \
+	r_; \
+})
+
+/* The same for a call that makes a pair (pipe, socketpair) into p. */
+#define MAKE_PAIR(call, p) ({ \
+	int r_ = (call); \
+	if (UNLIKELY(iog__host_emfile(r_))) \
+		r_ = (call); \
+	r_ = made_pair(r_, p); \
+	if (r_ == 0) { \
+		iog__fd_reset(p[0]); \
+		iog__fd_reset(p[1]); \
+	} \
+	r_; \
 })
 
 EXPORT int dup(int fd)
 {
-	if (hidden(fd)) {
+	if (iog__fd_hidden(fd)) {
 		errno = EBADF;
 		return -1;
 	}
-	int r = MAKE_FD(CALL_OR(dup, (int)syscall(SYS_dup, fd), fd));
-	iog__fd_reset(r);
-	return r;
+	return MAKE_FD(CALL_OR(dup, (int)syscall(SYS_dup, fd), fd));
 }
 
 /* The host wants the number fd2: an agent descriptor there is given back. */
 static int onto(int fd, int fd2)
 {
-	if (hidden(fd)) {
+	if (iog__fd_hidden(fd)) {
 		errno = EBADF;
 		return -1;
 	}
-	if (hidden(fd2)) {
+	if (iog__fd_hidden(fd2)) {
 		iog__surrender();
 		/* a publisher stuck beyond its bound: the number is the host's anyway */
 		iog__fdg_forget(fd2);
@@ -215,18 +224,13 @@ EXPORT void closefrom(int lo)
 /* fcntl's third argument is an int or a pointer: pass it on as a word */
 static int do_fcntl(fcntl_fn f, long nr, int fd, int cmd, void *arg)
 {
-	if (hidden(fd)) {
+	if (iog__fd_hidden(fd)) {
 		errno = EBADF;
 		return -1;
 	}
-	int r;
-	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
-		r = MAKE_FD(f ? f(fd, cmd, arg) : (int)syscall(nr, fd, cmd, arg));
-		iog__fd_reset(r);
-	} else {
-		r = f ? f(fd, cmd, arg) : (int)syscall(nr, fd, cmd, arg);
-	}
-	return r;
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		return MAKE_FD(f ? f(fd, cmd, arg) : (int)syscall(nr, fd, cmd, arg));
+	return f ? f(fd, cmd, arg) : (int)syscall(nr, fd, cmd, arg);
 }
 
 EXPORT int fcntl(int fd, int cmd, ...)
@@ -249,83 +253,47 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 
 EXPORT int socket(int d, int t, int p)
 {
-	int r = MAKE_FD(CALL_OR(socket, (int)syscall(SYS_socket, d, t, p), d, t, p));
-	iog__fd_reset(r);
-	return r;
+	return MAKE_FD(CALL_OR(socket, (int)syscall(SYS_socket, d, t, p), d, t, p));
 }
 
 EXPORT int socketpair(int d, int t, int p, int sv[2])
 {
-	int r = CALL_OR(socketpair, (int)syscall(SYS_socketpair, d, t, p, sv), d, t, p, sv);
-	if (iog__host_emfile(r))
-		r = CALL_OR(socketpair, (int)syscall(SYS_socketpair, d, t, p, sv), d, t, p, sv);
-	r = made_pair(r, sv);
-	if (r == 0) {
-		iog__fd_reset(sv[0]);
-		iog__fd_reset(sv[1]);
-	}
-	return r;
+	return MAKE_PAIR(CALL_OR(socketpair, (int)syscall(SYS_socketpair, d, t, p, sv), d, t, p, sv), sv);
 }
 
 EXPORT int accept(int s, struct sockaddr *a, socklen_t *l)
 {
-	int r = MAKE_FD(CALL_OR(accept, (int)syscall(SYS_accept, s, a, l), s, a, l));
-	iog__fd_reset(r);
-	return r;
+	return MAKE_FD(CALL_OR(accept, (int)syscall(SYS_accept, s, a, l), s, a, l));
 }
 
 EXPORT int accept4(int s, struct sockaddr *a, socklen_t *l, int fl)
 {
-	int r = MAKE_FD(CALL_OR(accept4, (int)syscall(SYS_accept4, s, a, l, fl), s, a, l, fl));
-	iog__fd_reset(r);
-	return r;
+	return MAKE_FD(CALL_OR(accept4, (int)syscall(SYS_accept4, s, a, l, fl), s, a, l, fl));
 }
 
 EXPORT int eventfd(unsigned v, int fl)
 {
-	int r = MAKE_FD(CALL_OR(eventfd, (int)syscall(SYS_eventfd2, v, fl), v, fl));
-	iog__fd_reset(r);
-	return r;
+	return MAKE_FD(CALL_OR(eventfd, (int)syscall(SYS_eventfd2, v, fl), v, fl));
 }
 
 EXPORT int epoll_create(int n)
 {
-	int r = MAKE_FD(CALL_OR(epoll_create, (int)syscall(SYS_epoll_create1, 0), n));
-	iog__fd_reset(r);
-	return r;
+	return MAKE_FD(CALL_OR(epoll_create, (int)syscall(SYS_epoll_create1, 0), n));
 }
 
 EXPORT int epoll_create1(int fl)
 {
-	int r = MAKE_FD(CALL_OR(epoll_create1, (int)syscall(SYS_epoll_create1, fl), fl));
-	iog__fd_reset(r);
-	return r;
+	return MAKE_FD(CALL_OR(epoll_create1, (int)syscall(SYS_epoll_create1, fl), fl));
 }
 
 EXPORT int pipe(int p[2])
 {
-	int r = CALL_OR(pipe, (int)syscall(SYS_pipe2, p, 0), p);
-	if (iog__host_emfile(r))
-		r = CALL_OR(pipe, (int)syscall(SYS_pipe2, p, 0), p);
-	r = made_pair(r, p);
-	if (r == 0) {
-		iog__fd_reset(p[0]);
-		iog__fd_reset(p[1]);
-	}
-	return r;
+	return MAKE_PAIR(CALL_OR(pipe, (int)syscall(SYS_pipe2, p, 0), p), p);
 }
 
 EXPORT int pipe2(int p[2], int fl)
 {
-	int r = CALL_OR(pipe2, (int)syscall(SYS_pipe2, p, fl), p, fl);
-	if (iog__host_emfile(r))
-		r = CALL_OR(pipe2, (int)syscall(SYS_pipe2, p, fl), p, fl);
-	r = made_pair(r, p);
-	if (r == 0) {
-		iog__fd_reset(p[0]);
-		iog__fd_reset(p[1]);
-	}
-	return r;
+	return MAKE_PAIR(CALL_OR(pipe2, (int)syscall(SYS_pipe2, p, fl), p, fl), p);
 }
 
 /* ---- threads the agent starts (libzmq's I/O and reaper threads) ----------- */

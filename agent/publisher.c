@@ -226,20 +226,27 @@ static void spool_add(const uint8_t *b, size_t len)
 	P.spool_len = need;
 }
 
+/* One message on the live socket: topic frame, then the payload. */
+static int send_frames(iogp_kind kind, uint64_t src, const uint8_t *b, size_t len)
+{
+	char topic[64];
+	int tl = iogp_topic(topic, sizeof(topic), kind, src);
+	if (tl < 0 || zmq_send(P.sock, topic, (size_t)tl, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
+	    zmq_send(P.sock, b, len, ZMQ_DONTWAIT) < 0)
+		return -1;
+	return 0;
+}
+
 /* Another source's spooled message, sent on unchanged under its own topic. */
 static void spool_send(const uint8_t *b, size_t len, void *arg)
 {
 	iogp_kind kind;
 	uint16_t flags;
 	uint64_t src, seq;
-	char topic[64];
 
 	(void)arg;
-	if (P.sock == NULL || iogp_msg_peek(b, len, &kind, &flags, &src, &seq) < 0)
-		return;
-	int tl = iogp_topic(topic, sizeof(topic), kind, src);
-	if (tl >= 0 && zmq_send(P.sock, topic, (size_t)tl, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
-		zmq_send(P.sock, b, len, ZMQ_DONTWAIT);
+	if (P.sock != NULL && iogp_msg_peek(b, len, &kind, &flags, &src, &seq) == 0)
+		send_frames(kind, src, b, len);
 }
 
 static void spool_scan(uint64_t mono)
@@ -277,16 +284,10 @@ static void emit(iogp_msg *msg)
 		spool_add(P.buf, (size_t)len);
 		return;
 	}
-	if (P.sock != NULL) {
-		char topic[64];
-		int tl = iogp_topic(topic, sizeof(topic), msg->kind, source_id);
-		if (tl < 0 || zmq_send(P.sock, topic, (size_t)tl, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
-		    zmq_send(P.sock, P.buf, (size_t)len, ZMQ_DONTWAIT) < 0) {
-			/* nobody connected loses nothing: a new peer gets a SNAPSHOT */
-			if (P.conn == CONN_UP)
-				P.dropped++;
-		}
-	}
+	/* nobody connected loses nothing: a new peer gets a SNAPSHOT */
+	if (P.sock != NULL && send_frames(msg->kind, source_id, P.buf, (size_t)len) < 0 &&
+	    P.conn == CONN_UP)
+		P.dropped++;
 }
 
 static int pm_setup(uint32_t slot, const iog_metric *m)
@@ -859,11 +860,10 @@ static void output_open(void)
 		P.rec = NULL;
 }
 
-static void finish(int mode)
+static void finish(void)
 {
 	uint64_t now = iog__mono_ns();
 
-	(void)mode;
 	iog__learn_finish_all();
 	exit_wait();
 	if (P.subscribed)
@@ -1009,7 +1009,7 @@ static void *pub_main(void *arg)
 			}
 		}
 	}
-	finish(mode);
+	finish();
 	pthread_mutex_lock(&life_lock);
 	stopped = 1;
 	pthread_cond_broadcast(&life_cond);

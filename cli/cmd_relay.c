@@ -64,7 +64,7 @@ static int take_sub(void *back, relay_stats *st, int *pending)
 
 /* Move one multipart message from src to dst. Returns 1 moved, 0 nothing
  * waiting, -1 dropped. */
-static int move_msg(void *src, void *dst, relay_stats *st, int count)
+static int move_msg(void *src, void *dst, relay_stats *st)
 {
 	zmq_msg_t m;
 	zmq_msg_init(&m);
@@ -91,8 +91,6 @@ static int move_msg(void *src, void *dst, relay_stats *st, int count)
 			dropped = 1;
 		}
 	}
-	if (!count)
-		return 1;
 	if (dropped) {
 		st->dropped++;
 		return -1;
@@ -186,7 +184,7 @@ static int relay_exec(int argc, char **argv)
 			break;
 		for (int k = 0; k < 4096 && take_sub(back, &st, &sub_pending); k++)
 			;
-		for (int k = 0; k < 65536 && move_msg(front, back, &st, 1) != 0; k++)
+		for (int k = 0; k < 65536 && move_msg(front, back, &st) != 0; k++)
 			;
 		uint64_t now = iogram_mono_ns();
 		if (sub_pending && now >= sub_next) {

@@ -2134,9 +2134,15 @@ int iogp_replay_open(iogp_replay_reader **rp, const char *path, char *err, size_
 	/* non-blocking: a FIFO must not hang us in open() */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		int e = fd < 0 ? errno : S_ISDIR(sb.st_mode) ? EISDIR : !S_ISREG(sb.st_mode) ? EINVAL : errno;
-		if (fd >= 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+	int e = 0, notreg = 0;
+	if (fd < 0 || fstat(fd, &sb) < 0)
+		e = errno;
+	else if (S_ISDIR(sb.st_mode))
+		e = EISDIR;
+	else if (!S_ISREG(sb.st_mode))
+		e = EINVAL, notreg = 1;
+	if (e != 0) {
+		if (notreg)
 			set_err(err, errlen, "cannot open %s: not a regular file", path);
 		else
 			set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
