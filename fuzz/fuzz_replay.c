@@ -5,9 +5,7 @@
 
 #include "iogp_err.h"
 #include "iogp_replay.h"
-
-int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, size_t len,
-                          char *err, size_t errlen);
+#include "iogp_testing.h"
 
 #define MAX_STEPS 100000
 

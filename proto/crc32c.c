@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "iogp_replay.h"
+#include "iogp_testing.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CRC_HW 1
@@ -84,7 +85,6 @@ static void crc_init(void)
 }
 
 /* Private: the portable path, so tests check it on SSE4.2 machines too. */
-uint32_t iogp__crc32c_sw(uint32_t crc, const void *buf, size_t len);
 uint32_t iogp__crc32c_sw(uint32_t crc, const void *buf, size_t len)
 {
 	return ~crc_sw(~crc, buf, len);

@@ -16,13 +16,9 @@
 
 #include "iogp_err.h"
 #include "iogp_replay.h"
+#include "iogp_testing.h"
 #include "iogp_wire.h"
 #include "realistic.h"
-
-uint32_t iogp__crc32c_sw(uint32_t crc, const void *buf, size_t len);
-int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, size_t len,
-                          char *err, size_t errlen);
-uint64_t iogp__replay_transformed(const iogp_replay_writer *w);
 
 #define SEED 0x5eed2e91a7ULL
 #define CREATOR "check_replay"
