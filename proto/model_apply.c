@@ -1,0 +1,702 @@
+/* model_apply.c - applying HELLO, DELTA, SNAPSHOT and BYE messages to the
+ * stream model: structural and value checks, sequence numbers (gaps,
+ * duplicates, false jumps), catalogs, files, access samples, cumulative
+ * values and the caps on what a source may hold. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "iogp_model.h"
+#include "model_priv.h"
+
+#define MODEL_IV_MIN 1000000ull          /* bounds of a DELTA interval taken into the average */
+#define MODEL_IV_MAX 3600000000000ull
+
+/* ---- caps, catalog, files, access samples ---------------------------------- */
+
+static bool cost_fits(const iogp_model *m, const struct source *s, uint64_t c)
+{
+	return s->cost + c <= MODEL_SRC_MAX_COST && m->cost_total + c <= m->opts.max_bytes;
+}
+
+static void cost_add(iogp_model *m, struct source *s, uint64_t c)
+{
+	s->cost += c;
+	m->cost_total += c;
+}
+
+static void cost_sub(iogp_model *m, struct source *s, uint64_t c)
+{
+	c = c > s->cost ? s->cost : c;
+	s->cost -= c;
+	m->cost_total -= c;
+}
+
+/* An id keeps its first definition; later definitions of it are ignored. */
+static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
+{
+	struct source *s = &m->src[si];
+	const char *unit = d->unit != NULL ? d->unit : "";
+	struct slot *sl;
+	struct gmetric *g;
+	uint32_t gi, sc = NONE;
+
+	if (model__slot_by_id(s, d->id) != NONE)
+		return 0;
+	uint64_t c = COST_METRIC + (d->kind == IOGP_HISTOGRAM && d->bins.kind == IOGP_BINS_EDGES ?
+	                            (uint64_t)d->bins.nedges * 10 : 0);
+	if (s->nslots >= IOGP_MAX_METRICS || !cost_fits(m, s, c) ||
+	    (model__gm_find(m, d->name) == NONE && m->ngm >= MODEL_MAX_NAMES)) {
+		m->st.refused++;
+		return 0;
+	}
+	gi = model__gm_add(m, d, unit);
+	if (gi == NONE)
+		return IOGP_ENOMEM;
+	if (d->kind == IOGP_HISTOGRAM) {
+		sc = model__scheme_intern(m, &d->bins);
+		if (sc == NONE && m->nschemes >= MODEL_MAX_SCHEMES) {
+			m->st.refused++;
+			return 0;
+		}
+		if (sc == NONE)
+			return IOGP_ENOMEM;
+	}
+	cost_add(m, s, c);
+	if (model__grow(&s->slots, &s->slots_cap, s->nslots + 1, sizeof *s->slots) < 0)
+		return IOGP_ENOMEM;
+	g = &m->gm[gi];
+	sl = &s->slots[s->nslots];
+	memset(sl, 0, sizeof *sl);
+	sl->id = d->id;
+	sl->gm = gi;
+	sl->kind = (uint8_t)d->kind;
+	sl->scheme = sc;
+	if (strcmp(unit, g->unit) != 0) {
+		sl->own_unit = strdup(unit);
+		if (sl->own_unit == NULL)
+			return IOGP_ENOMEM;
+	}
+	/* a second id with the same name in one source is kept but not linked */
+	sl->linked = g->kind == d->kind && model__slot_by_gm(s, gi) == NONE;
+	if (model__imap_put(&s->by_id, model__hash_u64(d->id), s->nslots) < 0)
+		goto fail;
+	if (sl->linked) {
+		if (model__grow(&g->h, &g->cap, g->n + 1, sizeof *g->h) < 0)
+			sl->linked = 0;
+		else if (model__imap_put(&s->by_gm, model__hash_u64(gi), s->nslots) < 0)
+			sl->linked = 0;
+		else
+			g->h[g->n++] = (struct holder){ si, s->nslots };
+	}
+	s->nhist += sl->linked && d->kind == IOGP_HISTOGRAM;
+	if (sl->linked && g->rate != 0) {
+		sl->rate = (uint8_t)g->rate;
+		s->rate_mask |= 1u << (g->rate - 1);
+	}
+	s->nslots++;
+	return 0;
+fail:
+	free(sl->own_unit);
+	return IOGP_ENOMEM;
+}
+
+static int files_add(iogp_model *m, struct source *s, const iogp_file *f, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t fi = model__file_find(s, f[i].id);
+		char *p;
+
+		if (fi != NONE) {
+			if (strcmp(s->files[fi].path, f[i].path) == 0)
+				continue;
+			/* a renamed file costs what its new name adds */
+			size_t ol = strlen(s->files[fi].path), nl = strlen(f[i].path);
+			if (nl > ol && !cost_fits(m, s, nl - ol)) {
+				s->files_ignored++;
+				m->st.refused++;
+				continue;
+			}
+			p = strdup(f[i].path);
+			if (p == NULL)
+				return IOGP_ENOMEM;
+			if (nl > ol)
+				cost_add(m, s, nl - ol);
+			else
+				cost_sub(m, s, ol - nl);
+			free(s->files[fi].path);
+			s->files[fi].path = p;
+			continue;
+		}
+		uint64_t c = COST_FILE + strlen(f[i].path);
+		if (s->nfiles >= IOGP_MAX_FILES || !cost_fits(m, s, c)) {
+			s->files_ignored++;
+			m->st.refused++;
+			continue;
+		}
+		cost_add(m, s, c);
+		if (model__grow(&s->files, &s->files_cap, s->nfiles + 1, sizeof *s->files) < 0)
+			return IOGP_ENOMEM;
+		p = strdup(f[i].path);
+		if (p == NULL)
+			return IOGP_ENOMEM;
+		if (model__imap_put(&s->file_map, model__hash_u64(f[i].id), s->nfiles) < 0) {
+			free(p);
+			return IOGP_ENOMEM;
+		}
+		s->files[s->nfiles].id = f[i].id;
+		s->files[s->nfiles].path = p;
+		s->nfiles++;
+	}
+	return 0;
+}
+
+static int ring_push(const iogp_model *m, struct source *s, const iogp_access *a)
+{
+	uint32_t cap = m->opts.access_ring;
+
+	if (s->ring == NULL) {
+		s->ring = malloc((size_t)cap * sizeof *s->ring);
+		if (s->ring == NULL)
+			return IOGP_ENOMEM;
+	}
+	s->ring[s->ring_head] = *a;
+	s->ring_head = s->ring_head + 1 == cap ? 0 : s->ring_head + 1;
+	if (s->ring_n < cap)
+		s->ring_n++;
+	return 0;
+}
+
+static const iogp_access *ring_newest(const iogp_model *m, const struct source *s)
+{
+	if (s->ring_n == 0)
+		return NULL;
+	return &s->ring[s->ring_head == 0 ? m->opts.access_ring - 1 : s->ring_head - 1];
+}
+
+/* ---- histogram slots ------------------------------------------------------ */
+
+static void hs_load(iogp_model *m, struct slot *sl)
+{
+	iogp_hist *h = &m->hs;
+
+	if (m->hs_scheme != sl->scheme) {
+		const iogp_bins *b = &m->schemes[sl->scheme]->b;
+
+		/* header and the used edges only: the rest is never read */
+		h->scheme.kind = b->kind;
+		h->scheme.k = b->k;
+		h->scheme.width = b->width;
+		h->scheme.offset = b->offset;
+		h->scheme.nedges = b->nedges;
+		memcpy(h->scheme.edges, b->edges, b->nedges * sizeof b->edges[0]);
+		m->hs_scheme = sl->scheme;
+	}
+	h->bins = sl->bins;
+	h->n = sl->n;
+	h->cap = sl->cap;
+	h->total = sl->total;
+}
+
+static void hs_store(iogp_model *m, struct slot *sl)
+{
+	iogp_hist *h = &m->hs;
+
+	sl->bins = h->bins;
+	sl->n = h->n;
+	sl->cap = h->cap;
+	sl->total = h->total;
+	h->bins = NULL;
+	h->n = h->cap = 0;
+	h->total = 0;
+}
+
+/* Bins of b (ascending) that sl does not hold yet. */
+static uint64_t bins_new(const struct slot *sl, const iogp_bin *b, size_t n)
+{
+	size_t i = 0, j = 0;
+	uint64_t add = 0;
+
+	while (j < n) {
+		if (i < sl->n && sl->bins[i].idx < b[j].idx) {
+			i++;
+		} else if (i < sl->n && sl->bins[i].idx == b[j].idx) {
+			i++;
+			j++;
+		} else {
+			add++;
+			j++;
+		}
+	}
+	return add;
+}
+
+static int slot_hist_add(iogp_model *m, struct source *s, struct slot *sl, const iogp_bin *b, size_t n)
+{
+	int r;
+
+	if (n == 0)
+		return 0;
+	uint64_t c = bins_new(sl, b, n) * COST_BIN;
+	if (sl->n + c / COST_BIN > IOGP_MAX_HIST_BINS || !cost_fits(m, s, c)) {
+		m->st.refused++;
+		return IOGP_ELIMIT;
+	}
+	cost_add(m, s, c);
+	hs_load(m, sl);
+	r = iogp_hist_add_bins(&m->hs, b, n);
+	hs_store(m, sl);
+	return r;
+}
+
+/* ---- message checks --------------------------------------------------------- */
+
+static bool str_ok(const char *s, size_t max)
+{
+	return s != NULL && strnlen(s, max + 1) <= max;
+}
+
+/* Structural checks, so a message built by hand is held to the limits the
+ * decoder enforces and nothing is changed by a message that is rejected. */
+static int msg_check(const iogp_msg *msg)
+{
+	if (msg->nlabels > IOGP_MAX_LABELS || msg->nmetrics > IOGP_MAX_METRICS ||
+	    msg->naccess > IOGP_MAX_ACCESS || msg->nfiles > IOGP_MAX_FILES)
+		return IOGP_ELIMIT;
+	if ((msg->nlabels && msg->labels == NULL) || (msg->nmetrics && msg->metrics == NULL) ||
+	    (msg->ncounters && msg->counters == NULL) || (msg->ngauges && msg->gauges == NULL) ||
+	    (msg->nhists && msg->hists == NULL) || (msg->naccess && msg->access == NULL) ||
+	    (msg->nfiles && msg->files == NULL))
+		return IOGP_EINVAL;
+	for (uint32_t i = 0; i < msg->nlabels; i++) {
+		if (!str_ok(msg->labels[i].key, IOGP_MAX_KEY) ||
+		    !str_ok(msg->labels[i].value, IOGP_MAX_VALUE))
+			return IOGP_EINVAL;
+	}
+	for (uint32_t i = 0; i < msg->nmetrics; i++) {
+		const iogp_metric_def *d = &msg->metrics[i];
+
+		if (d->kind < IOGP_COUNTER || d->kind > IOGP_ACCESS ||
+		    !str_ok(d->name, IOGP_MAX_NAME) ||
+		    (d->unit != NULL && !str_ok(d->unit, IOGP_MAX_UNIT)))
+			return IOGP_EINVAL;
+		if (d->kind == IOGP_HISTOGRAM && iogp_bins_valid(&d->bins) != 0)
+			return IOGP_EINVAL;
+	}
+	for (uint32_t i = 0; i < msg->nhists; i++) {
+		const iogp_hist_val *h = &msg->hists[i];
+
+		if (h->nbins > IOGP_MAX_HIST_BINS)
+			return IOGP_ELIMIT;
+		if (h->nbins && h->bins == NULL)
+			return IOGP_EINVAL;
+		for (uint32_t j = 1; j < h->nbins; j++) {
+			if (h->bins[j].idx <= h->bins[j - 1].idx)
+				return IOGP_EINVAL;
+		}
+	}
+	for (uint32_t i = 0; i < msg->nfiles; i++) {
+		if (!str_ok(msg->files[i].path, IOGP_MAX_PATH))
+			return IOGP_EINVAL;
+	}
+	return 0;
+}
+
+static int resolve(const struct source *s, uint32_t id, iogp_metric_kind kind, uint32_t *slot)
+{
+	*slot = model__slot_by_id(s, id);
+	if (*slot == NONE)
+		return IOGP_EUNKNOWN;
+	if (s->slots[*slot].kind != kind)
+		return IOGP_EINVAL;
+	return 0;
+}
+
+/* Every value names a known metric of the right kind and every bin lies in
+ * its scheme. */
+static int values_check(const iogp_model *m, const struct source *s, const iogp_msg *msg)
+{
+	uint32_t sl;
+	int r;
+
+	for (uint32_t i = 0; i < msg->ncounters; i++) {
+		if ((r = resolve(s, msg->counters[i].id, IOGP_COUNTER, &sl)) < 0)
+			return r;
+	}
+	for (uint32_t i = 0; i < msg->ngauges; i++) {
+		if ((r = resolve(s, msg->gauges[i].id, IOGP_GAUGE, &sl)) < 0)
+			return r;
+	}
+	for (uint32_t i = 0; i < msg->nhists; i++) {
+		const iogp_hist_val *h = &msg->hists[i];
+
+		if ((r = resolve(s, h->id, IOGP_HISTOGRAM, &sl)) < 0)
+			return r;
+		/* ascending: the first and the last decide (EDGES from 0 has no bin 0) */
+		const iogp_bins *sb = &m->schemes[s->slots[sl].scheme]->b;
+		if (h->nbins > 0 &&
+		    (h->bins[h->nbins - 1].idx >= m->schemes[s->slots[sl].scheme]->nbins ||
+		     !iogp_bins_index_ok(sb, h->bins[0].idx) ||
+		     !iogp_bins_index_ok(sb, h->bins[h->nbins - 1].idx)))
+			return IOGP_EINVAL;
+	}
+	for (uint32_t i = 0; i < msg->naccess; i++) {
+		if ((r = resolve(s, msg->access[i].id, IOGP_ACCESS, &sl)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- applying messages ------------------------------------------------------ */
+
+/* Per-DELTA accumulation, filled while the values are applied. */
+struct live_acc {
+	double amt[IOGP_MODEL_MAX_RATES];
+	uint64_t slot;     /* window slot of the DELTA's wall time */
+	bool win;          /* wall time known: windows take its histograms */
+};
+
+static void note_applied(iogp_model *m, struct source *s, uint64_t recv_ns)
+{
+	uint64_t sec = recv_ns / 1000000000ull;
+
+	if (m->mps[sec % MODEL_MPS_RING].sec != sec) {
+		m->mps[sec % MODEL_MPS_RING].sec = sec;
+		m->mps[sec % MODEL_MPS_RING].n = 0;
+	}
+	m->mps[sec % MODEL_MPS_RING].n++;
+	s->replaced = false;
+	if (s->messages == 0 || recv_ns < s->first_recv)
+		s->first_recv = recv_ns;
+	if (s->messages == 0 || recv_ns > s->last_recv)
+		s->last_recv = recv_ns;
+	s->messages++;
+	if (!m->have_recv || recv_ns < m->st.first_recv_ns)
+		m->st.first_recv_ns = recv_ns;
+	if (!m->have_recv || recv_ns > m->st.last_recv_ns)
+		m->st.last_recv_ns = recv_ns;
+	m->have_recv = true;
+	m->st.messages++;
+}
+
+/* A forward jump of more than this many numbers is held in doubt: one
+ * source's messages never arrive out of order, so a message numbered inside
+ * the jump proves it false (a spoofed sequence number), and it is undone. */
+#define SEQ_JUMP_DOUBT 64
+
+/* Move the sequence forward; returns the number of sequence numbers missed. */
+static uint64_t seq_advance(iogp_model *m, struct source *s, uint64_t seq)
+{
+	uint64_t g = 0;
+
+	if (!s->has_seq) {
+		/* nothing to check a first number against: in doubt until the next */
+		s->has_seq = true;
+		s->last_seq = seq;
+		s->jumped = true;
+		s->pre_jump_seq = 0;
+		s->jump_gaps = 0;
+		return 0;
+	}
+	if (seq > s->last_seq) {
+		g = seq - s->last_seq - 1;
+		if (g > SEQ_JUMP_DOUBT) {
+			s->jumped = true;
+			s->pre_jump_seq = s->last_seq;
+			s->jump_gaps = g;
+		} else if (s->jumped && g == 0) {
+			s->jumped = false;   /* the stream goes on from the jump: real */
+		}
+		s->gaps += g;
+		m->st.gaps += g;
+		s->last_seq = seq;
+	}
+	return g;
+}
+
+/* seq is at or behind the source's last: a duplicate (true), or the proof
+ * that the last jump was false (undone; the message then applies). */
+static bool seq_is_old(iogp_model *m, struct source *s, uint64_t seq, bool allow_equal)
+{
+	if (!s->has_seq || seq > s->last_seq || (allow_equal && seq == s->last_seq))
+		return false;
+	if (s->jumped && seq > s->pre_jump_seq) {
+		s->gaps -= s->jump_gaps;
+		m->st.gaps -= s->jump_gaps;
+		m->st.seq_spoofs++;
+		s->last_seq = seq - 1;
+		s->jumped = false;
+		s->in_sync = false;   /* what came with the false jump: until a SNAPSHOT */
+		return false;
+	}
+	return true;
+}
+
+static void times_note(struct source *s, const iogp_msg *msg, bool snapshot)
+{
+	if (snapshot || !s->has_mono) {
+		s->start_mono = msg->t0_ns;
+		s->has_mono = true;
+	}
+	s->last_mono = msg->t1_ns;
+	if (msg->wall_ns != 0) {
+		if (!s->has_wall) {
+			s->first_wall = msg->wall_ns;
+			s->has_wall = true;
+		}
+		s->last_wall = msg->wall_ns;
+	}
+}
+
+static int catalog_apply(iogp_model *m, uint32_t si, const iogp_msg *msg)
+{
+	int r = model__labels_set(m, si, msg);
+
+	for (uint32_t i = 0; r == 0 && i < msg->nmetrics; i++)
+		r = catalog_add(m, si, &msg->metrics[i]);
+	return r;
+}
+
+static int get_source(iogp_model *m, const iogp_msg *msg, uint32_t *si)
+{
+	int err = 0;
+
+	const char *host = model__labels_find(msg->labels, msg->nlabels, "host");
+
+	*si = model__src_find(m, msg->source);
+	if (*si == NONE)
+		*si = model__source_new(m, msg->source, host != NULL ? host : "", &err);
+	return *si == NONE ? err : 0;
+}
+
+static void final_check(struct source *s, const iogp_msg *msg)
+{
+	if (msg->flags & IOGP_F_FINAL)
+		s->state = IOGP_SRC_GONE;
+}
+
+static int apply_hello(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
+{
+	struct source *s;
+	uint32_t si;
+	int r;
+
+	if ((r = get_source(m, msg, &si)) < 0)
+		return r;
+	r = catalog_apply(m, si, msg);
+	s = &m->src[si];
+	if (r < 0) {
+		s->in_sync = false;
+		return r;
+	}
+	(void)seq_is_old(m, s, msg->seq, true);
+	if (seq_advance(m, s, msg->seq) > 0)
+		s->in_sync = false;
+	final_check(s, msg);
+	note_applied(m, s, recv_ns);
+	return 0;
+}
+
+/* acc (DELTAs, live side on) collects rate increments and feeds windows. */
+static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot,
+                        struct live_acc *acc)
+{
+	int r = 0;
+
+	for (uint32_t i = 0; i < msg->ncounters; i++) {
+		struct slot *sl = &s->slots[model__slot_by_id(s, msg->counters[i].id)];
+		uint64_t v = msg->counters[i].value;
+
+		sl->counter = snapshot ? v : sl->counter + v;
+		if (acc != NULL && sl->rate != 0)
+			acc->amt[sl->rate - 1] += (double)v;
+	}
+	for (uint32_t i = 0; i < msg->ngauges; i++)
+		s->slots[model__slot_by_id(s, msg->gauges[i].id)].gauge = msg->gauges[i].value;
+	for (uint32_t i = 0; i < msg->nhists; i++) {
+		const iogp_hist_val *h = &msg->hists[i];
+		struct slot *sl = &s->slots[model__slot_by_id(s, h->id)];
+		int e;
+
+		if ((e = slot_hist_add(m, s, sl, h->bins, h->nbins)) < 0) {
+			r = e;
+			continue;
+		}
+		if (acc == NULL || !sl->linked)
+			continue;
+		if (sl->rate != 0) {
+			for (uint32_t j = 0; j < h->nbins; j++)
+				acc->amt[sl->rate - 1] += (double)h->bins[j].count;
+		}
+		if (acc->win)
+			model__win_add(m, s, sl, acc->slot, h->bins, h->nbins);
+	}
+	if (msg->naccess > 0) {
+		const iogp_access *newest = ring_newest(m, s);
+		uint64_t after = newest != NULL ? newest->t_ns : 0;
+
+		for (uint32_t i = 0; i < msg->naccess && r == 0; i++) {
+			/* a SNAPSHOT repeats the ring: keep only what is newer */
+			if (snapshot && newest != NULL && msg->access[i].t_ns <= after)
+				continue;
+			r = ring_push(m, s, &msg->access[i]);
+		}
+	}
+	s->access_seen = snapshot ? msg->access_seen : s->access_seen + msg->access_seen;
+	if (r == 0)
+		r = files_add(m, s, msg->files, msg->nfiles);
+	s->dropped = msg->dropped;
+	times_note(s, msg, snapshot);
+	return r;
+}
+
+static int apply_delta(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
+{
+	uint32_t si = model__src_find(m, msg->source);
+	struct live_acc acc;
+	struct source *s;
+	int r;
+
+	if (si == NONE) {
+		m->st.unknown++;
+		return IOGP_EUNKNOWN;
+	}
+	s = &m->src[si];
+	if (seq_is_old(m, s, msg->seq, false)) {
+		m->st.duplicates++;
+		return 0;
+	}
+	if (m->opts.live)
+		model__live_prefetch(m, s, msg);
+	if ((r = values_check(m, s, msg)) < 0) {
+		if (r == IOGP_EUNKNOWN)
+			m->st.unknown++;
+		else
+			m->st.bad_messages++;
+		return r;
+	}
+	if (seq_advance(m, s, msg->seq) > 0)
+		s->in_sync = false;
+	if (m->opts.live) {
+		memset(acc.amt, 0, sizeof acc.amt);
+		acc.win = msg->wall_ns != 0;
+		acc.slot = msg->wall_ns / m->opts.window_slot_ns;
+	}
+	r = apply_values(m, s, msg, false, m->opts.live ? &acc : NULL);
+	if (r < 0)
+		s->in_sync = false;
+	if (m->opts.live)
+		model__live_rates(m, s, msg, acc.amt);
+	if (msg->t1_ns >= msg->t0_ns) {
+		uint64_t d = msg->t1_ns - msg->t0_ns;
+
+		d = d < MODEL_IV_MIN ? MODEL_IV_MIN : d > MODEL_IV_MAX ? MODEL_IV_MAX : d;
+		s->iv = s->iv == 0 ? d : (uint64_t)((int64_t)s->iv + ((int64_t)d - (int64_t)s->iv) / 8);
+	}
+	if (msg->wall_ns > m->wall_hi)
+		m->wall_hi = msg->wall_ns;
+	final_check(s, msg);
+	note_applied(m, s, recv_ns);
+	return r;
+}
+
+static int apply_snapshot(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
+{
+	struct source *s;
+	uint32_t si = model__src_find(m, msg->source);
+	int r;
+
+	if (si != NONE && seq_is_old(m, &m->src[si], msg->seq, true)) {
+		m->st.duplicates++;
+		return 0;
+	}
+	if ((r = get_source(m, msg, &si)) < 0)
+		return r;
+	r = catalog_apply(m, si, msg);
+	s = &m->src[si];
+	if (r == 0 && (r = values_check(m, s, msg)) < 0) {
+		if (r == IOGP_EUNKNOWN)
+			m->st.unknown++;
+		else
+			m->st.bad_messages++;
+	}
+	if (r < 0) {
+		s->in_sync = false;
+		return r;
+	}
+	seq_advance(m, s, msg->seq);
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		s->slots[i].counter = 0;
+		cost_sub(m, s, s->slots[i].n * COST_BIN);
+		s->slots[i].n = 0;
+		s->slots[i].total = 0;
+	}
+	r = apply_values(m, s, msg, true, NULL);
+	s->in_sync = r == 0;
+	final_check(s, msg);
+	note_applied(m, s, recv_ns);
+	return r;
+}
+
+static int apply_bye(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
+{
+	uint32_t si = model__src_find(m, msg->source);
+	struct source *s;
+
+	if (si == NONE) {
+		m->st.unknown++;
+		return IOGP_EUNKNOWN;
+	}
+	s = &m->src[si];
+	if (seq_is_old(m, s, msg->seq, true)) {
+		m->st.duplicates++;
+		return 0;
+	}
+	if (seq_advance(m, s, msg->seq) > 0)
+		s->in_sync = false;
+	s->state = IOGP_SRC_GONE;
+	note_applied(m, s, recv_ns);
+	return 0;
+}
+
+int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
+{
+	int r;
+
+	if (m == NULL || msg == NULL)
+		return IOGP_EINVAL;
+	if (msg->kind < IOGP_HELLO || msg->kind > IOGP_BYE)
+		return 0;  /* a kind from a newer version: skipped */
+	m->cur_recv = recv_ns;
+	if ((r = msg_check(msg)) < 0) {
+		m->st.bad_messages++;
+		return r;
+	}
+	switch (msg->kind) {
+	case IOGP_HELLO:
+		return apply_hello(m, msg, recv_ns);
+	case IOGP_DELTA:
+		return apply_delta(m, msg, recv_ns);
+	case IOGP_SNAPSHOT:
+		return apply_snapshot(m, msg, recv_ns);
+	case IOGP_BYE:
+		return apply_bye(m, msg, recv_ns);
+	}
+	return 0;
+}
+
+int iogp_model_feed(iogp_model *m, const void *payload, size_t len, uint64_t recv_ns)
+{
+	int r;
+
+	if (m == NULL || (payload == NULL && len > 0))
+		return IOGP_EINVAL;
+	r = iogp_msg_decode(&m->scratch, payload, len, NULL, 0);
+	if (r < 0) {
+		m->st.bad_messages++;
+		return r;
+	}
+	return iogp_model_apply(m, &m->scratch, recv_ns);
+}

@@ -1,0 +1,746 @@
+/* model_live.c - the live side of the stream model: rate rings fed by every
+ * DELTA's interval, "last N seconds" window histograms, and their queries
+ * (rates, rates across nodes, window histograms, live counters). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "iogp_model.h"
+#include "model_priv.h"
+
+#define MODEL_MPS_SECS 5u                /* messages/s averaged over this many seconds */
+
+/* ---- live side: rate rings ---------------------------------------------------- */
+
+/* ring_bins bins, each holding the increments given to it for every rate
+ * metric side by side (one cache line for a DELTA's bin), then a byte per
+ * bin with a coverage bit per metric. Absolute bin b (wall / bin_ns) sits at
+ * b % ring_bins. */
+struct rring {
+	uint64_t hi;       /* newest bin held */
+	double v[];
+};
+
+static size_t rring_size(const iogp_model *m)
+{
+	return sizeof(struct rring) +
+	       (size_t)m->opts.ring_bins * (m->opts.nrates * sizeof(double) + 1);
+}
+
+static uint8_t *rring_cov(const iogp_model *m, const struct rring *r)
+{
+	return (uint8_t *)(uintptr_t)(r->v + (size_t)m->opts.nrates * m->opts.ring_bins);
+}
+
+static void rring_advance(const iogp_model *m, struct rring *r, uint64_t to)
+{
+	uint32_t L = m->opts.ring_bins, nr = m->opts.nrates;
+	uint8_t *cov = rring_cov(m, r);
+
+	if (to <= r->hi)
+		return;
+	if (to - r->hi >= L) {
+		memset(r->v, 0, (size_t)nr * L * sizeof(double));
+		memset(cov, 0, L);
+	} else {
+		for (uint64_t b = r->hi + 1; b <= to; b++) {
+			uint32_t p = (uint32_t)(b % L);
+
+			memset(&r->v[(size_t)p * nr], 0, nr * sizeof(double));
+			cov[p] = 0;
+		}
+	}
+	r->hi = to;
+}
+
+/* A DELTA's wall interval [a, b] and the bins it meets. */
+struct span {
+	uint64_t a, b, first, last;
+	double len;
+};
+
+/* Spread amt (per rate metric in mask) over sp by overlap; the last bin
+ * takes the remainder so the parts add up to amt. True when part of the
+ * interval was older than the ring (that part is dropped). */
+static bool rring_add(const iogp_model *m, struct rring *r, const struct span *sp,
+                      const double *amt, uint32_t mask)
+{
+	uint32_t L = m->opts.ring_bins, nr = m->opts.nrates;
+	uint64_t B = m->opts.bin_ns, lo, from;
+	uint8_t *cov = rring_cov(m, r);
+	double acc[IOGP_MODEL_MAX_RATES] = { 0 };
+	bool clipped;
+
+	rring_advance(m, r, sp->last);
+	lo = r->hi >= L - 1 ? r->hi - (L - 1) : 0;
+	if (sp->last < lo)
+		return true;
+	clipped = sp->first < lo;
+	from = clipped ? lo : sp->first;
+	for (uint64_t i = from; i <= sp->last; i++) {
+		uint32_t p = (uint32_t)(i % L);
+		double *v = &r->v[(size_t)p * nr];
+		double w = 1;
+
+		if (sp->b > sp->a) {
+			uint64_t s0 = i * B;
+			uint64_t x0 = sp->a > s0 ? sp->a : s0;
+			uint64_t x1 = sp->b - s0 > B ? s0 + B : sp->b;
+
+			w = (double)(x1 - x0) / sp->len;
+		}
+		for (uint32_t k = mask; k != 0; k &= k - 1) {
+			unsigned j = (unsigned)__builtin_ctz(k);
+			double part;
+
+			if (i == sp->last && !clipped) {
+				part = amt[j] - acc[j];
+				if (part < 0)
+					part = 0;
+			} else {
+				part = amt[j] * w;
+				acc[j] += part;
+			}
+			v[j] += part;
+		}
+		cov[p] |= (uint8_t)mask;
+	}
+	return clipped;
+}
+
+static struct rring *rring_get(iogp_model *m, struct rring **rp, uint64_t hi)
+{
+	if (*rp == NULL) {
+		size_t sz = rring_size(m);
+
+		*rp = calloc(1, sz);
+		if (*rp == NULL)
+			return NULL;
+		(*rp)->hi = hi;
+		m->lst.live_bytes += sz;
+	}
+	return *rp;
+}
+
+void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, const double *amt)
+{
+	uint64_t B = m->opts.bin_ns, dur;
+	struct rring **rings[3];
+	struct span sp;
+	bool clipped = false;
+	int nrings;
+
+	if (s->rate_mask == 0)
+		return;
+	if (msg->wall_ns == 0 || msg->t1_ns < msg->t0_ns ||
+	    msg->wall_ns < msg->t1_ns - msg->t0_ns) {
+		m->lst.rate_skipped++;
+		return;
+	}
+	dur = msg->t1_ns - msg->t0_ns;
+	sp.b = msg->wall_ns;
+	sp.a = sp.b - dur;
+	sp.len = (double)dur;
+	sp.first = sp.a / B;
+	sp.last = dur == 0 ? sp.first : (sp.b - 1) / B;
+	rings[0] = &s->rr;
+	rings[1] = &m->nodes[s->node].rr;
+	rings[2] = &m->all;
+	nrings = 3;
+	/* a clock more than a ring span ahead of the model's would wipe the
+	 * shared rings: it only feeds its own */
+	if (m->ticked && sp.last > m->now / B &&
+	    sp.last - m->now / B > m->opts.ring_bins) {
+		m->lst.rate_ahead++;
+		nrings = 1;
+	}
+	for (int i = 0; i < nrings; i++) {
+		struct rring *r = rring_get(m, rings[i], sp.last);
+
+		if (r == NULL) {
+			m->lst.rate_skipped++;
+			return;
+		}
+		clipped |= rring_add(m, r, &sp, amt, s->rate_mask);
+	}
+	if (clipped)
+		m->lst.rate_clipped++;
+}
+
+/* ---- live side: window histograms --------------------------------------------- */
+
+/* Deltas of one histogram metric of one source by window slot: segment k
+ * (bins [end[k-1], end[k])) holds slot slot0 + k, sorted by index; one block:
+ * header, win_slots segment ends, bins. */
+struct wbin {
+	uint32_t idx, count;
+};
+
+struct wring {
+	uint64_t slot0;
+	uint32_t n, cap;
+	uint32_t end[];
+};
+
+static size_t wring_hdr(const iogp_model *m)
+{
+	return (sizeof(struct wring) + m->win_slots * sizeof(uint32_t) + 7) & ~(size_t)7;
+}
+
+static size_t wring_size(const iogp_model *m, uint32_t cap)
+{
+	return wring_hdr(m) + (size_t)cap * sizeof(struct wbin);
+}
+
+static struct wbin *wring_bins(const iogp_model *m, const struct wring *w)
+{
+	return (struct wbin *)(void *)((char *)(uintptr_t)w + wring_hdr(m));
+}
+
+/* Empty segments [0, e); returns how many of them held anything. */
+static uint32_t wring_drop_front(const iogp_model *m, struct wring *w, uint32_t e)
+{
+	uint32_t drop = e > 0 ? w->end[e - 1] : 0, nonempty = 0;
+	struct wbin *b = wring_bins(m, w);
+
+	for (uint32_t k = 0; k < e; k++)
+		nonempty += w->end[k] > (k > 0 ? w->end[k - 1] : 0);
+	if (drop == 0)
+		return 0;
+	memmove(b, b + drop, (size_t)(w->n - drop) * sizeof *b);
+	for (uint32_t k = 0; k < m->win_slots; k++)
+		w->end[k] = w->end[k] > drop ? w->end[k] - drop : 0;
+	w->n -= drop;
+	return nonempty;
+}
+
+/* Move the ring d slots forward. */
+static void wring_shift(const iogp_model *m, struct wring *w, uint64_t d)
+{
+	uint32_t NS = m->win_slots;
+
+	if (d >= NS) {
+		w->n = 0;
+		memset(w->end, 0, NS * sizeof w->end[0]);
+	} else {
+		wring_drop_front(m, w, (uint32_t)d);
+		memmove(w->end, w->end + d, (NS - d) * sizeof w->end[0]);
+		for (uint32_t k = NS - (uint32_t)d; k < NS; k++)
+			w->end[k] = w->n;
+	}
+	w->slot0 += d;
+}
+
+/* Bytes ring w (NULL: a new one) of source s may hold: its share of the
+ * source's budget, and no more than the budget has left. */
+static size_t wring_left(const iogp_model *m, const struct source *s, const struct wring *w)
+{
+	size_t share = m->opts.window_bytes / (s->nhist > 0 ? s->nhist : 1);
+	size_t left = m->opts.window_bytes - s->win_bytes +
+	              (w != NULL ? wring_size(m, w->cap) : 0);
+
+	return share < left ? share : left;
+}
+
+/* Room for add more entries within the ring's share, evicting the oldest
+ * segments before k if that is what it takes. */
+static bool wring_room(iogp_model *m, struct source *s, struct slot *sl, uint32_t k, uint32_t add)
+{
+	struct wring *w = sl->win, *nw;
+	size_t old = wring_size(m, w->cap), left = wring_left(m, s, w);
+	uint32_t need = w->n + add, cap;
+
+	if (wring_size(m, need) > left) {
+		uint32_t e = 1;
+
+		while (e <= k && wring_size(m, w->n - w->end[e - 1] + add) > left)
+			e++;
+		if (e > k)
+			return false;
+		m->lst.window_evicted += wring_drop_front(m, w, e);
+		need = w->n + add;
+		if (need <= w->cap)
+			return true;
+	}
+	cap = need + need / 2;
+	if (wring_size(m, cap) > left)
+		cap = need;
+	nw = realloc(w, wring_size(m, cap));
+	if (nw == NULL)
+		return false;
+	s->win_bytes = (uint32_t)(s->win_bytes - old + wring_size(m, cap));
+	m->lst.live_bytes = m->lst.live_bytes - old + wring_size(m, cap);
+	nw->cap = cap;
+	sl->win = nw;
+	return true;
+}
+
+void model__win_add(iogp_model *m, struct source *s, struct slot *sl, uint64_t j,
+                    const iogp_bin *in, uint32_t nin)
+{
+	uint32_t NS = m->win_slots, usable = 0, add = 0, k, s0, s1, p;
+	bool wide = false;
+	struct wring *w = sl->win;
+	struct wbin *b;
+	int64_t o, q, i;
+
+	for (uint32_t x = 0; x < nin; x++) {
+		if (in[x].count == 0)
+			continue;
+		if (in[x].idx > UINT32_MAX)
+			wide = true;
+		else
+			usable++;
+	}
+	if (wide)
+		m->lst.window_dropped++;
+	if (usable == 0)
+		return;
+	if (w == NULL) {
+		uint32_t cap = usable < 8 ? 8 : usable;
+		size_t sz = wring_size(m, cap);
+
+		if (sz > wring_left(m, s, NULL) || (w = calloc(1, sz)) == NULL) {
+			m->lst.window_dropped++;
+			return;
+		}
+		w->slot0 = j >= NS - 1 ? j - (NS - 1) : 0;
+		w->cap = cap;
+		s->win_bytes += (uint32_t)sz;
+		m->lst.live_bytes += sz;
+		sl->win = w;
+	}
+	if (j < w->slot0) {
+		m->lst.window_late++;
+		return;
+	}
+	if (j - w->slot0 >= NS)
+		wring_shift(m, w, j - w->slot0 - (NS - 1));
+	k = (uint32_t)(j - w->slot0);
+	b = wring_bins(m, w);
+	s0 = k > 0 ? w->end[k - 1] : 0;
+	s1 = w->end[k];
+	p = s0;
+	for (uint32_t x = 0; x < nin; x++) {
+		if (in[x].count == 0 || in[x].idx > UINT32_MAX)
+			continue;
+		while (p < s1 && b[p].idx < in[x].idx)
+			p++;
+		add += p == s1 || b[p].idx != in[x].idx;
+	}
+	if (w->n + add > w->cap) {
+		if (!wring_room(m, s, sl, k, add)) {
+			m->lst.window_dropped++;
+			return;
+		}
+		w = sl->win;
+		b = wring_bins(m, w);
+		s0 = k > 0 ? w->end[k - 1] : 0;
+		s1 = w->end[k];
+	}
+	memmove(b + s1 + add, b + s1, (size_t)(w->n - s1) * sizeof *b);
+	for (uint32_t x = k; x < NS; x++)
+		w->end[x] += add;
+	w->n += add;
+	/* merge from the back into the widened segment */
+	o = (int64_t)s1 + add - 1;
+	q = (int64_t)s1 - 1;
+	for (i = (int64_t)nin - 1; i >= 0;) {
+		const iogp_bin *x = &in[i];
+
+		if (x->count == 0 || x->idx > UINT32_MAX) {
+			i--;
+		} else if (q >= (int64_t)s0 && b[q].idx > x->idx) {
+			b[o--] = b[q--];
+		} else if (q >= (int64_t)s0 && b[q].idx == x->idx) {
+			uint64_t c = (uint64_t)b[q].count + x->count;
+
+			if (c > UINT32_MAX) {
+				c = UINT32_MAX;
+				m->lst.window_saturated++;
+			}
+			b[o] = (struct wbin){ b[q].idx, (uint32_t)c };
+			o--, q--, i--;
+		} else {
+			if (x->count > UINT32_MAX)
+				m->lst.window_saturated++;
+			b[o--] = (struct wbin){ (uint32_t)x->idx,
+			                        x->count > UINT32_MAX ? UINT32_MAX : (uint32_t)x->count };
+			i--;
+		}
+	}
+	sl->win_n = w->n;
+}
+
+/* A DELTA touches a few lines of every ring it feeds, on a source that is
+ * usually cold: ask for them all first, so the misses overlap with the
+ * cumulative work. */
+void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg)
+{
+	uint64_t bin = msg->wall_ns > 0 ? (msg->wall_ns - 1) / m->opts.bin_ns : 0;
+	const struct rring *rr[3] = { s->rr, m->nodes[s->node].rr, m->all };
+	uint32_t p = (uint32_t)(bin % m->opts.ring_bins);
+
+	for (int i = 0; i < 3; i++) {
+		if (rr[i] != NULL) {
+			__builtin_prefetch(rr[i]);
+			__builtin_prefetch(&rr[i]->v[(size_t)p * m->opts.nrates]);
+			__builtin_prefetch(rring_cov(m, rr[i]) + p);
+		}
+	}
+	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
+		uint32_t x = model__slot_by_id(s, msg->hists[i].id);
+		const struct slot *sl;
+
+		if (x == NONE)
+			continue;
+		sl = &s->slots[x];
+		if (sl->bins != NULL)
+			__builtin_prefetch(sl->bins);
+		if (sl->win != NULL) {
+			const struct wbin *b = wring_bins(m, sl->win);
+
+			__builtin_prefetch(sl->win);
+			__builtin_prefetch((const char *)sl->win + 64);
+			if (sl->win_n > 0)
+				__builtin_prefetch(&b[sl->win_n - 1]);
+			if (sl->win_n > 8)
+				__builtin_prefetch(&b[sl->win_n - 9]);
+		}
+	}
+}
+
+/* ---- live side: queries ----------------------------------------------------- */
+
+static uint64_t model_clock(const iogp_model *m)
+{
+	return m->ticked ? m->now : m->wall_hi;
+}
+
+static int rate_lookup(const iogp_model *m, const char *metric, uint32_t *ri)
+{
+	if (!m->opts.live)
+		return IOGP_EINVAL;
+	for (uint32_t i = 0; i < m->opts.nrates; i++) {
+		if (strcmp(m->rate_names[i], metric) == 0) {
+			*ri = i;
+			return 0;
+		}
+	}
+	return IOGP_ENOTFOUND;
+}
+
+/* The ring of a selection; NULL (and 0) when it has no rate data yet. */
+static int sel_ring(const iogp_model *m, const iogp_sel *sel, const struct rring **r)
+{
+	uint32_t i;
+
+	*r = NULL;
+	if (sel == NULL || sel->kind == IOGP_SEL_ALL) {
+		*r = m->all;
+		return 0;
+	}
+	switch (sel->kind) {
+	case IOGP_SEL_NODE:
+		i = model__node_find(m, sel->node != NULL ? sel->node : "");
+		if (i == NONE)
+			return IOGP_ENOTFOUND;
+		*r = m->nodes[i].rr;
+		return 0;
+	case IOGP_SEL_SOURCE:
+		i = model__src_find(m, sel->source);
+		if (i == NONE)
+			return IOGP_ENOTFOUND;
+		*r = m->src[i].rr;
+		return 0;
+	default:
+		return IOGP_EINVAL;
+	}
+}
+
+/* Last bin of a query: the one holding end_ns - 1, or the ring's newest. */
+static bool query_end(const iogp_model *m, const struct rring *r, uint64_t end_ns, uint64_t *e)
+{
+	if (end_ns != 0)
+		*e = (end_ns - 1) / m->opts.bin_ns;
+	else if (r != NULL)
+		*e = r->hi;
+	else
+		return false;
+	return true;
+}
+
+/* Bin i of n ending at e: false before bin 0. */
+static bool query_bin(uint64_t e, size_t n, size_t i, uint64_t *b)
+{
+	uint64_t back = (uint64_t)(n - 1 - i);
+
+	if (back > e)
+		return false;
+	*b = e - back;
+	return true;
+}
+
+/* Amount of metric ri in absolute bin b of r, when covered. */
+static bool rring_at(const iogp_model *m, const struct rring *r, uint32_t ri, uint64_t b, double *v)
+{
+	uint32_t L = m->opts.ring_bins, p;
+
+	if (b > r->hi || r->hi - b >= L)
+		return false;
+	p = (uint32_t)(b % L);
+	if (!(rring_cov(m, r)[p] & (1u << ri)))
+		return false;
+	*v = r->v[(size_t)p * m->opts.nrates + ri];
+	return true;
+}
+
+static uint64_t first_bin_ns(const iogp_model *m, uint64_t e, size_t n)
+{
+	uint64_t back = n > 0 ? (uint64_t)(n - 1) : 0;
+
+	if (n == 0)
+		return (e + 1) * m->opts.bin_ns;
+	return back > e ? 0 : (e - back) * m->opts.bin_ns;
+}
+
+int iogp_model_rate(const iogp_model *m, const char *metric, const iogp_sel *sel,
+                    uint64_t end_ns, size_t n, double *rate, uint8_t *covered,
+                    uint64_t *first_ns)
+{
+	const struct rring *r;
+	uint64_t e, b;
+	uint32_t ri;
+	double per_s;
+	int rc;
+
+	if (first_ns != NULL)
+		*first_ns = 0;
+	if (m == NULL || metric == NULL || (n > 0 && (rate == NULL || covered == NULL)))
+		return IOGP_EINVAL;
+	if (n > 0) {
+		memset(rate, 0, n * sizeof *rate);
+		memset(covered, 0, n);
+	}
+	if ((rc = rate_lookup(m, metric, &ri)) < 0 || (rc = sel_ring(m, sel, &r)) < 0)
+		return rc;
+	if (!query_end(m, r, end_ns, &e))
+		return 0;
+	if (first_ns != NULL)
+		*first_ns = first_bin_ns(m, e, n);
+	if (r == NULL)
+		return 0;
+	per_s = 1e9 / (double)m->opts.bin_ns;
+	for (size_t i = 0; i < n; i++) {
+		double v;
+
+		if (query_bin(e, n, i, &b) && rring_at(m, r, ri, b, &v)) {
+			rate[i] = v * per_s;
+			covered[i] = 1;
+		}
+	}
+	return 0;
+}
+
+int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end_ns,
+                           size_t n, iogp_rate_across *out, uint64_t *first_ns)
+{
+	uint64_t e, b;
+	uint32_t ri;
+	double per_s;
+	int rc;
+
+	if (first_ns != NULL)
+		*first_ns = 0;
+	if (m == NULL || metric == NULL || (n > 0 && out == NULL))
+		return IOGP_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (iogp_rate_across){ .min_node = -1, .max_node = -1 };
+	if ((rc = rate_lookup(m, metric, &ri)) < 0)
+		return rc;
+	if (!query_end(m, m->all, end_ns, &e))
+		return 0;
+	if (first_ns != NULL)
+		*first_ns = first_bin_ns(m, e, n);
+	per_s = 1e9 / (double)m->opts.bin_ns;
+	for (uint32_t ni = 0; ni < m->nnodes; ni++) {
+		const struct rring *r = m->nodes[ni].rr;
+
+		if (r == NULL)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			iogp_rate_across *o = &out[i];
+			double v;
+
+			if (!query_bin(e, n, i, &b) || !rring_at(m, r, ri, b, &v))
+				continue;
+			v *= per_s;
+			if (o->nodes == 0 || v < o->min) {
+				o->min = v;
+				o->min_node = (int32_t)ni;
+			}
+			if (o->nodes == 0 || v > o->max) {
+				o->max = v;
+				o->max_node = (int32_t)ni;
+			}
+			o->total += v;
+			o->nodes++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].nodes > 0)
+			out[i].avg = out[i].total / out[i].nodes;
+	}
+	return 0;
+}
+
+struct win_ctx {
+	uint64_t jlo, jhi;
+	uint32_t scheme;
+	uint32_t nslots;
+	bool mismatch;
+	uint64_t *dense;
+	iogp_hist *out;
+	iogp_bin *tmp;
+	int err;
+};
+
+static void visit_win_scan(void *ctx, const iogp_model *m, const struct slot *sl)
+{
+	struct win_ctx *c = ctx;
+
+	(void)m;
+	if (c->scheme == NONE)
+		c->scheme = sl->scheme;
+	if (sl->scheme != c->scheme)
+		c->mismatch = true;
+	else if (sl->win != NULL)
+		c->nslots++;
+}
+
+static void visit_win_add(void *ctx, const iogp_model *m, const struct slot *sl)
+{
+	struct win_ctx *c = ctx;
+	const struct wring *w = sl->win;
+	const struct wbin *b;
+	uint64_t lo, hi;
+
+	if (sl->scheme != c->scheme || w == NULL || c->err < 0)
+		return;
+	lo = c->jlo > w->slot0 ? c->jlo - w->slot0 : 0;
+	if (c->jhi < w->slot0)
+		return;
+	hi = c->jhi - w->slot0;
+	if (hi >= m->win_slots)
+		hi = m->win_slots - 1;
+	if (lo > hi)
+		return;
+	b = wring_bins(m, w);
+	for (uint64_t k = lo; k <= hi; k++) {
+		uint32_t s0 = k > 0 ? w->end[k - 1] : 0, s1 = w->end[k];
+
+		if (c->dense != NULL) {
+			for (uint32_t i = s0; i < s1; i++) {
+				uint64_t *d = &c->dense[b[i].idx];
+
+				*d = *d + b[i].count < *d ? UINT64_MAX : *d + b[i].count;
+			}
+			continue;
+		}
+		for (uint32_t i = s0; i < s1; i++)
+			c->tmp[i - s0] = (iogp_bin){ b[i].idx, b[i].count };
+		if (s1 > s0 && (c->err = iogp_hist_add_bins(c->out, c->tmp, s1 - s0)) < 0)
+			return;
+	}
+}
+
+int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_sel *sel,
+                           uint64_t window_ns, iogp_hist *out)
+{
+	struct win_ctx c = { .scheme = NONE, .out = out };
+	uint64_t now, nb;
+	iogp_bins nat;
+	uint32_t gi;
+	int r;
+
+	if (out == NULL)
+		return IOGP_EINVAL;
+	if ((r = model__metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) < 0 ||
+	    (r = m->opts.live ? 0 : IOGP_EINVAL) < 0 ||
+	    (r = model__sel_visit(m, gi, sel, visit_win_scan, &c)) < 0) {
+		iogp_bins_native(&nat, IOGP_NATIVE_K_DEFAULT);
+		iogp_hist_init(out, &nat);
+		return r;
+	}
+	if (c.scheme == NONE)
+		c.scheme = m->gm[gi].scheme;
+	iogp_hist_init(out, &m->schemes[c.scheme]->b);
+	if (window_ns == 0 || window_ns > m->opts.window_max_ns)
+		window_ns = m->opts.window_max_ns;
+	now = model_clock(m);
+	c.jhi = now / m->opts.window_slot_ns;
+	c.jlo = now > window_ns ? (now - window_ns) / m->opts.window_slot_ns : 0;
+	if (c.nslots == 0)
+		return c.mismatch ? IOGP_ESCHEME : 0;
+	nb = m->schemes[c.scheme]->nbins;
+	if (nb <= MODEL_DENSE_MAX) {
+		c.dense = calloc(nb, sizeof *c.dense);
+		if (c.dense == NULL)
+			return IOGP_ENOMEM;
+		model__sel_visit(m, gi, sel, visit_win_add, &c);
+		c.err = model__dense_add(out, c.dense, nb);
+		free(c.dense);
+	} else {
+		/* a segment never holds more than the source's budget allows */
+		c.tmp = malloc(m->opts.window_bytes / sizeof(struct wbin) * sizeof *c.tmp + 1);
+		if (c.tmp == NULL)
+			return IOGP_ENOMEM;
+		model__sel_visit(m, gi, sel, visit_win_add, &c);
+		free(c.tmp);
+	}
+	if (c.err < 0)
+		return c.err;
+	return c.mismatch ? IOGP_ESCHEME : 0;
+}
+
+void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
+{
+	uint64_t sec, first, span, sum = 0;
+
+	if (out == NULL)
+		return;
+	memset(out, 0, sizeof *out);
+	if (m == NULL)
+		return;
+	*out = m->lst;
+	out->now_ns = model_clock(m);
+	for (uint32_t i = 0; i < m->nsrc; i++) {
+		switch (model__src_state(m, &m->src[i], m->now, m->ticked)) {
+		case IOGP_SRC_NEW:
+			out->sources_new++;
+			break;
+		case IOGP_SRC_LIVE:
+			out->sources_live++;
+			break;
+		case IOGP_SRC_QUIET:
+			out->sources_quiet++;
+			break;
+		case IOGP_SRC_GONE:
+			out->sources_gone++;
+			break;
+		}
+	}
+	if (!m->have_recv)
+		return;
+	sec = (m->ticked && m->now > m->st.last_recv_ns ? m->now : m->st.last_recv_ns) / 1000000000ull;
+	first = m->st.first_recv_ns / 1000000000ull;
+	span = sec - first < MODEL_MPS_SECS ? sec - first : MODEL_MPS_SECS;
+	for (uint64_t k = 1; k <= span; k++) {
+		if (m->mps[(sec - k) % MODEL_MPS_RING].sec == sec - k)
+			sum += m->mps[(sec - k) % MODEL_MPS_RING].n;
+	}
+	out->msgs_per_s = span > 0 ? (double)sum / (double)span : 0;
+}

@@ -1,0 +1,222 @@
+/* model_priv.h - the stream model's internals, shared by model.c (tables,
+ * sources, lifecycle), model_apply.c (applying messages), model_live.c (rate
+ * rings and windows) and model_query.c (queries, snapshots). Not installed. */
+#ifndef IOGP_MODEL_PRIV_H
+#define IOGP_MODEL_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iogp_model.h"
+
+#define NONE UINT32_MAX
+/* Dense accumulation is used for merging many sources' histograms when the
+ * scheme has at most this many bins. */
+#define MODEL_DENSE_MAX 65536u
+#define MODEL_MPS_RING 8u                /* per-second message counts kept */
+
+/* Live side rings, defined in model_live.c. */
+struct rring;
+struct wring;
+
+/* Open-addressing index over an array owned elsewhere: entries hold the
+ * element's hash and index + 1 (0 = empty); load stays <= 1/2. */
+struct imap_ent {
+	uint32_t h, v;
+};
+
+struct imap {
+	struct imap_ent *t;
+	uint32_t mask, n;
+};
+
+typedef int (*imap_eq)(const void *ctx, uint32_t idx, const void *key);
+
+struct slot {
+	uint32_t id;
+	uint32_t gm;        /* global metric (by name) */
+	uint32_t scheme;    /* HISTOGRAM: interned scheme, else NONE */
+	uint8_t kind;
+	uint8_t linked;     /* counted in per-name queries (same kind, first of its name) */
+	uint8_t rate;       /* rate metric index + 1, 0 = none (linked slots only) */
+	struct wring *win;  /* window ring, NULL until the first histogram delta (live) */
+	uint32_t win_n;     /* its entries, to prefetch its newest segment */
+	char *own_unit;     /* when the source's unit differs from the metric's */
+	uint64_t counter;
+	int64_t gauge;
+	iogp_bin *bins;     /* HISTOGRAM: sparse cumulative bins */
+	size_t n, cap;
+	uint64_t total;
+};
+
+struct file {
+	uint64_t id;
+	char *path;
+};
+
+struct source {
+	uint64_t id;
+	uint32_t node;
+	uint32_t nlabels;
+	iogp_label *labels;    /* one block: the array, then the strings */
+	const char *host;
+	int64_t pid, rank;
+	iogp_source_state state;
+	bool in_sync, has_seq, has_mono, has_wall;
+	uint64_t last_seq, messages, gaps, dropped;
+	uint64_t pre_jump_seq, jump_gaps;   /* the last forward jump, until confirmed */
+	bool jumped;
+	uint64_t cost;         /* upper bound of its SNAPSHOT's encoded size */
+	uint64_t first_recv, last_recv, first_wall, last_wall, start_mono, last_mono;
+
+	struct slot *slots;
+	uint32_t nslots, slots_cap;
+	struct imap by_id, by_gm;
+
+	struct file *files;
+	uint32_t nfiles, files_cap;
+	struct imap file_map;
+	uint64_t files_ignored;
+
+	iogp_access *ring;     /* opts.access_ring entries once the first sample arrives */
+	uint32_t ring_head, ring_n;
+	uint64_t access_seen;
+
+	/* lifecycle */
+	bool replaced;         /* a restart took over; cleared if it speaks again */
+	uint64_t iv;           /* moving average of DELTA intervals, 0 = none yet */
+	uint64_t rkey[2];      /* restart keys from its first labels, 0 = none */
+	uint32_t restart_of, restarted_by;
+
+	/* live side */
+	uint32_t rate_mask;    /* rate metrics in its catalog */
+	uint32_t nhist;        /* linked histogram metrics: each gets 1/nhist of the budget */
+	uint32_t win_bytes;    /* held by its window rings */
+	struct rring *rr;
+};
+
+struct node {
+	char *name;
+	uint32_t *src;
+	uint32_t n, cap;
+	struct rring *rr;
+};
+
+struct holder {
+	uint32_t src, slot;
+};
+
+struct gmetric {
+	char *name, *unit;
+	iogp_metric_kind kind;
+	uint32_t scheme;
+	uint32_t rate;       /* rate metric index + 1 when counter/histogram, else 0 */
+	struct holder *h;
+	uint32_t n, cap;
+};
+
+/* Caps. A source holds at most what one SNAPSHOT can carry (its cost is an
+ * upper bound of its encoded size); the model at most opts.max_bytes; names
+ * and bin schemes are shared by all sources and capped by count. */
+#define MODEL_SRC_MAX_COST (IOGP_MAX_PAYLOAD - (256u << 10))
+#define MODEL_MAX_BYTES (512ull << 20)
+#define MODEL_MAX_NAMES 65536
+#define MODEL_MAX_SCHEMES 4096
+#define COST_BIN 20u                 /* a bin: varint gap + varint count, worst case */
+#define COST_METRIC 192u             /* a definition, name and unit at their limits */
+#define COST_FILE 24u                /* plus the path */
+
+struct scheme {
+	iogp_bins b;
+	uint64_t nbins;
+};
+
+struct iogp_model {
+	iogp_model_opts opts;
+
+	struct source *src;
+	uint32_t nsrc, src_cap;
+	struct imap src_map;
+
+	struct node *nodes;
+	uint32_t nnodes, nodes_cap;
+	struct imap node_map;
+
+	struct gmetric *gm;
+	uint32_t ngm, gm_cap;
+	struct imap gm_map;
+
+	struct scheme **schemes;
+	uint32_t nschemes, schemes_cap;
+	struct imap scheme_map;
+
+	/* a histogram whose scheme is loaded once and whose bins are swapped
+	 * in per slot, so slots need no 8 KiB iogp_bins each */
+	iogp_hist hs;
+	uint32_t hs_scheme;
+
+	iogp_msg scratch;
+	iogp_model_stats st;
+	uint64_t cost_total;   /* sum of the sources' costs */
+	bool have_recv;
+
+	/* lifecycle */
+	uint64_t now, cur_recv;
+	bool ticked;
+	struct imap rk_map[2];
+	struct {
+		uint64_t sec, n;
+	} mps[MODEL_MPS_RING];
+
+	/* live side */
+	char *rate_names[IOGP_MODEL_MAX_RATES];
+	uint32_t win_slots;    /* slots per window ring */
+	uint64_t wall_hi;      /* newest DELTA wall time */
+	struct rring *all;
+	iogp_model_live lst;   /* counters kept by apply */
+};
+
+typedef void (*visit_fn)(void *ctx, const iogp_model *m, const struct slot *sl);
+
+/* Internal to the library: not exported from the shared object. */
+#pragma GCC visibility push(hidden)
+
+/* model.c: hashing, index maps, arrays */
+uint32_t model__hash_u64(uint64_t x);
+int model__imap_put(struct imap *im, uint32_t h, uint32_t idx);
+int model__grow(void *p, uint32_t *cap, uint32_t need, size_t sz);
+
+/* model.c: lookups (NONE when absent) */
+uint32_t model__src_find(const iogp_model *m, uint64_t id);
+uint32_t model__node_find(const iogp_model *m, const char *name);
+uint32_t model__gm_find(const iogp_model *m, const char *name);
+uint32_t model__slot_by_id(const struct source *s, uint32_t id);
+uint32_t model__slot_by_gm(const struct source *s, uint32_t gm);
+uint32_t model__file_find(const struct source *s, uint64_t id);
+const char *model__labels_find(const iogp_label *l, uint32_t n, const char *key);
+
+/* model.c: tables, sources, lifecycle */
+uint32_t model__scheme_intern(iogp_model *m, const iogp_bins *b);
+uint32_t model__gm_add(iogp_model *m, const iogp_metric_def *d, const char *unit);
+uint32_t model__source_new(iogp_model *m, uint64_t id, const char *host, int *err);
+int model__labels_set(iogp_model *m, uint32_t si, const iogp_msg *msg);
+iogp_source_state model__src_state(const iogp_model *m, const struct source *s, uint64_t now,
+                                   bool judge);
+
+/* model_live.c: what a DELTA feeds on the live side */
+void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg);
+void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, const double *amt);
+void model__win_add(iogp_model *m, struct source *s, struct slot *sl, uint64_t j,
+                    const iogp_bin *in, uint32_t nin);
+
+/* model_query.c: selections */
+int model__sel_visit(const iogp_model *m, uint32_t gi, const iogp_sel *sel, visit_fn fn,
+                     void *ctx);
+int model__metric_lookup(const iogp_model *m, const char *metric, iogp_metric_kind kind,
+                         uint32_t *gi);
+int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb);
+
+#pragma GCC visibility pop
+
+#endif

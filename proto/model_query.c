@@ -1,0 +1,525 @@
+/* model_query.c - queries on the stream model: sources, nodes and metrics,
+ * counters, gauges and histograms over a selection, access samples and files,
+ * and a source's full state as a SNAPSHOT (keyframes). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "iogp_model.h"
+#include "model_priv.h"
+
+/* ---- sources, nodes, metrics: queries ----------------------------------------- */
+
+size_t iogp_model_source_count(const iogp_model *m)
+{
+	return m != NULL ? m->nsrc : 0;
+}
+
+int iogp_model_source(const iogp_model *m, size_t i, iogp_source_info *out)
+{
+	const struct source *s;
+
+	if (m == NULL || out == NULL || i >= m->nsrc)
+		return IOGP_EINVAL;
+	s = &m->src[i];
+	memset(out, 0, sizeof *out);
+	out->id = s->id;
+	out->host = s->host;
+	out->node = m->nodes[s->node].name;
+	out->pid = s->pid;
+	out->rank = s->rank;
+	out->state = model__src_state(m, s, m->now, m->ticked);
+	out->in_sync = s->in_sync;
+	out->last_seq = s->last_seq;
+	out->messages = s->messages;
+	out->gaps = s->gaps;
+	out->dropped = s->dropped;
+	out->first_recv_ns = s->first_recv;
+	out->last_recv_ns = s->last_recv;
+	out->first_wall_ns = s->first_wall;
+	out->last_wall_ns = s->last_wall;
+	out->start_mono_ns = s->start_mono;
+	out->last_mono_ns = s->last_mono;
+	out->bye = s->state == IOGP_SRC_GONE;
+	out->interval_ns = s->iv;
+	out->restart_of = s->restart_of == NONE ? -1 : (int64_t)s->restart_of;
+	out->restarted_by = s->restarted_by == NONE ? -1 : (int64_t)s->restarted_by;
+	out->restart_of_id = s->restart_of == NONE ? 0 : m->src[s->restart_of].id;
+	out->restarted_by_id = s->restarted_by == NONE ? 0 : m->src[s->restarted_by].id;
+	return 0;
+}
+
+int iogp_model_source_index(const iogp_model *m, uint64_t id, size_t *i)
+{
+	uint32_t si;
+
+	if (m == NULL)
+		return IOGP_EINVAL;
+	si = model__src_find(m, id);
+	if (si == NONE)
+		return IOGP_ENOTFOUND;
+	if (i != NULL)
+		*i = si;
+	return 0;
+}
+
+const char *iogp_model_source_label(const iogp_model *m, size_t i, const char *key)
+{
+	if (m == NULL || key == NULL || i >= m->nsrc)
+		return NULL;
+	return model__labels_find(m->src[i].labels, m->src[i].nlabels, key);
+}
+
+size_t iogp_model_source_labels(const iogp_model *m, size_t i, const iogp_label **labels)
+{
+	if (m == NULL || i >= m->nsrc) {
+		if (labels != NULL)
+			*labels = NULL;
+		return 0;
+	}
+	if (labels != NULL)
+		*labels = m->src[i].labels;
+	return m->src[i].nlabels;
+}
+
+size_t iogp_model_node_count(const iogp_model *m)
+{
+	return m != NULL ? m->nnodes : 0;
+}
+
+const char *iogp_model_node(const iogp_model *m, size_t i)
+{
+	if (m == NULL || i >= m->nnodes)
+		return NULL;
+	return m->nodes[i].name;
+}
+
+size_t iogp_model_metric_count(const iogp_model *m)
+{
+	return m != NULL ? m->ngm : 0;
+}
+
+int iogp_model_metric(const iogp_model *m, size_t i, iogp_metric_info *out)
+{
+	const struct gmetric *g;
+
+	if (m == NULL || out == NULL || i >= m->ngm)
+		return IOGP_EINVAL;
+	g = &m->gm[i];
+	memset(out, 0, sizeof *out);
+	out->name = g->name;
+	out->unit = g->unit;
+	out->kind = g->kind;
+	if (g->scheme != NONE)
+		out->bins = m->schemes[g->scheme]->b;
+	return 0;
+}
+
+int iogp_model_metric_find(const iogp_model *m, const char *name, size_t *i)
+{
+	uint32_t gi;
+
+	if (m == NULL || name == NULL)
+		return IOGP_EINVAL;
+	gi = model__gm_find(m, name);
+	if (gi == NONE)
+		return IOGP_ENOTFOUND;
+	if (i != NULL)
+		*i = gi;
+	return 0;
+}
+
+/* ---- selections ----------------------------------------------------------- */
+
+/* Call fn for every linked slot of metric gi within the selection. */
+int model__sel_visit(const iogp_model *m, uint32_t gi, const iogp_sel *sel, visit_fn fn, void *ctx)
+{
+	iogp_sel all = { .kind = IOGP_SEL_ALL };
+
+	if (sel == NULL)
+		sel = &all;
+	switch (sel->kind) {
+	case IOGP_SEL_ALL: {
+		const struct gmetric *g = &m->gm[gi];
+
+		for (uint32_t i = 0; i < g->n; i++)
+			fn(ctx, m, &m->src[g->h[i].src].slots[g->h[i].slot]);
+		return 0;
+	}
+	case IOGP_SEL_NODE: {
+		uint32_t ni = model__node_find(m, sel->node != NULL ? sel->node : "");
+		const struct node *n;
+
+		if (ni == NONE)
+			return IOGP_ENOTFOUND;
+		n = &m->nodes[ni];
+		for (uint32_t i = 0; i < n->n; i++) {
+			const struct source *s = &m->src[n->src[i]];
+			uint32_t sl = model__slot_by_gm(s, gi);
+
+			if (sl != NONE)
+				fn(ctx, m, &s->slots[sl]);
+		}
+		return 0;
+	}
+	case IOGP_SEL_SOURCE: {
+		uint32_t si = model__src_find(m, sel->source);
+		uint32_t sl;
+
+		if (si == NONE)
+			return IOGP_ENOTFOUND;
+		sl = model__slot_by_gm(&m->src[si], gi);
+		if (sl != NONE)
+			fn(ctx, m, &m->src[si].slots[sl]);
+		return 0;
+	}
+	}
+	return IOGP_EINVAL;
+}
+
+int model__metric_lookup(const iogp_model *m, const char *metric, iogp_metric_kind kind,
+                         uint32_t *gi)
+{
+	if (m == NULL || metric == NULL)
+		return IOGP_EINVAL;
+	*gi = model__gm_find(m, metric);
+	if (*gi == NONE)
+		return IOGP_ENOTFOUND;
+	return m->gm[*gi].kind == kind ? 0 : IOGP_EINVAL;
+}
+
+static void visit_counter(void *ctx, const iogp_model *m, const struct slot *sl)
+{
+	(void)m;
+	*(uint64_t *)ctx += sl->counter;
+}
+
+static void visit_gauge(void *ctx, const iogp_model *m, const struct slot *sl)
+{
+	(void)m;
+	*(int64_t *)ctx = (int64_t)((uint64_t)*(int64_t *)ctx + (uint64_t)sl->gauge);
+}
+
+int iogp_model_counter(const iogp_model *m, const char *metric, const iogp_sel *sel, uint64_t *out)
+{
+	uint64_t sum = 0;
+	uint32_t gi;
+	int r;
+
+	if (out == NULL)
+		return IOGP_EINVAL;
+	*out = 0;
+	if ((r = model__metric_lookup(m, metric, IOGP_COUNTER, &gi)) < 0)
+		return r;
+	if ((r = model__sel_visit(m, gi, sel, visit_counter, &sum)) < 0)
+		return r;
+	*out = sum;
+	return 0;
+}
+
+int iogp_model_gauge(const iogp_model *m, const char *metric, const iogp_sel *sel, int64_t *out)
+{
+	int64_t sum = 0;
+	uint32_t gi;
+	int r;
+
+	if (out == NULL)
+		return IOGP_EINVAL;
+	*out = 0;
+	if ((r = model__metric_lookup(m, metric, IOGP_GAUGE, &gi)) < 0)
+		return r;
+	if ((r = model__sel_visit(m, gi, sel, visit_gauge, &sum)) < 0)
+		return r;
+	*out = sum;
+	return 0;
+}
+
+struct hist_ctx {
+	uint32_t scheme;     /* of the first slot found, NONE before */
+	uint32_t nslots;     /* slots with that scheme and some data */
+	bool mismatch;
+	uint64_t *dense;
+	iogp_hist *out;
+	int err;
+};
+
+static void visit_hist_scan(void *ctx, const iogp_model *m, const struct slot *sl)
+{
+	struct hist_ctx *c = ctx;
+
+	(void)m;
+	if (c->scheme == NONE)
+		c->scheme = sl->scheme;
+	if (sl->scheme != c->scheme)
+		c->mismatch = true;
+	else if (sl->n > 0)
+		c->nslots++;
+}
+
+static void visit_hist_add(void *ctx, const iogp_model *m, const struct slot *sl)
+{
+	struct hist_ctx *c = ctx;
+	int r;
+
+	(void)m;
+	if (sl->scheme != c->scheme || sl->n == 0)
+		return;
+	if (c->dense != NULL) {
+		for (size_t i = 0; i < sl->n; i++) {
+			uint64_t *d = &c->dense[sl->bins[i].idx];
+
+			*d = *d + sl->bins[i].count < *d ? UINT64_MAX : *d + sl->bins[i].count;
+		}
+		return;
+	}
+	if ((r = iogp_hist_add_bins(c->out, sl->bins, sl->n)) < 0)
+		c->err = r;
+}
+
+/* out += the non-zero entries of dense[0, nb): merging many sources is
+ * cheaper through one flat array than through repeated sparse merges. */
+int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb)
+{
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < nb; i++)
+		n += dense[i] != 0;
+	iogp_bin *b = malloc((n ? n : 1) * sizeof *b);
+	if (b == NULL)
+		return IOGP_ENOMEM;
+	n = 0;
+	for (uint64_t i = 0; i < nb; i++)
+		if (dense[i] != 0)
+			b[n++] = (iogp_bin){ i, dense[i] };
+	int rc = iogp_hist_add_bins(out, b, n);
+	free(b);
+	return rc;
+}
+
+/* out is always initialised, also on error, so it can always be freed. */
+int iogp_model_hist(const iogp_model *m, const char *metric, const iogp_sel *sel, iogp_hist *out)
+{
+	struct hist_ctx c = { .scheme = NONE, .out = out };
+	iogp_bins nat;
+	uint32_t gi;
+	int r;
+
+	if (out == NULL)
+		return IOGP_EINVAL;
+	if ((r = model__metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) < 0 ||
+	    (r = model__sel_visit(m, gi, sel, visit_hist_scan, &c)) < 0) {
+		iogp_bins_native(&nat, IOGP_NATIVE_K_DEFAULT);
+		iogp_hist_init(out, &nat);
+		return r;
+	}
+	if (c.scheme == NONE)
+		c.scheme = m->gm[gi].scheme;
+	iogp_hist_init(out, &m->schemes[c.scheme]->b);
+	if (c.nslots > 4 && m->schemes[c.scheme]->nbins <= MODEL_DENSE_MAX) {
+		uint64_t nb = m->schemes[c.scheme]->nbins;
+
+		c.dense = calloc(nb, sizeof *c.dense);
+		if (c.dense != NULL) {
+			model__sel_visit(m, gi, sel, visit_hist_add, &c);
+			c.err = model__dense_add(out, c.dense, nb);
+			free(c.dense);
+			if (c.err < 0)
+				return c.err;
+			return c.mismatch ? IOGP_ESCHEME : 0;
+		}
+	}
+	model__sel_visit(m, gi, sel, visit_hist_add, &c);
+	if (c.err < 0)
+		return c.err;
+	return c.mismatch ? IOGP_ESCHEME : 0;
+}
+
+/* ---- access samples and files ---------------------------------------------- */
+
+size_t iogp_model_access(const iogp_model *m, size_t i, const iogp_access **a, size_t *n2,
+                         const iogp_access **a2)
+{
+	const struct source *s;
+	size_t n1 = 0, nb = 0;
+	const iogp_access *p1 = NULL, *p2 = NULL;
+
+	if (m != NULL && i < m->nsrc && m->src[i].ring_n > 0) {
+		s = &m->src[i];
+		if (s->ring_n < m->opts.access_ring) {
+			p1 = s->ring;
+			n1 = s->ring_n;
+		} else {
+			p1 = s->ring + s->ring_head;
+			n1 = m->opts.access_ring - s->ring_head;
+			if (s->ring_head > 0) {
+				p2 = s->ring;
+				nb = s->ring_head;
+			}
+		}
+	}
+	if (a != NULL)
+		*a = p1;
+	if (n2 != NULL)
+		*n2 = nb;
+	if (a2 != NULL)
+		*a2 = p2;
+	return n1;
+}
+
+const char *iogp_model_file_path(const iogp_model *m, size_t i, uint64_t file_id)
+{
+	uint32_t fi;
+
+	if (m == NULL || i >= m->nsrc)
+		return NULL;
+	fi = model__file_find(&m->src[i], file_id);
+	return fi == NONE ? NULL : m->src[i].files[fi].path;
+}
+
+/* ---- snapshots ---------------------------------------------------------------- */
+
+static size_t align16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	const iogp_file *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The arrays go in msg->arena, one block grown with realloc (the layout the
+ * decoder uses too; iogp_msg_free releases it). Labels and strings point
+ * into the model. Lists are sorted by id, as the encoder requires. The
+ * access ring is left out: keyframes stay small, and samples are a recent
+ * view that later DELTAs refill. */
+int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg *msg)
+{
+	const struct source *s;
+	size_t off_m, off_c, off_g, off_h, off_f, need;
+	uint32_t nc = 0, ng = 0, nh = 0;
+	uint64_t *order = NULL;
+	void *arena;
+	size_t cap;
+	char *base;
+
+	if (m == NULL || msg == NULL || i >= m->nsrc)
+		return IOGP_EINVAL;
+	s = &m->src[i];
+	for (uint32_t j = 0; j < s->nslots; j++) {
+		nc += s->slots[j].kind == IOGP_COUNTER;
+		ng += s->slots[j].kind == IOGP_GAUGE;
+		nh += s->slots[j].kind == IOGP_HISTOGRAM && s->slots[j].n > 0;
+	}
+	off_m = 0;
+	off_c = align16(off_m + (size_t)s->nslots * sizeof(iogp_metric_def));
+	off_g = align16(off_c + (size_t)nc * sizeof(iogp_counter_val));
+	off_h = align16(off_g + (size_t)ng * sizeof(iogp_gauge_val));
+	off_f = align16(off_h + (size_t)nh * sizeof(iogp_hist_val));
+	need = align16(off_f + (size_t)s->nfiles * sizeof(iogp_file));
+	if (need == 0)
+		need = 16;
+
+	if (s->nslots > 0) {
+		order = malloc(s->nslots * sizeof *order);
+		if (order == NULL)
+			return IOGP_ENOMEM;
+		for (uint32_t j = 0; j < s->nslots; j++)
+			order[j] = (uint64_t)s->slots[j].id << 32 | j;
+		qsort(order, s->nslots, sizeof *order, cmp_u64);
+	}
+	arena = msg->arena;
+	cap = msg->arena_cap;
+	if (cap < need) {
+		void *p = realloc(arena, need);
+
+		if (p == NULL) {
+			free(order);
+			return IOGP_ENOMEM;
+		}
+		arena = p;
+		cap = need;
+	}
+	memset(msg, 0, sizeof *msg);
+	msg->arena = arena;
+	msg->arena_cap = cap;
+	msg->arena_len = need;
+	base = arena;
+
+	msg->version = IOGP_WIRE_VERSION;
+	msg->kind = IOGP_SNAPSHOT;
+	msg->flags = flags | (s->state == IOGP_SRC_GONE ? IOGP_F_FINAL : 0);
+	msg->source = s->id;
+	msg->seq = s->last_seq;
+	msg->nlabels = s->nlabels;
+	msg->labels = s->labels;
+	msg->t0_ns = s->start_mono;
+	msg->t1_ns = s->last_mono > s->start_mono ? s->last_mono : s->start_mono;
+	msg->wall_ns = s->last_wall;
+	msg->dropped = s->dropped;
+	msg->access_seen = s->access_seen;
+
+	msg->metrics = (iogp_metric_def *)(base + off_m);
+	msg->counters = (iogp_counter_val *)(base + off_c);
+	msg->gauges = (iogp_gauge_val *)(base + off_g);
+	msg->hists = (iogp_hist_val *)(base + off_h);
+	msg->files = (iogp_file *)(base + off_f);
+	for (uint32_t j = 0; j < s->nslots; j++) {
+		const struct slot *sl = &s->slots[(uint32_t)order[j]];
+		iogp_metric_def *d = &msg->metrics[msg->nmetrics++];
+
+		memset(d, 0, offsetof(iogp_metric_def, bins));
+		d->id = sl->id;
+		d->kind = sl->kind;
+		d->name = m->gm[sl->gm].name;
+		d->unit = sl->own_unit != NULL ? sl->own_unit : m->gm[sl->gm].unit;
+		if (sl->kind == IOGP_HISTOGRAM)
+			d->bins = m->schemes[sl->scheme]->b;
+		else
+			memset(&d->bins, 0, offsetof(iogp_bins, edges));
+		switch (sl->kind) {
+		case IOGP_COUNTER:
+			msg->counters[msg->ncounters++] = (iogp_counter_val){ sl->id, sl->counter };
+			break;
+		case IOGP_GAUGE:
+			msg->gauges[msg->ngauges++] = (iogp_gauge_val){ sl->id, sl->gauge };
+			break;
+		case IOGP_HISTOGRAM:
+			if (sl->n > 0)
+				msg->hists[msg->nhists++] =
+				    (iogp_hist_val){ sl->id, (uint32_t)sl->n, sl->bins };
+			break;
+		default:
+			break;
+		}
+	}
+	free(order);
+	for (uint32_t j = 0; j < s->nfiles; j++)
+		msg->files[j] = (iogp_file){ s->files[j].id, s->files[j].path };
+	msg->nfiles = s->nfiles;
+	if (s->nfiles > 1)
+		qsort(msg->files, s->nfiles, sizeof *msg->files, cmp_file);
+	if (msg->nmetrics == 0)
+		msg->metrics = NULL;
+	if (msg->ncounters == 0)
+		msg->counters = NULL;
+	if (msg->ngauges == 0)
+		msg->gauges = NULL;
+	if (msg->nhists == 0)
+		msg->hists = NULL;
+	if (msg->nfiles == 0)
+		msg->files = NULL;
+	return 0;
+}
