@@ -93,7 +93,7 @@ static int info_exec(int argc, char **argv)
 		return rc;
 	char t0[48], t1[48], cr[48], sz[48];
 	iogram_fmt_wall(cr, sizeof(cr), st.info.created_ns);
-	iogram_fmt_bytes(sz, sizeof(sz), (double)st.info.file_bytes);
+	iogp_fmt_bytes(sz, sizeof(sz), (double)st.info.file_bytes, IOGP_UNITS_WIDE);
 	printf("file:       %s\n", path);
 	printf("format:     iogr version %u, created %s by \"%s\"\n", st.info.version, cr, st.info.creator);
 	printf("bytes:      %" PRIu64 " (%s)\n", st.info.file_bytes, sz);

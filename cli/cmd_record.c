@@ -152,7 +152,7 @@ static int record_exec(int argc, char **argv)
 				iogp_model_stats ms;
 				iogp_model_get_stats(iogp_recorder_model(r), &ms);
 				char sz[32];
-				iogram_fmt_bytes(sz, sizeof(sz), (double)st.file.file_bytes);
+				iogp_fmt_bytes(sz, sizeof(sz), (double)st.file.file_bytes, IOGP_UNITS_WIDE);
 				fprintf(stderr, "\rrecording %s: %zu sources, %" PRIu64 " msg/s, gaps %" PRIu64
 				        ", malformed %" PRIu64 ", %s   ", out,
 				        iogp_model_source_count(iogp_recorder_model(r)), msgs - last_msgs,

@@ -30,36 +30,13 @@ void iogram_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void iogram_fmt_bytes(char *buf, size_t len, double v)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	int i = 0;
-	while (v >= 1024.0 && i < 6) {
-		v /= 1024.0;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, len, "%.0f B", v);
-	else
-		snprintf(buf, len, "%.1f %s", v, u[i]);
-}
-
+/* Bytes and durations in the plots' style; counts exact, with their unit. */
 void iogram_fmt_value(char *buf, size_t len, double v, const char *unit)
 {
-	if (!strcmp(unit, "bytes")) {
-		iogram_fmt_bytes(buf, len, v);
-	} else if (!strcmp(unit, "ns")) {
-		if (v < 1e3)
-			snprintf(buf, len, "%.0f ns", v);
-		else if (v < 1e6)
-			snprintf(buf, len, "%.1f us", v / 1e3);
-		else if (v < 1e9)
-			snprintf(buf, len, "%.1f ms", v / 1e6);
-		else
-			snprintf(buf, len, "%.2f s", v / 1e9);
-	} else {
+	if (!strcmp(unit, "bytes") || !strcmp(unit, "ns"))
+		iogp_fmt_value(buf, len, unit, v, IOGP_UNITS_WIDE);
+	else
 		snprintf(buf, len, "%.0f%s%s", v, *unit ? " " : "", unit);
-	}
 }
 
 void iogram_fmt_wall(char *buf, size_t len, uint64_t ns)

@@ -8,6 +8,7 @@
 
 /* Exit codes: IOGP_EXIT_* (iogp_err.h). */
 #include "iogp_err.h"
+#include "iogp_units.h"
 
 struct iogram_cmd {
 	const char *name;
@@ -21,7 +22,6 @@ extern const struct iogram_cmd iogram_cmd_export;
 /* "iogram: " + message on stderr. */
 void iogram_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Human units: "4.0 KiB", "1.5 ms", "2026-11-22T04:35:00Z". */
-void iogram_fmt_bytes(char *buf, size_t len, double v);
 void iogram_fmt_value(char *buf, size_t len, double v, const char *unit);
 void iogram_fmt_wall(char *buf, size_t len, uint64_t ns);
 /* Load a replay file into a new model; says why on failure and warns about
@@ -47,8 +47,6 @@ extern volatile int iogram_stop;
 void iogram_catch_signals(void);
 uint64_t iogram_now_ns(void);        /* CLOCK_REALTIME */
 uint64_t iogram_mono_ns(void);       /* CLOCK_MONOTONIC */
-/* An endpoint that binds beyond loopback needs explicit consent (--any-address). */
-int iogram_endpoint_ok(const char *ep, int allow_wide);
 /* Bind or connect sock (of ctx) to ep, with the user's CURVE key when there
  * is one, and a clear error; 0 or -1. */
 int iogram_bind(void *ctx, void *sock, const char *ep);

@@ -8,7 +8,6 @@
 
 #include "iogp.h"
 #include "iogram_cli.h"
-#include "iogp_keys.h"
 #include "iogp_sub.h"
 
 volatile int iogram_stop;
@@ -44,11 +43,6 @@ uint64_t iogram_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int iogram_endpoint_ok(const char *ep, int allow_wide)
-{
-	return iogp_endpoint_local(ep) || allow_wide;
-}
-
 int iogram_bind(void *ctx, void *sock, const char *ep)
 {
 	char err[1200];
@@ -69,19 +63,11 @@ int iogram_connect(void *ctx, void *sock, const char *ep)
 
 int iogram_wide_ok(const char *verb, const char *ep, int wide)
 {
-	if (iogram_endpoint_ok(ep, 0))
-		return 1;
-	if (!wide) {
-		iogram_err("%s: %s is not a loopback endpoint (tcp://127.x, ipc://); add --any-address "
-		           "to listen on it", verb, ep);
-		return 0;
-	}
-	iogp_keys k;
-	char err[1200] = "";
-	if (iogp_keys_load(&k, err, sizeof(err)) == 0 && !k.present)
-		iogram_err("warning: %s listens on %s without CURVE: anyone who can reach it can read "
-		           "and inject streams; run 'iogram keygen' first", verb, ep);
-	return 1;
+	char msg[1300];
+	int pol = iogp_endpoint_policy(ep, wide, msg, sizeof(msg));
+	if (msg[0])
+		iogram_err("%s: %s", verb, msg);
+	return pol >= 0;
 }
 
 int iogram_isatty_stderr(void)

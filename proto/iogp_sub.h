@@ -26,6 +26,11 @@ void *iogp_sub_socket(void *ctx, int hwm);
 /* 1 when binding ep stays on this machine (ipc://, inproc://, tcp:// on
  * 127.x, localhost or [::1]): anything wider needs the user's consent. */
 int iogp_endpoint_local(const char *ep);
+/* The one policy for binding ep: 0 when it stays on this machine; -1 with
+ * msg saying why when it does not and any_address is 0; 1 when it does not,
+ * any_address allows it, and msg holds the warning to show (no CURVE key:
+ * anyone who reaches the port can read and inject streams). */
+int iogp_endpoint_policy(const char *ep, int any_address, char *msg, size_t len);
 
 /* The frame limit on any socket (max bytes per inbound frame). */
 int iogp_sock_maxmsg(void *sock, long max);

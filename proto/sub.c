@@ -50,6 +50,25 @@ int iogp_endpoint_local(const char *ep)
 	return !strncmp(h, "127.", 4) || !strncmp(h, "localhost:", 10) || !strncmp(h, "[::1]:", 6);
 }
 
+int iogp_endpoint_policy(const char *ep, int any_address, char *msg, size_t len)
+{
+	if (len)
+		msg[0] = 0;
+	if (iogp_endpoint_local(ep))
+		return 0;
+	if (!any_address) {
+		snprintf(msg, len, "%s is not a loopback endpoint (tcp://127.x, ipc://); add "
+		         "--any-address to listen on it", ep);
+		return -1;
+	}
+	iogp_keys k;
+	char err[1200] = "";
+	if (iogp_keys_load(&k, err, sizeof(err)) == 0 && !k.present)
+		snprintf(msg, len, "warning: listening on %s without CURVE: anyone who can reach it "
+		         "can read and inject streams; run 'iogram keygen' first", ep);
+	return 1;
+}
+
 int iogp_sock_maxmsg(void *sock, long max)
 {
 	int64_t m = max;

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "iogp.h"
-#include "top.h"
+#include "iogp_units.h"
 
 static const char *top_bin, *synth_bin, *run_bin, *iogram_bin;
 static char dir[] = "/tmp/iogram-check-top-XXXXXX";
@@ -165,15 +165,15 @@ static const char *summary_of(const iogp_hist *h, const char *what, const char *
 {
 	char n[32], a[32], b[32], c[32], d[32];
 	uint64_t v;
-	fmt_count(n, sizeof(n), (double)h->total);
+	iogp_fmt_count(n, sizeof(n), (double)h->total, IOGP_UNITS_CELL);
 	iogp_hist_quantile(h, 0.5, &v);
-	fmt_value(a, sizeof(a), unit, (double)v);
+	iogp_fmt_value(a, sizeof(a), unit, (double)v, IOGP_UNITS_CELL);
 	iogp_hist_quantile(h, 0.9, &v);
-	fmt_value(b, sizeof(b), unit, (double)v);
+	iogp_fmt_value(b, sizeof(b), unit, (double)v, IOGP_UNITS_CELL);
 	iogp_hist_quantile(h, 0.99, &v);
-	fmt_value(c, sizeof(c), unit, (double)v);
+	iogp_fmt_value(c, sizeof(c), unit, (double)v, IOGP_UNITS_CELL);
 	iogp_hist_max(h, &v);
-	fmt_value(d, sizeof(d), unit, (double)v);
+	iogp_fmt_value(d, sizeof(d), unit, (double)v, IOGP_UNITS_CELL);
 	return fmt("%s n=%s p50 %s p90 %s p99 %s max %s", what, n, a, b, c, d);
 }
 
@@ -282,8 +282,8 @@ START_TEST(test_replay_160x48_rows)
 		uint64_t lo, hi;
 		iogp_bins_bounds(&b, l2.bins[i].idx, &lo, &hi);
 		char a[32], z[32];
-		fmt_bytes(a, sizeof(a), (double)lo);
-		fmt_bytes(z, sizeof(z), (double)hi);
+		iogp_fmt_bytes(a, sizeof(a), (double)lo, IOGP_UNITS_CELL);
+		iogp_fmt_bytes(z, sizeof(z), (double)hi, IOGP_UNITS_CELL);
 		const char *lab = lo == hi ? fmt("%s ", a) : fmt("%s-%s ", a, z);
 		/* the row: label first, then the bar, then the exact count */
 		int found = 0;

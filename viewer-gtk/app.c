@@ -16,7 +16,7 @@ static iogv_session *start_sources(iogv_win *v)
 {
 	const iogv_args *a = &v->args;
 	char err[600] = "";
-	iogv_opts o = { .history_s = a->history_s };
+	iogv_opts o = { .history_s = a->history_s, .any_address = a->any_address };
 	iogv_session *s = iogv_session_new(&o);
 	if (!s) {
 		g_printerr("iogram-view: out of memory\n");

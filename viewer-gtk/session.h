@@ -13,6 +13,7 @@ typedef struct iogv_session iogv_session;
 
 typedef struct iogv_opts {
 	uint32_t history_s;      /* live rate history kept, 0 = 900 */
+	int any_address;         /* listening beyond loopback allowed (--any-address) */
 } iogv_opts;
 
 iogv_session *iogv_session_new(const iogv_opts *opts);
@@ -39,10 +40,10 @@ int iogv_connect(iogv_session *s, const char *ep, char *err, size_t errlen);
 int iogv_is_live(const iogv_session *s);
 /* The endpoint last bound (resolves "tcp://127.0.0.1:*" to its port). */
 int iogv_last_endpoint(iogv_session *s, char *buf, size_t len);
-/* Receive what is waiting (up to max messages), apply it, tick the model's
- * clock. timeout_ms >= 0 waits that long for the first message. Returns the
- * number of messages applied. */
-int iogv_poll(iogv_session *s, int timeout_ms, int max);
+/* Apply what is waiting (within the feed's time budget) and tick the
+ * model's clock; timeout_ms > 0 waits that long for the first message.
+ * Returns the number of messages applied. */
+int iogv_poll(iogv_session *s, int timeout_ms);
 /* Socket problems seen since the last call ("tcp://...: connection refused,
  * retrying"), one per line; empty when none. */
 int iogv_take_events(iogv_session *s, char *buf, size_t len);

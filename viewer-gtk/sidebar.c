@@ -114,7 +114,7 @@ static void rate_text(char *buf, size_t len, double v)
 	if (v <= 0)
 		snprintf(buf, len, "–");
 	else
-		iogplot_fmt_bytes(buf, len, v);
+		iogp_fmt_bytes(buf, len, v, IOGP_UNITS_WIDE);
 }
 
 void iogv_sidebar_refresh(struct iogv_sidebar *sb)

@@ -188,8 +188,6 @@ int main(int argc, char **argv)
 		}
 		return iogv_snapshot(&a);
 	}
-	if (a.any_address)
-		setenv("IOGRAM_VIEW_ANY_ADDRESS", "1", 1);
 #ifdef IOGV_HAVE_GTK
 	char *gargv[2] = { argv[0], NULL };
 	return iogv_app_run(&a, 1, gargv);

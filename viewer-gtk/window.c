@@ -578,7 +578,7 @@ static void on_open(GtkButton *b, gpointer p)
 	if (!path)
 		return;
 	char err[600] = "";
-	iogv_opts o = { .history_s = v->args.history_s };
+	iogv_opts o = { .history_s = v->args.history_s, .any_address = v->args.any_address };
 	iogv_session *s = iogv_session_new(&o);
 	int rc = s ? iogv_open_replay(s, path, err, sizeof(err)) : IOGP_ENOMEM;
 	if (rc < 0) {
@@ -603,7 +603,7 @@ static void live_endpoint(iogv_win *v, GtkEntry *e, int listen)
 	iogv_session *s = v->s;
 	int fresh = !iogv_is_live(v->s);
 	if (fresh) {
-		iogv_opts o = { .history_s = v->args.history_s };
+		iogv_opts o = { .history_s = v->args.history_s, .any_address = v->args.any_address };
 		if (!(s = iogv_session_new(&o))) {
 			iogv_win_error(v, "out of memory");
 			return;
@@ -729,7 +729,7 @@ static gboolean on_poll(gpointer p)
 		demo_tick(v->demo);
 	if (!iogv_is_live(v->s))
 		return G_SOURCE_CONTINUE;
-	iogv_poll(v->s, 0, 20000);
+	iogv_poll(v->s, 0);
 	char ev[1024];
 	if (iogv_take_events(v->s, ev, sizeof(ev)) > 0) {
 		size_t n = strlen(ev);

@@ -54,7 +54,7 @@ static void key_zoom(top_app *a, int arg)
 
 static void key_node(top_app *a, int arg)
 {
-	const iogp_model *m = input_model(a->in);
+	const iogp_model *m = iogp_feed_model(input_feed(a->in));
 	long n = (long)iogp_model_node_count(m), cur = -1;
 	top_view *v = &a->view;
 	if (n == 0) {
@@ -77,7 +77,7 @@ static void key_node(top_app *a, int arg)
 
 static void key_source(top_app *a, int arg)
 {
-	const iogp_model *m = input_model(a->in);
+	const iogp_model *m = iogp_feed_model(input_feed(a->in));
 	long n = (long)iogp_model_source_count(m), cur = -1;
 	top_view *v = &a->view;
 	if (n == 0) {
@@ -148,7 +148,7 @@ static void key_rates(top_app *a, int arg)
 static void key_pause(top_app *a, int arg)
 {
 	(void)arg;
-	input_pause(a->in, !input_paused(a->in));
+	iogp_feed_pause(input_feed(a->in), !iogp_feed_paused(input_feed(a->in)));
 }
 
 static int need_replay(top_app *a)
@@ -165,19 +165,19 @@ static int need_replay(top_app *a)
 static void key_seek(top_app *a, int arg)
 {
 	if (need_replay(a))
-		input_seek(a->in, arg);
+		iogp_feed_seek_by(input_feed(a->in), arg);
 }
 
 static void key_speed(top_app *a, int arg)
 {
 	if (need_replay(a))
-		input_speed(a->in, arg);
+		iogp_feed_speed(input_feed(a->in), arg);
 }
 
 static void key_jump(top_app *a, int arg)
 {
 	if (need_replay(a))
-		input_seek_to(a->in, arg);
+		iogp_feed_seek(input_feed(a->in), arg ? UINT64_MAX : 0);
 }
 
 static void key_record(top_app *a, int arg)
@@ -185,23 +185,23 @@ static void key_record(top_app *a, int arg)
 	(void)arg;
 	top_status st;
 	input_status(a->in, &st);
-	if (st.recording) {
+	if (st.f.recording) {
 		char path[512], sz[24];
-		snprintf(path, sizeof(path), "%s", st.rec_path);
-		fmt_bytes(sz, sizeof(sz), (double)st.rec_bytes);
-		input_record_stop(a->in);
+		snprintf(path, sizeof(path), "%s", st.f.rec_path);
+		iogp_fmt_bytes(sz, sizeof(sz), (double)st.f.rec_bytes, IOGP_UNITS_CELL);
+		iogp_feed_record_stop(input_feed(a->in), NULL, 0);
 		view_message(&a->view, "recording stopped: %s (%sB)", path, sz);
 		return;
 	}
 	char err[256];
 	const char *path = a->record_path;
 	a->record_path = NULL;   /* --record names the first recording only */
-	if (input_record_start(a->in, path, err, sizeof(err)) < 0) {
+	if (iogp_feed_record_start(input_feed(a->in), path, err, sizeof(err)) < 0) {
 		view_message(&a->view, "cannot record: %s", err);
 		return;
 	}
 	input_status(a->in, &st);
-	view_message(&a->view, "recording to %s", st.rec_path);
+	view_message(&a->view, "recording to %s", st.f.rec_path);
 }
 
 static void key_snapshot(top_app *a, int arg)

@@ -252,7 +252,7 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 			t0 = t.min == UINT64_MAX ? f->now_ns : t.min;
 		}
 		char span[24];
-		fmt_clock(span, sizeof(span), (double)(f->now_ns - t0) / 1e9);
+		iogp_fmt_duration(span, sizeof(span), (double)(f->now_ns - t0) / 1e9);
 		if (r.w >= 60)
 			snprintf(right, sizeof(right), "%sfile %ld/%zu, %s", f->v->file_path[0] ? "" : "busiest ",
 			         sel + 1, l.n, span);
@@ -294,7 +294,7 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 	}
 	int ph = r.h - 2;
 	char ytop[24];
-	fmt_bytes(ytop, sizeof(ytop), (double)af->maxoff);
+	iogp_fmt_bytes(ytop, sizeof(ytop), (double)af->maxoff, IOGP_UNITS_CELL);
 	int gut = (int)strlen(ytop);
 	if (gut < 1)
 		gut = 1;

@@ -55,29 +55,29 @@ static void line1(const top_frame *f, struct pen *pp, int narrow, int namew)
 	switch (st->mode) {
 	case MODE_REPLAY: {
 		char pos[24], len[24];
-		double span = st->last_ns > st->first_ns ? (double)(st->last_ns - st->first_ns) / 1e9 : 0;
-		double at = st->pos_ns > st->first_ns ? (double)(st->pos_ns - st->first_ns) / 1e9 : 0;
-		fmt_clock(pos, sizeof(pos), at);
-		fmt_clock(len, sizeof(len), span);
+		double span = st->f.last_ns > st->f.first_ns ? (double)(st->f.last_ns - st->f.first_ns) / 1e9 : 0;
+		double at = st->f.pos_ns > st->f.first_ns ? (double)(st->f.pos_ns - st->f.first_ns) / 1e9 : 0;
+		iogp_fmt_duration(pos, sizeof(pos), at);
+		iogp_fmt_duration(len, sizeof(len), span);
 		put(&p, ST_LABEL, "REPLAY");
-		put(&p, ST_NORMAL, " %.*s %s/%s", namew, base(st->where), pos, len);
-		put(&p, ST_NORMAL, " x%g", st->speed);
-		if (st->at_end)
+		put(&p, ST_NORMAL, " %.*s %s/%s", namew, base(st->f.where), pos, len);
+		put(&p, ST_NORMAL, " x%g", st->f.speed);
+		if (st->f.at_end)
 			put(&p, ST_WARN, " END");
-		else if (st->paused)
+		else if (st->f.paused)
 			put(&p, ST_WARN, " PAUSED");
 		break;
 	}
 	case MODE_DEMO:
 		put(&p, ST_LABEL, "DEMO");
 		put(&p, ST_NORMAL, " %d workers", st->demo_workers);
-		if (st->paused)
+		if (st->f.paused)
 			put(&p, ST_WARN, " PAUSED");
 		break;
 	default:
 		put(&p, ST_LABEL, "LIVE");
-		put(&p, ST_NORMAL, " %.*s", namew, st->where ? st->where : "");
-		if (st->paused)
+		put(&p, ST_NORMAL, " %.*s", namew, st->f.where ? st->f.where : "");
+		if (st->f.paused)
 			put(&p, ST_WARN, " PAUSED");
 		break;
 	}
@@ -89,7 +89,7 @@ static void line1(const top_frame *f, struct pen *pp, int narrow, int namew)
 	put(&p, ST_NORMAL, " %zu gone", c.gone);
 	if (c.restarted)
 		put(&p, ST_WARN, " %zu restarted", c.restarted);
-	put(&p, ST_NORMAL, "%s%.1f msg/s", sp, st->msgs_per_s);
+	put(&p, ST_NORMAL, "%s%.1f msg/s", sp, st->f.msgs_per_s);
 	iogp_model_stats ms;
 	iogp_model_get_stats(f->m, &ms);
 	uint64_t drops = 0;
@@ -101,7 +101,7 @@ static void line1(const top_frame *f, struct pen *pp, int narrow, int namew)
 	}
 	put(&p, ms.gaps ? ST_WARN : ST_NORMAL, "%sgaps %" PRIu64, sp, ms.gaps);
 	put(&p, drops ? ST_WARN : ST_NORMAL, "%sdrops %" PRIu64, sp, drops);
-	uint64_t bad = ms.bad_messages + st->malformed;
+	uint64_t bad = ms.bad_messages + st->f.malformed;
 	if (bad)
 		put(&p, ST_BAD, "%sbad %" PRIu64, sp, bad);
 
@@ -119,7 +119,7 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 	struct pen m = { s, r.y, r.x, r.x + r.w, 1 };
 	line1(f, &m, narrow, namew);
 	if (m.x > r.x + r.w) {
-		const char *name = st->mode == MODE_REPLAY ? base(st->where) : st->where ? st->where : "";
+		const char *name = st->mode == MODE_REPLAY ? base(st->f.where) : st->f.where ? st->f.where : "";
 		int nl = (int)strlen(name);
 		namew = (nl < namew ? nl : namew) - (m.x - (r.x + r.w));
 	}
@@ -136,22 +136,22 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 	int message = f->v->msg[0] && f->mono_ns < f->v->msg_until;
 	char rec[160];
 	int rec_style = ST_DIM;
-	if (st->recording) {
+	if (st->f.recording) {
 		char sz[24];
-		fmt_bytes(sz, sizeof(sz), (double)st->rec_bytes);
-		snprintf(rec, sizeof(rec), "REC %s %s", base(st->rec_path), sz);
+		iogp_fmt_bytes(sz, sizeof(sz), (double)st->f.rec_bytes, IOGP_UNITS_CELL);
+		snprintf(rec, sizeof(rec), "REC %s %s", base(st->f.rec_path), sz);
 		rec_style = ST_BAD;
-	} else if (st->rec_error) {
-		snprintf(rec, sizeof(rec), "rec failed: %s", st->rec_error);
+	} else if (st->f.rec_error) {
+		snprintf(rec, sizeof(rec), "rec failed: %s", st->f.rec_error);
 		rec_style = ST_BAD;
 	} else {
 		snprintf(rec, sizeof(rec), "rec off");
 	}
 	/* right side, most important first: damage, recording, help */
 	char dmg[64] = "";
-	if (st->bad_frames || st->skipped_bytes) {
+	if (st->f.bad_frames || st->f.skipped_bytes) {
 		char b[24];
-		fmt_bytes(b, sizeof(b), (double)st->skipped_bytes);
+		iogp_fmt_bytes(b, sizeof(b), (double)st->f.skipped_bytes, IOGP_UNITS_CELL);
 		snprintf(dmg, sizeof(dmg), "damaged %sB skipped", b);
 	}
 	const char *part[3] = { dmg, rec, "? help" };

@@ -128,7 +128,7 @@ static int choose_bins(const top_frame *f, hist_view *hv, int maxrows)
 		if ((rc = iogp_bins_fixed(&b, w, lo / w * w)) < 0)
 			return rc;
 		char ws[32];
-		fmt_value(ws, sizeof(ws), hv->unit, (double)w);
+		iogp_fmt_value(ws, sizeof(ws), hv->unit, (double)w, IOGP_UNITS_CELL);
 		snprintf(hv->bins_text, sizeof(hv->bins_text), "fixed %s", ws);
 		return rebin_all(hv, &b);
 	}
@@ -294,7 +294,7 @@ static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d
 	const iogp_hist *q = &hv->native[d];
 	int have = hv->found[d] && q->total > 0;
 	char n[24];
-	fmt_count(n, sizeof(n), (double)(have ? q->total : 0));
+	iogp_fmt_count(n, sizeof(n), (double)(have ? q->total : 0), IOGP_UNITS_CELL);
 	snprintf(tok[0], sizeof(tok[0]), "%s", hv->what[d][0] ? hv->what[d] : "all");
 	snprintf(tok[1], sizeof(tok[1]), "n=%s", n);
 	int ntok = 2;
@@ -305,12 +305,12 @@ static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d
 		for (int i = 0; i < 3; i++) {
 			uint64_t v = 0;
 			iogp_hist_quantile(q, qs[i], &v);
-			fmt_value(t, sizeof(t), hv->unit, (double)v);
+			iogp_fmt_value(t, sizeof(t), hv->unit, (double)v, IOGP_UNITS_CELL);
 			snprintf(tok[ntok++], sizeof(tok[0]), "%s %s", qn[i], t);
 		}
 		uint64_t mx = 0;
 		iogp_hist_max(q, &mx);
-		fmt_value(t, sizeof(t), hv->unit, (double)mx);
+		iogp_fmt_value(t, sizeof(t), hv->unit, (double)mx, IOGP_UNITS_CELL);
 		snprintf(tok[ntok++], sizeof(tok[0]), "max %s", t);
 	}
 	/* drop p90, then max, then p99 until the line fits */
@@ -338,10 +338,10 @@ static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d
 
 static int label(char *buf, size_t len, const hist_view *hv, const hist_row *r, int wide)
 {
-	int n = fmt_value(buf, len, hv->unit, (double)r->lo);
+	int n = iogp_fmt_value(buf, len, hv->unit, (double)r->lo, IOGP_UNITS_CELL);
 	if (wide && r->hi != r->lo && n > 0 && (size_t)n + 1 < len) {
 		buf[n++] = '-';
-		n += fmt_value(buf + n, len - (size_t)n, hv->unit, (double)r->hi);
+		n += iogp_fmt_value(buf + n, len - (size_t)n, hv->unit, (double)r->hi, IOGP_UNITS_CELL);
 	}
 	return (int)strlen(buf);
 }
@@ -358,7 +358,7 @@ static void rows_draw(const top_frame *f, top_surf *s, top_rect rr, const hist_v
 		lw = n > lw ? n : lw;
 		for (int d = 0; d < hv->nd; d++) {
 			int c = wide ? snprintf(cnt, sizeof(cnt), "%" PRIu64, r->count[d])
-			             : fmt_count(cnt, sizeof(cnt), (double)r->count[d]);
+			             : iogp_fmt_count(cnt, sizeof(cnt), (double)r->count[d], IOGP_UNITS_CELL);
 			cw[d] = c > cw[d] ? c : cw[d];
 			maxc[d] = r->count[d] > maxc[d] ? r->count[d] : maxc[d];
 			total[d] += r->count[d];
@@ -391,7 +391,7 @@ static void rows_draw(const top_frame *f, top_surf *s, top_rect rr, const hist_v
 				if (wide)
 					snprintf(cnt, sizeof(cnt), "%" PRIu64, c);
 				else
-					fmt_count(cnt, sizeof(cnt), (double)c);
+					iogp_fmt_count(cnt, sizeof(cnt), (double)c, IOGP_UNITS_CELL);
 				int n = (int)strlen(cnt);
 				draw_text(s, y, x + barw + 1 + cw[d] - n, n, ST_NORMAL, cnt);
 				if (pct && total[d])

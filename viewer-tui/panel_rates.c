@@ -218,17 +218,17 @@ static void summary(const top_frame *f, top_surf *s, int y, int x, int w, const 
 	int narrow = w < 70;
 	const char *u = narrow ? "" : "/s";
 	char v[24];
-	fmt_rate(v, sizeof(v), "bytes", tot);
+	iogp_fmt_rate(v, sizeof(v), "bytes", tot, IOGP_UNITS_CELL);
 	v[strlen(v) - 2] = '\0';   /* the unit goes back on below, or not */
 	snprintf(tok[0], sizeof(tok[0]), "%s", d ? "write" : "read ");
 	snprintf(tok[1], sizeof(tok[1]), "%s %s%s", narrow ? "tot" : "total", v, u);
-	fmt_rate(v, sizeof(v), "bytes", n ? tot / n : 0);
+	iogp_fmt_rate(v, sizeof(v), "bytes", n ? tot / n : 0, IOGP_UNITS_CELL);
 	v[strlen(v) - 2] = '\0';
 	snprintf(tok[2], sizeof(tok[2]), "avg %s%s", v, u);
-	fmt_rate(v, sizeof(v), "bytes", min);
+	iogp_fmt_rate(v, sizeof(v), "bytes", min, IOGP_UNITS_CELL);
 	v[strlen(v) - 2] = '\0';
 	snprintf(tok[3], sizeof(tok[3]), "min %s%s%s%s", v, u, narrow ? "" : " ", narrow ? "" : minn);
-	fmt_rate(v, sizeof(v), "bytes", max);
+	iogp_fmt_rate(v, sizeof(v), "bytes", max, IOGP_UNITS_CELL);
 	v[strlen(v) - 2] = '\0';
 	snprintf(tok[4], sizeof(tok[4]), "max %s%s%s%s", v, u, narrow ? "" : " ", narrow ? "" : maxn);
 	int st = d ? ST_WRITE : ST_READ;
@@ -295,7 +295,7 @@ static void draw_lines(const top_frame *f, top_surf *s, top_rect r, rset *rs)
 			double cur = dir == DIR_READ ? l->cur[0] : dir == DIR_WRITE ? l->cur[1]
 			           : l->cur[0] + l->cur[1];
 			char t[24];
-			fmt_rate(t, sizeof(t), "bytes", cur);
+			iogp_fmt_rate(t, sizeof(t), "bytes", cur, IOGP_UNITS_CELL);
 			int tl = (int)strlen(t);
 			draw_text(s, y, x + gw + 1 + (valw > tl ? valw - tl : 0), valw, ST_NORMAL, t);
 			x += gw + 1 + valw + 1;
@@ -374,7 +374,7 @@ static void draw_heatmap(const top_frame *f, top_surf *s, top_rect r, rset *rs)
 			draw_heat(s, y, r.x + lw + 1 + c, lev);
 		}
 		char t[24];
-		fmt_rate(t, sizeof(t), "bytes", cur[g]);
+		iogp_fmt_rate(t, sizeof(t), "bytes", cur[g], IOGP_UNITS_CELL);
 		int tl = (int)strlen(t);
 		draw_text(s, y, r.x + lw + 1 + gw + 1 + (valw > tl ? valw - tl : 0), valw, ST_NORMAL, t);
 	}

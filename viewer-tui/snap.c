@@ -82,7 +82,7 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 	}
 	const top_status *st = f->st;
 	snprintf(pf.title, sizeof(pf.title), "%s %s", st->mode == MODE_REPLAY ? "replay" :
-	         st->mode == MODE_DEMO ? "demo" : "live", st->where ? st->where : "");
+	         st->mode == MODE_DEMO ? "demo" : "live", st->f.where ? st->f.where : "");
 	if (f->v->sel == IOGP_SEL_NODE)
 		snprintf(pf.selection, sizeof(pf.selection), "node %s", f->v->sel_node);
 	else if (f->v->sel == IOGP_SEL_SOURCE)
@@ -94,10 +94,10 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 		snprintf(pf.window, sizeof(pf.window), "last %g s", w);
 	else
 		snprintf(pf.window, sizeof(pf.window), "since start");
-	pf.msg_rate = st->msgs_per_s;
-	pf.recording = st->recording;
-	if (st->recording)
-		snprintf(pf.record_path, sizeof(pf.record_path), "%s", st->rec_path);
+	pf.msg_rate = st->f.msgs_per_s;
+	pf.recording = st->f.recording;
+	if (st->f.recording)
+		snprintf(pf.record_path, sizeof(pf.record_path), "%s", st->f.rec_path);
 	pf.t_now = (double)f->now_ns / 1e9;
 	iogplot_style ps;
 	iogplot_style_init(&ps, 0);

@@ -89,10 +89,10 @@ static int parse_seconds(const char *s, double *out)
 void app_frame(top_app *app, top_frame *f, top_status *st)
 {
 	input_status(app->in, st);
-	f->m = input_model(app->in);
+	f->m = iogp_feed_model(input_feed(app->in));
 	f->v = &app->view;
 	f->st = st;
-	f->now_ns = input_now(app->in);
+	f->now_ns = iogp_feed_now(input_feed(app->in));
 	f->mono_ns = mono_ns();
 }
 
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 		input_close(app.in);
 		return IOGP_EXIT_ERROR;
 	}
-	if (record && input_record_start(app.in, record, err, sizeof(err)) < 0) {
+	if (record && iogp_feed_record_start(input_feed(app.in), record, err, sizeof(err)) < 0) {
 		fprintf(stderr, "iogram-top: cannot record: %s\n", err);
 		input_close(app.in);
 		return IOGP_EXIT_ERROR;
@@ -334,16 +334,16 @@ int main(int argc, char **argv)
 		input_status(app.in, &st);
 		/* replay plays at up to 4 frames per second when fast */
 		uint64_t interval = pace;
-		if (st.mode == MODE_REPLAY && st.speed > 1 && !st.paused)
-			interval = (uint64_t)((double)pace / (st.speed < 4 ? st.speed : 4));
+		if (st.mode == MODE_REPLAY && st.f.speed > 1 && !st.f.paused)
+			interval = (uint64_t)((double)pace / (st.f.speed < 4 ? st.f.speed : 4));
 		uint64_t due = last_frame + (key_dirty ? KEY_FRAME_NS : interval);
 		int wait_ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
-		int rdue = input_next_due_ms(app.in);
+		int rdue = iogp_feed_next_due_ms(input_feed(app.in));
 		if (rdue >= 0 && rdue < wait_ms)
 			wait_ms = rdue;
 		if (wait_ms > 1000)
 			wait_ms = 1000;
-		int tty_ready = input_wait(app.in, wait_ms);
+		int tty_ready = iogp_feed_wait(input_feed(app.in), 0, wait_ms);
 		if (tty_ready < 0)
 			break;   /* the terminal is gone */
 		if (input_pump(app.in) > 0)
@@ -363,8 +363,8 @@ int main(int argc, char **argv)
 		if (hangup > 100)
 			break;
 		now = mono_ns();
-		int live_frozen = st.mode != MODE_REPLAY && input_paused(app.in);
-		int time_moves = !live_frozen && !(st.mode == MODE_REPLAY && (st.paused || st.at_end));
+		int live_frozen = st.mode != MODE_REPLAY && iogp_feed_paused(input_feed(app.in));
+		int time_moves = !live_frozen && !(st.mode == MODE_REPLAY && (st.f.paused || st.f.at_end));
 		if (key_dirty && now >= last_frame + KEY_FRAME_NS) {
 			if (app.full_redraw) {
 				clearok(curscr, TRUE);
@@ -390,8 +390,8 @@ int main(int argc, char **argv)
 	top_status st;
 	input_status(app.in, &st);
 	char rec[1024] = "";
-	if (st.recording)
-		snprintf(rec, sizeof(rec), "%s", st.rec_path);
+	if (st.f.recording)
+		snprintf(rec, sizeof(rec), "%s", st.f.rec_path);
 	input_close(app.in);
 	if (rec[0])
 		fprintf(stderr, "iogram-top: recorded to %s\n", rec);

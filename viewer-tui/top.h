@@ -8,22 +8,14 @@
 
 #include "demo.h"
 #include "iogp.h"
+#include "iogp_feed.h"
+#include "iogp_units.h"   /* numbers in cells: IOGP_UNITS_CELL */
 
 #include "iogp_err.h"   /* IOGP_EXIT_* */
 
 typedef struct top_rect {
 	int y, x, h, w;
 } top_rect;
-
-/* ---- fmt.c: compact human units (ASCII only, so tests can read them) ---- */
-/* Bytes: exact below 10000 ("3901"), exact K/M/G multiples below 1000 of
- * the unit ("4K", "1M", "192K"), else three significant digits ("1.03M"). */
-int fmt_bytes(char *buf, size_t len, double v);
-int fmt_ns(char *buf, size_t len, double ns);       /* "850ns" "45.1us" "5.10ms" "1.20s" */
-int fmt_count(char *buf, size_t len, double c);     /* exact below 100000, then "123k" "1.2M" */
-int fmt_value(char *buf, size_t len, const char *unit, double v); /* by unit */
-int fmt_rate(char *buf, size_t len, const char *unit, double per_s); /* "1.5M/s" */
-int fmt_clock(char *buf, size_t len, double s);     /* "0:12" "1:02:03" */
 
 /* ---- draw.c: the surface every panel draws on ---- */
 enum top_style {
@@ -98,7 +90,7 @@ void view_init(top_view *v, double window_s);
 double view_window(const top_view *v);   /* seconds, 0 = since start */
 void view_message(top_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- input.c: live sockets, replay file or demo, feeding one model ---- */
+/* ---- input.c: the feed opened from the command line, and the demo ---- */
 typedef enum top_mode { MODE_LIVE = 0, MODE_REPLAY, MODE_DEMO } top_mode;
 
 typedef struct top_input top_input;
@@ -115,46 +107,17 @@ typedef struct top_input_opts {
 
 typedef struct top_status {
 	top_mode mode;
-	const char *where;      /* endpoint(s) or file name */
-	double msgs_per_s;      /* over the last few seconds */
-	uint64_t messages, bad, malformed;
-	/* replay */
-	uint64_t first_ns, last_ns, pos_ns;
-	double speed;
-	int paused, at_end;
-	uint64_t skipped_bytes, bad_frames;
-	/* recording */
-	int recording;
-	const char *rec_path;
-	uint64_t rec_bytes;
-	const char *rec_error;
-	/* demo */
+	iogp_feed_status f;     /* where, rates, replay position, recording */
 	int demo_workers, demo_restarts;
 } top_status;
 
 int input_open(top_input **in, const top_input_opts *o, char *err, size_t errlen);
 void input_close(top_input *in);
-iogp_model *input_model(top_input *in);
-/* Wait up to timeout_ms for messages or a key on fd 0: 1 when fd 0 has
- * input, 0 otherwise, -1 when the terminal is gone. */
-int input_wait(top_input *in, int timeout_ms);
-/* Feed what has arrived (live) or is due (replay), within a time budget.
- * Returns the number of messages applied. */
+/* The feed: model, waiting, replay control and recording (iogp_feed.h). */
+iogp_feed *input_feed(top_input *in);
+/* Tick the demo's workers, then pump the feed. */
 long input_pump(top_input *in);
-/* The time panels are drawn at: now (live) or the replay position. */
-uint64_t input_now(top_input *in);
 void input_status(top_input *in, top_status *st);
-/* ms until the next replay record is due (-1: nothing scheduled). */
-int input_next_due_ms(top_input *in);
-void input_pause(top_input *in, int paused);
-int input_paused(top_input *in);
-void input_speed(top_input *in, int dir);            /* x2 or /2 */
-void input_seek(top_input *in, double delta_s);      /* replay only */
-void input_seek_to(top_input *in, int end);          /* 0 start, 1 end */
-/* Start recording to path (NULL: a timestamped name); stop. */
-int input_record_start(top_input *in, const char *path, char *err, size_t errlen);
-void input_record_stop(top_input *in);
-int input_recording(top_input *in);
 
 /* ---- layout.c ---- */
 typedef struct top_layout {

@@ -1,0 +1,702 @@
+/* feed.c - live sockets or a replay file played with pause, speed and seek,
+ * feeding one stream model and optionally a recording, for both viewers. */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "iogp_err.h"
+#include "iogp_feed.h"
+#include "iogp_recorder.h"
+#include "iogp_replay.h"
+#include "iogp_sub.h"
+
+#define BUDGET_NS 40000000ull          /* per pump: keys stay responsive */
+#define WARMUP_NS 300000000000ull      /* fed before a seek target: windows filled */
+#define SCAN_LIMIT (64ull << 20)
+#define FLUSH_NS 1000000000ull
+
+struct iogp_feed {
+	iogp_feed_opts o;
+	iogp_model *m;
+	uint64_t gen;
+	char where[512];
+	char events[1024];
+	uint64_t malformed;
+	int paused;
+	/* live */
+	void *ctx, *sub, *mon;
+	int nconnect;
+	uint8_t *buf;
+	/* replay */
+	iogp_replay_reader *r;
+	char *path;
+	uint64_t first_ns, last_ns, pos_ns, last_mono;
+	int have_next, at_end;
+	uint64_t next_recv;
+	uint8_t *next;
+	size_t next_len, next_cap;
+	double speed;
+	uint64_t skipped_bytes, bad_frames;
+	uint64_t *kf;
+	size_t nkf;
+	/* recording */
+	iogp_recorder *rec;
+	char rec_path[1024];
+	char rec_err[256];
+	uint64_t rec_flush;
+};
+
+static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	if (!err || !len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static iogp_model *new_model(const iogp_feed *f)
+{
+	return iogp_model_new(f->r ? &f->o.replay_model : &f->o.model);
+}
+
+static void add_event(iogp_feed *f, const char *line)
+{
+	size_t l = strlen(f->events), n = strlen(line);
+	if (l + n + 1 < sizeof(f->events) && !strstr(f->events, line)) {
+		memcpy(f->events + l, line, n);
+		memcpy(f->events + l + n, "\n", 2);
+	}
+}
+
+iogp_feed *iogp_feed_new(const iogp_feed_opts *o)
+{
+	iogp_feed *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	if (o)
+		f->o = *o;
+	static const iogp_model_opts zero;
+	if (!memcmp(&f->o.replay_model, &zero, sizeof(zero)))
+		f->o.replay_model = f->o.model;
+	if (!f->o.budget_ns)
+		f->o.budget_ns = BUDGET_NS;
+	if (!f->o.warmup_ns)
+		f->o.warmup_ns = WARMUP_NS;
+	if (!f->o.scan_limit)
+		f->o.scan_limit = SCAN_LIMIT;
+	if (f->o.hwm <= 0)
+		f->o.hwm = 100000;
+	f->speed = 1;
+	f->m = new_model(f);
+	if (!f->m) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void iogp_feed_free(iogp_feed *f)
+{
+	if (!f)
+		return;
+	if (f->rec)
+		iogp_recorder_close(f->rec);
+	if (f->mon)
+		zmq_close(f->mon);
+	if (f->sub)
+		zmq_close(f->sub);
+	if (f->ctx)
+		zmq_ctx_term(f->ctx);
+	if (f->r)
+		iogp_replay_close_reader(f->r);
+	iogp_model_free(f->m);
+	free(f->buf);
+	free(f->next);
+	free(f->kf);
+	free(f->path);
+	free(f);
+}
+
+/* ---- recording ----------------------------------------------------------- */
+
+static void rec_fail(iogp_feed *f, int rc)
+{
+	snprintf(f->rec_err, sizeof(f->rec_err), "%.180s: %s", f->rec_path,
+	         rc == IOGP_EIO ? strerror(errno ? errno : EIO) : iogp_strerror(rc));
+	iogp_recorder_abandon(f->rec);
+	f->rec = NULL;
+}
+
+static void apply(iogp_feed *f, const void *p, size_t len, uint64_t recv)
+{
+	iogp_model_feed(f->m, p, len, recv);
+	if (f->rec) {
+		int rc = iogp_recorder_add(f->rec, p, len, recv);
+		if (rc == IOGP_EIO || rc == IOGP_ENOMEM)
+			rec_fail(f, rc);
+	}
+}
+
+static void rec_tick(iogp_feed *f)
+{
+	if (!f->rec)
+		return;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	if (now < f->rec_flush)
+		return;
+	if (iogp_recorder_flush(f->rec) == IOGP_EIO)
+		rec_fail(f, IOGP_EIO);
+	f->rec_flush = now + FLUSH_NS;
+}
+
+int iogp_feed_record_start(iogp_feed *f, const char *path, char *err, size_t errlen)
+{
+	if (f->rec) {
+		seterr(err, errlen, "already recording to %s", f->rec_path);
+		return IOGP_EINVAL;
+	}
+	if (path) {
+		snprintf(f->rec_path, sizeof(f->rec_path), "%s", path);
+	} else {
+		time_t t = time(NULL);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(f->rec_path, sizeof(f->rec_path), "iogram-%Y%m%d-%H%M%S.iogr", &tm);
+	}
+	iogp_recorder_opts ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.creator = f->o.creator ? f->o.creator : "iogram " IOGRAM_VERSION;
+	int rc = iogp_recorder_open(&f->rec, f->rec_path, &ro, err, errlen);
+	if (rc < 0) {
+		f->rec = NULL;
+		return rc;
+	}
+	f->rec_err[0] = '\0';
+	/* the recording starts with the state so far: every source's SNAPSHOT */
+	uint64_t now = iogp_feed_now(f);
+	iogp_msg msg;
+	iogp_msg_init(&msg);
+	for (size_t i = 0; i < iogp_model_source_count(f->m); i++)
+		if (iogp_model_snapshot(f->m, i, 0, &msg) == 0)
+			iogp_recorder_add_msg(f->rec, &msg, now);
+	iogp_msg_free(&msg);
+	f->rec_flush = clock_ns(CLOCK_MONOTONIC) + FLUSH_NS;
+	return 0;
+}
+
+int iogp_feed_record_stop(iogp_feed *f, char *err, size_t errlen)
+{
+	if (!f->rec)
+		return 0;
+	int rc = iogp_recorder_close(f->rec);
+	f->rec = NULL;
+	if (rc < 0) {
+		seterr(err, errlen, "closing %s: %s", f->rec_path, iogp_strerror(rc));
+		snprintf(f->rec_err, sizeof(f->rec_err), "%.180s: closing failed", f->rec_path);
+	}
+	return rc;
+}
+
+const char *iogp_feed_recording(const iogp_feed *f)
+{
+	return f->rec ? f->rec_path : NULL;
+}
+
+/* ---- live ---------------------------------------------------------------- */
+
+static int ensure_socket(iogp_feed *f, char *err, size_t errlen)
+{
+	if (f->r) {
+		seterr(err, errlen, "this view plays a recording; open a new one for live streams");
+		return IOGP_EINVAL;
+	}
+	if (f->sub)
+		return 0;
+	if (!(f->buf = malloc(IOGP_MAX_PAYLOAD)))
+		return IOGP_ENOMEM;
+	f->ctx = zmq_ctx_new();
+	f->sub = f->ctx ? iogp_sub_socket(f->ctx, f->o.hwm) : NULL;
+	if (!f->sub) {
+		seterr(err, errlen, "cannot create a ZeroMQ socket: %s", zmq_strerror(zmq_errno()));
+		return IOGP_EIO;
+	}
+	char mon[64];
+	snprintf(mon, sizeof(mon), "inproc://iogp-feed-monitor-%p", (void *)f);
+	if (zmq_socket_monitor(f->sub, mon, ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_CONNECTED |
+	                       ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_BIND_FAILED |
+	                       ZMQ_EVENT_ACCEPT_FAILED) == 0) {
+		f->mon = zmq_socket(f->ctx, ZMQ_PAIR);
+		int zero = 0;
+		if (f->mon)
+			zmq_setsockopt(f->mon, ZMQ_LINGER, &zero, sizeof(zero));
+		if (f->mon && zmq_connect(f->mon, mon) != 0) {
+			zmq_close(f->mon);
+			f->mon = NULL;
+		}
+	}
+	return 0;
+}
+
+static void where_add(iogp_feed *f, const char *prefix, const char *ep)
+{
+	size_t u = strlen(f->where);
+	snprintf(f->where + u, sizeof(f->where) - u, "%s%s%s", u ? " " : "", prefix, ep);
+}
+
+int iogp_feed_listen(iogp_feed *f, const char *ep, char *err, size_t errlen)
+{
+	char msg[1200] = "";
+	int pol = iogp_endpoint_policy(ep, f->o.any_address, msg, sizeof(msg));
+	if (pol < 0) {
+		seterr(err, errlen, "%s", msg);
+		return IOGP_EINVAL;
+	}
+	int rc = ensure_socket(f, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (iogp_sock_bind(f->ctx, f->sub, ep, NULL, err, errlen) != 0) {
+		if (zmq_errno() == EADDRINUSE && err) {
+			size_t l = strlen(err);
+			seterr(err + l, errlen - l, " (is another viewer or 'iogram record' listening "
+			       "there? use --listen or --connect)");
+		}
+		return IOGP_EIO;
+	}
+	if (pol > 0)
+		add_event(f, msg);
+	char real[256];
+	/* "tcp://127.0.0.1:*" binds a free port: show which */
+	if (strchr(ep, '*') && iogp_feed_last_endpoint(f, real, sizeof(real)) == 0)
+		where_add(f, "", real);
+	else
+		where_add(f, "", ep);
+	return 0;
+}
+
+int iogp_feed_connect(iogp_feed *f, const char *ep, char *err, size_t errlen)
+{
+	int rc = ensure_socket(f, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (iogp_sock_connect(f->ctx, f->sub, ep, NULL, err, errlen) != 0)
+		return IOGP_EIO;
+	f->nconnect++;
+	where_add(f, "<", ep);
+	return 0;
+}
+
+int iogp_feed_is_live(const iogp_feed *f)
+{
+	return f->sub != NULL;
+}
+
+int iogp_feed_last_endpoint(iogp_feed *f, char *buf, size_t len)
+{
+	size_t l = len;
+	if (!f->sub || !len || zmq_getsockopt(f->sub, ZMQ_LAST_ENDPOINT, buf, &l) != 0)
+		return IOGP_ENOTFOUND;
+	buf[len - 1] = 0;
+	return 0;
+}
+
+void iogp_feed_set_where(iogp_feed *f, const char *where)
+{
+	snprintf(f->where, sizeof(f->where), "%s", where ? where : "");
+}
+
+static void read_monitor(iogp_feed *f)
+{
+	for (int k = 0; f->mon && k < 64; k++) {
+		uint8_t ev[6];
+		char addr[256], line[400];
+		if (zmq_recv(f->mon, ev, sizeof(ev), ZMQ_DONTWAIT) < 0)
+			return;
+		int an = zmq_recv(f->mon, addr, sizeof(addr) - 1, 0);
+		addr[an < 0 ? 0 : an > (int)sizeof(addr) - 1 ? (int)sizeof(addr) - 1 : an] = 0;
+		const char *what = NULL;
+		switch (ev[0] | ev[1] << 8) {
+		case ZMQ_EVENT_CONNECT_RETRIED: what = "not reachable, retrying"; break;
+		case ZMQ_EVENT_BIND_FAILED: what = "listening failed"; break;
+		case ZMQ_EVENT_ACCEPT_FAILED: what = "accept failed"; break;
+		case ZMQ_EVENT_CONNECTED: what = "connected"; break;
+		/* a listening feed sees agents come and go: only its own links matter */
+		case ZMQ_EVENT_DISCONNECTED: what = f->nconnect ? "disconnected" : NULL; break;
+		default: break;
+		}
+		if (!what)
+			continue;
+		snprintf(line, sizeof(line), "%s: %s", addr, what);
+		add_event(f, line);
+	}
+}
+
+int iogp_feed_take_events(iogp_feed *f, char *buf, size_t len)
+{
+	read_monitor(f);
+	int n = snprintf(buf, len, "%s", f->events);
+	f->events[0] = 0;
+	return n;
+}
+
+static long pump_live(iogp_feed *f)
+{
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	long n = 0;
+	for (;;) {
+		long len = iogp_sub_recv(f->sub, f->buf, IOGP_MAX_PAYLOAD);
+		if (len == -1)
+			break;
+		if (len == -2) {
+			f->malformed++;
+			continue;
+		}
+		apply(f, f->buf, (size_t)len, clock_ns(CLOCK_REALTIME));
+		/* bounded: a flood must not starve the keyboard */
+		if (++n % 256 == 0 && clock_ns(CLOCK_MONOTONIC) - t0 > f->o.budget_ns)
+			break;
+	}
+	iogp_model_tick(f->m, clock_ns(CLOCK_REALTIME));
+	return n;
+}
+
+/* ---- replay -------------------------------------------------------------- */
+
+int iogp_feed_is_replay(const iogp_feed *f)
+{
+	return f->r != NULL;
+}
+
+const char *iogp_feed_path(const iogp_feed *f)
+{
+	return f->path;
+}
+
+static void note_damage(iogp_feed *f)
+{
+	iogp_replay_rstats rs;
+	iogp_replay_reader_stats(f->r, &rs);
+	if (rs.skipped_bytes > f->skipped_bytes)
+		f->skipped_bytes = rs.skipped_bytes;
+	if (rs.bad_frames > f->bad_frames)
+		f->bad_frames = rs.bad_frames;
+}
+
+/* Read the record after the ones applied; have_next says whether there is. */
+static int read_next(iogp_feed *f)
+{
+	iogp_replay_rec rec;
+	f->have_next = 0;
+	int rc = iogp_replay_next(f->r, &rec);
+	if (rc < 0)
+		return rc;
+	if (rec.len > f->next_cap) {
+		size_t nc = rec.len + 4096;
+		uint8_t *p = realloc(f->next, nc);
+		if (!p)
+			return IOGP_ENOMEM;
+		f->next = p;
+		f->next_cap = nc;
+	}
+	memcpy(f->next, rec.payload, rec.len);
+	f->next_len = rec.len;
+	f->next_recv = rec.recv_ns;
+	f->have_next = 1;
+	return 0;
+}
+
+/* Apply every record up to receive time t; within the time budget unless
+ * whole (a seek must arrive where it was asked to). */
+static long feed_until(iogp_feed *f, uint64_t t, int whole)
+{
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	long n = 0;
+	while (f->have_next && f->next_recv <= t) {
+		apply(f, f->next, f->next_len, f->next_recv);
+		read_next(f);
+		/* behind after the budget: the next pump goes on from here */
+		if (!whole && ++n % 256 == 0 && clock_ns(CLOCK_MONOTONIC) - t0 > f->o.budget_ns)
+			break;
+	}
+	note_damage(f);
+	return n;
+}
+
+/* The span: a whole scan for files up to the scan limit (it also finds
+ * damage), else the first record and on from the last keyframe. */
+static int find_span(iogp_feed *f, char *err, size_t errlen)
+{
+	iogp_replay_info info;
+	iogp_replay_get_info(f->r, &info);
+	iogp_replay_rec rec;
+	int rc = iogp_replay_next(f->r, &rec);
+	if (rc < 0) {
+		seterr(err, errlen, "%s: %s", f->path,
+		       rc == IOGP_EEOF ? "no records in this file" : iogp_strerror(rc));
+		return rc == IOGP_EEOF ? IOGP_ENOTFOUND : rc;
+	}
+	f->first_ns = f->last_ns = rec.recv_ns;
+	const iogp_replay_kf *kf;
+	size_t nkf = iogp_replay_keyframes(f->r, &kf);
+	if (info.file_bytes > f->o.scan_limit && nkf && kf[nkf - 1].recv_ns > f->first_ns &&
+	    iogp_replay_seek(f->r, kf[nkf - 1].recv_ns) < 0)
+		iogp_replay_rewind(f->r);
+	while ((rc = iogp_replay_next(f->r, &rec)) == 0)
+		if (rec.recv_ns > f->last_ns)
+			f->last_ns = rec.recv_ns;
+	note_damage(f);
+	if (rc != IOGP_EEOF) {
+		seterr(err, errlen, "%s: %s", f->path, iogp_strerror(rc));
+		return rc;
+	}
+	if (!(f->kf = malloc((nkf ? nkf : 1) * sizeof(*f->kf))))
+		return IOGP_ENOMEM;
+	for (size_t i = 0; i < nkf; i++)
+		f->kf[i] = kf[i].recv_ns;
+	f->nkf = nkf;
+	return 0;
+}
+
+int iogp_feed_open_replay(iogp_feed *f, const char *path, char *err, size_t errlen)
+{
+	if (f->sub || f->r) {
+		seterr(err, errlen, "this feed already has a source; open a new one");
+		return IOGP_EINVAL;
+	}
+	int rc = iogp_replay_open(&f->r, path, err, errlen);
+	if (rc < 0) {
+		f->r = NULL;
+		return rc;
+	}
+	if (!(f->path = strdup(path)))
+		return IOGP_ENOMEM;
+	iogp_feed_set_where(f, path);
+	if ((rc = find_span(f, err, errlen)) < 0)
+		return rc;
+	iogp_model *m = new_model(f);
+	if (!m)
+		return IOGP_ENOMEM;
+	iogp_model_free(f->m);
+	f->m = m;
+	if ((rc = iogp_replay_rewind(f->r)) < 0 || (rc = read_next(f)) < 0) {
+		seterr(err, errlen, "%s: %s", path, iogp_strerror(rc));
+		return rc;
+	}
+	f->pos_ns = f->first_ns;
+	feed_until(f, f->first_ns, 1);
+	iogp_model_tick(f->m, f->pos_ns);
+	f->last_mono = clock_ns(CLOCK_MONOTONIC);
+	f->gen++;
+	return 0;
+}
+
+static long pump_replay(iogp_feed *f)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	if (!f->paused && !f->at_end)
+		f->pos_ns += (uint64_t)((double)(now - f->last_mono) * f->speed);
+	f->last_mono = now;
+	if (f->pos_ns >= f->last_ns) {
+		f->pos_ns = f->last_ns;
+		f->at_end = 1;
+	}
+	long n = feed_until(f, f->pos_ns, 0);
+	if (!f->have_next) {
+		f->at_end = 1;
+		f->pos_ns = f->last_ns;
+	}
+	iogp_model_tick(f->m, f->pos_ns);
+	return n;
+}
+
+/* Start over with an empty model at the keyframe before t minus the
+ * warm-up, so the access samples and windows of the time shown are full. */
+static int start_over(iogp_feed *f, uint64_t t)
+{
+	uint64_t from = t > f->first_ns + f->o.warmup_ns ? t - f->o.warmup_ns : f->first_ns;
+	iogp_model *m = new_model(f);
+	if (!m)
+		return IOGP_ENOMEM;
+	if (f->rec) {   /* a recording cannot go back in time or skip */
+		iogp_recorder_close(f->rec);
+		f->rec = NULL;
+		snprintf(f->rec_err, sizeof(f->rec_err), "stopped by the seek");
+	}
+	iogp_model_free(f->m);
+	f->m = m;
+	int rc = iogp_replay_seek(f->r, from);
+	if (rc < 0)
+		return rc;
+	rc = read_next(f);
+	return rc == IOGP_EEOF ? 0 : rc;
+}
+
+int iogp_feed_seek(iogp_feed *f, uint64_t t)
+{
+	if (!f->r)
+		return IOGP_EINVAL;
+	if (t < f->first_ns)
+		t = f->first_ns;
+	if (t > f->last_ns)
+		t = f->last_ns;
+	int rc = 0;
+	/* backward, or past a keyframe far enough ahead: start over from one */
+	int jump = t < f->pos_ns;
+	for (size_t i = 0; i < f->nkf && !jump; i++)
+		jump = f->kf[i] > f->pos_ns && t > f->o.warmup_ns && f->kf[i] <= t - f->o.warmup_ns;
+	if (jump && (rc = start_over(f, t)) < 0)
+		return rc;
+	feed_until(f, t, 1);
+	f->pos_ns = t;
+	f->at_end = t >= f->last_ns;
+	f->last_mono = clock_ns(CLOCK_MONOTONIC);
+	iogp_model_tick(f->m, t);
+	f->gen++;
+	return 0;
+}
+
+int iogp_feed_seek_by(iogp_feed *f, double delta_s)
+{
+	if (!f->r)
+		return IOGP_EINVAL;
+	double t = (double)f->pos_ns + delta_s * 1e9;
+	return iogp_feed_seek(f, t <= (double)f->first_ns ? f->first_ns :
+	                         t >= (double)f->last_ns ? f->last_ns : (uint64_t)t);
+}
+
+size_t iogp_feed_keyframes(const iogp_feed *f, uint64_t *t, size_t max)
+{
+	size_t n = f->nkf < max ? f->nkf : max;
+	if (t && n)
+		memcpy(t, f->kf, n * sizeof(*t));
+	return f->nkf;
+}
+
+void iogp_feed_pause(iogp_feed *f, int paused)
+{
+	if (f->r && !paused && f->at_end)
+		iogp_feed_seek(f, f->first_ns);   /* play again from the start */
+	f->paused = paused;
+	f->last_mono = clock_ns(CLOCK_MONOTONIC);
+}
+
+int iogp_feed_paused(const iogp_feed *f)
+{
+	return f->paused;
+}
+
+void iogp_feed_speed(iogp_feed *f, int dir)
+{
+	if (dir > 0 && f->speed < 1024)
+		f->speed *= 2;
+	else if (dir < 0 && f->speed > 1.0 / 64)
+		f->speed /= 2;
+}
+
+int iogp_feed_next_due_ms(const iogp_feed *f)
+{
+	if (!f->r || f->paused || f->at_end || !f->have_next)
+		return -1;
+	if (f->next_recv <= f->pos_ns)
+		return 0;
+	double ms = (double)(f->next_recv - f->pos_ns) / 1e6 / f->speed;
+	return ms > 1000 ? 1000 : (int)ms + 1;
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+int iogp_feed_wait(iogp_feed *f, int fd, int timeout_ms)
+{
+	if (timeout_ms < 0)
+		timeout_ms = 0;
+	/* A terminal that went away (SSH dropped, tmux killed) reports an error
+	 * or hang-up without input: say so, or the caller would spin. */
+	if (f->sub) {
+		zmq_pollitem_t pi[2] = { { f->sub, 0, ZMQ_POLLIN, 0 }, { NULL, fd, ZMQ_POLLIN, 0 } };
+		if (zmq_poll(pi, fd >= 0 ? 2 : 1, timeout_ms) < 0 || fd < 0)
+			return 0;
+		if ((pi[1].revents & ZMQ_POLLERR) && !(pi[1].revents & ZMQ_POLLIN))
+			return -1;
+		return (pi[1].revents & ZMQ_POLLIN) != 0;
+	}
+	struct pollfd pf = { fd, POLLIN, 0 };
+	if (poll(&pf, fd >= 0, timeout_ms) <= 0 || fd < 0)
+		return 0;
+	if ((pf.revents & (POLLERR | POLLHUP | POLLNVAL)) && !(pf.revents & POLLIN))
+		return -1;
+	return (pf.revents & POLLIN) != 0;
+}
+
+long iogp_feed_pump(iogp_feed *f)
+{
+	long n = 0;
+	if (f->r)
+		n = pump_replay(f);
+	else if (f->sub)
+		n = pump_live(f);
+	rec_tick(f);
+	if (n)
+		f->gen++;
+	return n;
+}
+
+iogp_model *iogp_feed_model(const iogp_feed *f)
+{
+	return f->m;
+}
+
+uint64_t iogp_feed_generation(const iogp_feed *f)
+{
+	return f->gen;
+}
+
+uint64_t iogp_feed_now(const iogp_feed *f)
+{
+	return f->r ? f->pos_ns : clock_ns(CLOCK_REALTIME);
+}
+
+void iogp_feed_get_status(const iogp_feed *f, iogp_feed_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->live = f->sub != NULL;
+	st->replay = f->r != NULL;
+	st->where = f->where;
+	iogp_model_live lv;
+	iogp_model_get_live(f->m, &lv);
+	st->msgs_per_s = lv.msgs_per_s;
+	iogp_model_stats ms;
+	iogp_model_get_stats(f->m, &ms);
+	st->messages = ms.messages;
+	st->bad = ms.bad_messages;
+	st->malformed = f->malformed;
+	st->first_ns = f->first_ns;
+	st->last_ns = f->last_ns;
+	st->pos_ns = f->pos_ns;
+	st->speed = f->speed;
+	st->paused = f->paused;
+	st->at_end = f->at_end;
+	st->skipped_bytes = f->skipped_bytes;
+	st->bad_frames = f->bad_frames;
+	st->recording = f->rec != NULL;
+	st->rec_path = f->rec_path;
+	if (f->rec) {
+		iogp_recorder_stats rs;
+		iogp_recorder_get_stats(f->rec, &rs);
+		st->rec_bytes = rs.file.file_bytes;
+	}
+	st->rec_error = f->rec_err[0] ? f->rec_err : NULL;
+}
