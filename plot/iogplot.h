@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "iogp.h"
+#include "iogp_units.h"
 
 /* ---- style ---------------------------------------------------------------
  * Colours and font of every panel. Sizes are logical pixels: for HiDPI draw
@@ -196,11 +197,7 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 /* "png", "svg", "pdf" from path, or NULL. */
 const char *iogplot_export_format(const char *path);
 
-/* ---- human units --------------------------------------------------------------- */
-void iogplot_fmt_bytes(char *buf, size_t len, double v);   /* "4 KiB", "1.5 MiB" */
-void iogplot_fmt_rate(char *buf, size_t len, double v);    /* "12 MiB/s" */
-void iogplot_fmt_ns(char *buf, size_t len, double v);      /* "250 µs", "1.5 ms" */
-void iogplot_fmt_count(char *buf, size_t len, double v);   /* "950", "1.2k", "3.4M" */
+/* ---- wall-clock labels (other units: iogp_units.h) ---- */
 void iogplot_fmt_clock(char *buf, size_t len, double wall_s, int seconds); /* "12:03:04" */
 
 #endif

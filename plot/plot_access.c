@@ -154,7 +154,7 @@ static void access_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st
 static void access_title(char *buf, size_t len, const iogplot_frame *f)
 {
 	char n[32];
-	iogplot_fmt_count(n, sizeof(n), (double)f->naccess);
+	iogp_fmt_count(n, sizeof(n), (double)f->naccess, IOGP_UNITS_WIDE);
 	snprintf(buf, len, "%s samples, %zu file%s", n, f->nfiles, f->nfiles == 1 ? "" : "s");
 }
 
@@ -188,8 +188,8 @@ static int access_tooltip(const pl_layout *l, const iogplot_frame *f, const iogp
 		return 0;
 	const iogplot_access_pt *a = &f->access[arg];
 	char off[32], sz[32], when[32];
-	iogplot_fmt_bytes(off, sizeof(off), (double)a->offset);
-	iogplot_fmt_bytes(sz, sizeof(sz), (double)a->size);
+	iogp_fmt_bytes(off, sizeof(off), (double)a->offset, IOGP_UNITS_WIDE);
+	iogp_fmt_bytes(sz, sizeof(sz), (double)a->size, IOGP_UNITS_WIDE);
 	iogplot_fmt_clock(when, sizeof(when), a->t, 1);
 	int ms = (int)floor((a->t - floor(a->t)) * 1000);
 	int n = snprintf(buf, len, "%s at %s.%03d\noffset %llu (%s), size %llu (%s)\n%s\n%s",

@@ -141,10 +141,10 @@ int pl_ticks(const pl_axis *a, double gap, double *out, int max)
 void pl_label(const pl_axis *a, double v, char *buf, size_t len)
 {
 	switch (a->unit) {
-	case PL_BYTES: iogplot_fmt_bytes(buf, len, v); break;
-	case PL_RATE: iogplot_fmt_rate(buf, len, v); break;
-	case PL_NS: iogplot_fmt_ns(buf, len, v); break;
-	case PL_COUNT: iogplot_fmt_count(buf, len, v); break;
+	case PL_BYTES: iogp_fmt_bytes(buf, len, v, IOGP_UNITS_WIDE); break;
+	case PL_RATE: iogp_fmt_rate(buf, len, "bytes", v, IOGP_UNITS_WIDE); break;
+	case PL_NS: iogp_fmt_ns(buf, len, v, IOGP_UNITS_WIDE); break;
+	case PL_COUNT: iogp_fmt_count(buf, len, v, IOGP_UNITS_WIDE); break;
 	case PL_TIME: iogplot_fmt_clock(buf, len, v, fmod(v, 60) != 0); break;
 	default: snprintf(buf, len, "%g", v); break;
 	}

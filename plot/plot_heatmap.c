@@ -234,7 +234,7 @@ static int heat_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplo
 	char ta[32], tb[32], vv[32], rd[32], wr[32];
 	iogplot_fmt_clock(ta, sizeof(ta), s->t0 + (double)c0 * s->step, 1);
 	iogplot_fmt_clock(tb, sizeof(tb), s->t0 + (double)c1 * s->step, 1);
-	iogplot_fmt_rate(vv, sizeof(vv), val);
+	iogp_fmt_rate(vv, sizeof(vv), "bytes", val, IOGP_UNITS_WIDE);
 	double sr = 0, sw = 0;
 	size_t nr = 0;
 	for (size_t b = c0; b < c1; b++) {
@@ -245,8 +245,8 @@ static int heat_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplo
 		sw += isnan(w) ? 0 : w;
 		nr++;
 	}
-	iogplot_fmt_rate(rd, sizeof(rd), nr ? sr / (double)nr : 0);
-	iogplot_fmt_rate(wr, sizeof(wr), nr ? sw / (double)nr : 0);
+	iogp_fmt_rate(rd, sizeof(rd), "bytes", nr ? sr / (double)nr : 0, IOGP_UNITS_WIDE);
+	iogp_fmt_rate(wr, sizeof(wr), "bytes", nr ? sw / (double)nr : 0, IOGP_UNITS_WIDE);
 	int n;
 	if (n1 - n0 > 1)
 		n = snprintf(buf, len, "%s … %s (%zu nodes)\nbusiest %s: %s\n(read %s, write %s)\n%s–%s",

@@ -255,20 +255,20 @@ static void hist_title(char *buf, size_t len, const iogplot_frame *f, int panel)
 		if (!h[k]->total)
 			continue;
 		char cnt[32], a[32], b[32], c[32];
-		iogplot_fmt_count(cnt, sizeof(cnt), (double)h[k]->total);
+		iogp_fmt_count(cnt, sizeof(cnt), (double)h[k]->total, IOGP_UNITS_WIDE);
 		const char *sep = o ? "   " : "";
 		if (panel == IOGPLOT_LATENCY) {
 			uint64_t q50 = 0, q90 = 0, q99 = 0;
 			iogp_hist_quantile(h[k], 0.5, &q50);
 			iogp_hist_quantile(h[k], 0.9, &q90);
 			iogp_hist_quantile(h[k], 0.99, &q99);
-			iogplot_fmt_ns(a, sizeof(a), (double)q50);
-			iogplot_fmt_ns(b, sizeof(b), (double)q90);
-			iogplot_fmt_ns(c, sizeof(c), (double)q99);
+			iogp_fmt_ns(a, sizeof(a), (double)q50, IOGP_UNITS_WIDE);
+			iogp_fmt_ns(b, sizeof(b), (double)q90, IOGP_UNITS_WIDE);
+			iogp_fmt_ns(c, sizeof(c), (double)q99, IOGP_UNITS_WIDE);
 			o += (size_t)snprintf(buf + o, len - o, "%s%s p50 %s p90 %s p99 %s", sep,
 			                      opname[ops[k]], a, b, c);
 		} else if (panel == IOGPLOT_SIZE) {
-			iogplot_fmt_bytes(a, sizeof(a), iogp_hist_mean(h[k]));
+			iogp_fmt_bytes(a, sizeof(a), iogp_hist_mean(h[k]), IOGP_UNITS_WIDE);
 			o += (size_t)snprintf(buf + o, len - o, "%s%s %s, mean %s", sep, opname[ops[k]],
 			                      cnt, a);
 		} else {

@@ -290,8 +290,8 @@ static void rates_title(char *buf, size_t len, const iogplot_frame *f)
 	for (size_t b = b1; b-- > 0;) {
 		if (isnan(s->total[0][b]) && isnan(s->total[1][b]))
 			continue;
-		iogplot_fmt_rate(r, sizeof(r), isnan(s->total[0][b]) ? 0 : s->total[0][b]);
-		iogplot_fmt_rate(w, sizeof(w), isnan(s->total[1][b]) ? 0 : s->total[1][b]);
+		iogp_fmt_rate(r, sizeof(r), "bytes", isnan(s->total[0][b]) ? 0 : s->total[0][b], IOGP_UNITS_WIDE);
+		iogp_fmt_rate(w, sizeof(w), "bytes", isnan(s->total[1][b]) ? 0 : s->total[1][b], IOGP_UNITS_WIDE);
 		snprintf(buf, len, "%zu nodes, now: read %s, write %s", s->nnodes, r, w);
 		return;
 	}
@@ -336,10 +336,10 @@ static int rates_tooltip(const pl_layout *l, const iogplot_frame *f, const iogpl
 	char a[32], bb[32], tot[32], av[32], mn[32], mx[32];
 	iogplot_fmt_clock(a, sizeof(a), s->t0 + bf * s->step, 1);
 	iogplot_fmt_clock(bb, sizeof(bb), s->t0 + (bf + 1) * s->step, 1);
-	iogplot_fmt_rate(tot, sizeof(tot), s->total[op][b]);
-	iogplot_fmt_rate(av, sizeof(av), s->avg[op][b]);
-	iogplot_fmt_rate(mn, sizeof(mn), vmin);
-	iogplot_fmt_rate(mx, sizeof(mx), vmax);
+	iogp_fmt_rate(tot, sizeof(tot), "bytes", s->total[op][b], IOGP_UNITS_WIDE);
+	iogp_fmt_rate(av, sizeof(av), "bytes", s->avg[op][b], IOGP_UNITS_WIDE);
+	iogp_fmt_rate(mn, sizeof(mn), "bytes", vmin, IOGP_UNITS_WIDE);
+	iogp_fmt_rate(mx, sizeof(mx), "bytes", vmax, IOGP_UNITS_WIDE);
 	int n = snprintf(buf, len, "%s %s–%s\ntotal %s, avg %s\nmin %s (%s)\nmax %s (%s)",
 	                 opname[op], a, bb, tot, av, mn, s->nodes[kmin], mx, s->nodes[kmax]);
 	return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
