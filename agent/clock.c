@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "iogp_sys.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -29,18 +30,12 @@ static uint64_t cal_tsc0, cal_ns0;   /* first sample: the long-term rate's origi
 
 uint64_t iog__mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return iogp_mono_ns();
 }
 
 uint64_t iog__wall_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return iogp_wall_ns();
 }
 
 #ifdef HAVE_TSC

@@ -249,8 +249,8 @@ static int loadgen_exec(int argc, char **argv)
 		if (iogram_connect(ctx, g.socks[s], ep) < 0)
 			return IOGP_EXIT_ERROR;
 	}
-	uint64_t period = (uint64_t)(1e9 / rate), start = iogram_mono_ns();
-	uint64_t wall0 = iogram_now_ns();
+	uint64_t period = (uint64_t)(1e9 / rate), start = iogp_mono_ns();
+	uint64_t wall0 = iogp_wall_ns();
 	for (uint64_t i = 0; i < n; i++) {
 		g.src[i].r = realistic_new(seed * 1000003u + i);
 		realistic_set_interval(g.src[i].r, period);
@@ -268,7 +268,7 @@ static int loadgen_exec(int argc, char **argv)
 	int tty = iogram_isatty_stderr() && !quiet;
 	char sub[256];
 	while (!iogram_stop) {
-		uint64_t now = iogram_mono_ns();
+		uint64_t now = iogp_mono_ns();
 		if (now >= end)
 			break;
 		/* new subscribers: answer with HELLO + SNAPSHOT for that socket's sources */
@@ -278,13 +278,13 @@ static int loadgen_exec(int argc, char **argv)
 				if (sub[0] != 1)
 					continue;
 				for (int i = s; i < g.n; i += g.nsocks) {
-					send_hello(&g, i, iogram_now_ns());
+					send_hello(&g, i, iogp_wall_ns());
 					if (!fast)
-						send_snapshot(&g, i, iogram_now_ns(), 0);
+						send_snapshot(&g, i, iogp_wall_ns(), 0);
 				}
 			}
 		}
-		uint64_t wall = iogram_now_ns();
+		uint64_t wall = iogp_wall_ns();
 		for (int i = 0; i < g.n; i++) {
 			gsrc *s = &g.src[i];
 			if (s->next_ns > now)
@@ -319,7 +319,7 @@ static int loadgen_exec(int argc, char **argv)
 		if (soonest > now + 1000000)
 			usleep((useconds_t)((soonest - now) / 1000 > 20000 ? 20000 : (soonest - now) / 1000));
 	}
-	uint64_t wall = iogram_now_ns();
+	uint64_t wall = iogp_wall_ns();
 	for (int i = 0; i < g.n; i++) {
 		if (!fast)
 			send_snapshot(&g, i, wall, IOGP_F_FINAL);

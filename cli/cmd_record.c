@@ -120,7 +120,7 @@ static int record_exec(int argc, char **argv)
 	uint8_t *buf = malloc(IOGP_MAX_PAYLOAD);
 	iogram_catch_signals();
 	int tty = iogram_isatty_stderr() && !quiet;
-	uint64_t start = iogram_mono_ns(), next_flush = start + 1000000000ull;
+	uint64_t start = iogp_mono_ns(), next_flush = start + 1000000000ull;
 	uint64_t msgs = 0, malformed = 0, last_msgs = 0;
 	int status = IOGP_EXIT_OK;
 	while (!iogram_stop && buf) {
@@ -134,7 +134,7 @@ static int record_exec(int argc, char **argv)
 				malformed++;
 				continue;
 			}
-			rc = iogp_recorder_add(r, buf, (size_t)n, iogram_now_ns());
+			rc = iogp_recorder_add(r, buf, (size_t)n, iogp_wall_ns());
 			if (rc == IOGP_EIO)
 				break;
 			if (rc < 0 && rc != IOGP_EUNKNOWN)
@@ -142,7 +142,7 @@ static int record_exec(int argc, char **argv)
 			else
 				msgs++;
 		}
-		uint64_t now = iogram_mono_ns();
+		uint64_t now = iogp_mono_ns();
 		if (rc != IOGP_EIO && now >= next_flush) {
 			rc = iogp_recorder_flush(r);
 			next_flush = now + 1000000000ull;

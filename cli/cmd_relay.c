@@ -176,7 +176,7 @@ static int relay_exec(int argc, char **argv)
 	iogram_catch_signals();
 	relay_stats st = { 0 };
 	int tty = iogram_isatty_stderr() && !quiet;
-	uint64_t next = iogram_mono_ns() + 1000000000ull, last_msgs = 0, sub_next = 0;
+	uint64_t next = iogp_mono_ns() + 1000000000ull, last_msgs = 0, sub_next = 0;
 	int sub_pending = 0;
 	while (!iogram_stop) {
 		zmq_pollitem_t pi[2] = { { front, 0, ZMQ_POLLIN, 0 }, { back, 0, ZMQ_POLLIN, 0 } };
@@ -186,7 +186,7 @@ static int relay_exec(int argc, char **argv)
 			;
 		for (int k = 0; k < 65536 && move_msg(front, back, &st) != 0; k++)
 			;
-		uint64_t now = iogram_mono_ns();
+		uint64_t now = iogp_mono_ns();
 		if (sub_pending && now >= sub_next) {
 			/* one subscription to everything stands for all that came */
 			if (zmq_send(front, "\x01", 1, ZMQ_DONTWAIT) == 1)

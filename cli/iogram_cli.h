@@ -8,6 +8,7 @@
 
 /* Exit codes: IOGP_EXIT_* (iogp_err.h). */
 #include "iogp_err.h"
+#include "iogp_sys.h"
 #include "iogp_units.h"
 
 struct iogram_cmd {
@@ -45,8 +46,6 @@ extern const struct iogram_cmd iogram_cmd_loadgen;
 /* Set by SIGINT/SIGTERM once iogram_catch_signals() ran. */
 extern volatile int iogram_stop;
 void iogram_catch_signals(void);
-uint64_t iogram_now_ns(void);        /* CLOCK_REALTIME */
-uint64_t iogram_mono_ns(void);       /* CLOCK_MONOTONIC */
 /* Bind or connect sock (of ctx) to ep, with the user's CURVE key when there
  * is one, and a clear error; 0 or -1. */
 int iogram_bind(void *ctx, void *sock, const char *ep);

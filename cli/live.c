@@ -9,6 +9,7 @@
 #include "iogp.h"
 #include "iogram_cli.h"
 #include "iogp_sub.h"
+#include "iogp_sys.h"
 
 volatile int iogram_stop;
 
@@ -20,27 +21,7 @@ static void on_signal(int sig)
 
 void iogram_catch_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-uint64_t iogram_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t iogram_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	iogp_handle_signals(on_signal, 0, 1);
 }
 
 int iogram_bind(void *ctx, void *sock, const char *ep)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "demo.h"
+#include "iogp_sys.h"
 
 #ifndef IOGRAM_LIBDIR
 #define IOGRAM_LIBDIR "/usr/local/lib"
@@ -41,13 +42,6 @@ struct iogram_demo {
 	uint64_t restart_at[NWORK];
 	int restarts;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int try_path(char *out, size_t len, const char *dir, const char *name, int exec)
 {
@@ -204,7 +198,7 @@ int demo_start(iogram_demo **out, const char *endpoint, char *err, size_t errlen
 
 void demo_tick(iogram_demo *d)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = iogp_mono_ns();
 	for (int i = 0; i < NWORK; i++) {
 		if (d->pid[i] > 0) {
 			int status;
@@ -255,7 +249,7 @@ void demo_stop(iogram_demo *d)
 		if (d->pid[i] > 0)
 			kill(d->pid[i], SIGTERM);
 	/* the agent's exit protocol takes up to ~300 ms */
-	uint64_t deadline = mono_ns() + 2000000000ull;
+	uint64_t deadline = iogp_mono_ns() + 2000000000ull;
 	for (;;) {
 		int left = 0;
 		for (int i = 0; i < NWORK; i++) {
@@ -269,7 +263,7 @@ void demo_stop(iogram_demo *d)
 		}
 		if (!left)
 			break;
-		if (mono_ns() > deadline) {
+		if (iogp_mono_ns() > deadline) {
 			for (int i = 0; i < NWORK; i++)
 				if (d->pid[i] > 0) {
 					kill(d->pid[i], SIGKILL);

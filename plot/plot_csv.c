@@ -11,16 +11,6 @@
 
 #include "plot.h"
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	if (!err || !len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 static FILE *open_in(const char *dir, const char *name, char *names, size_t nlen)
 {
 	char path[4200];
@@ -84,7 +74,7 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 	if (names && nlen)
 		names[0] = 0;
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		iogp_errf(err, errlen, "%s: %s", dir, strerror(errno));
 		return IOGP_EIO;
 	}
 	static const char *const opn[3] = { "read", "write", "meta" };
@@ -146,11 +136,11 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 		}
 	}
 	if (fail) {
-		seterr(err, errlen, "%s: writing failed (%s)", dir, failed[0] ? failed : "I/O error");
+		iogp_errf(err, errlen, "%s: writing failed (%s)", dir, failed[0] ? failed : "I/O error");
 		return IOGP_EIO;
 	}
 	if (!files) {
-		seterr(err, errlen, "nothing to write for this panel");
+		iogp_errf(err, errlen, "nothing to write for this panel");
 		return IOGP_ENOTFOUND;
 	}
 	return files;

@@ -16,16 +16,6 @@
 
 #include "plot.h"
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	if (!err || !len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 static cairo_status_t png_write(void *fp, const unsigned char *data, unsigned int len)
 {
 	return fwrite(data, 1, len, fp) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
@@ -64,17 +54,17 @@ int iogplot_export(const char *path, const iogplot_style *st, const iogplot_fram
 {
 	const char *fmt = iogplot_export_format(path);
 	if (!fmt) {
-		seterr(err, errlen, "%s: unknown format (use a .png, .svg or .pdf name)", path ? path : "");
+		iogp_errf(err, errlen, "%s: unknown format (use a .png, .svg or .pdf name)", path ? path : "");
 		return IOGP_EINVAL;
 	}
 	if (!(w >= 16 && h >= 16 && w <= 20000 && h <= 20000)) {
-		seterr(err, errlen, "size %.0fx%.0f out of range (16..20000)", w, h);
+		iogp_errf(err, errlen, "size %.0fx%.0f out of range (16..20000)", w, h);
 		return IOGP_EINVAL;
 	}
 	if (!(scale >= 0.25 && scale <= 8))
 		scale = 1;
 	if (panel >= IOGPLOT_NPANELS) {
-		seterr(err, errlen, "no panel %d", panel);
+		iogp_errf(err, errlen, "no panel %d", panel);
 		return IOGP_EINVAL;
 	}
 	iogplot_view vv = *v;
@@ -86,7 +76,7 @@ int iogplot_export(const char *path, const iogplot_style *st, const iogplot_fram
 		s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)(w * scale + 0.5),
 		                               (int)(h * scale + 0.5));
 		if ((cs = cairo_surface_status(s)) != CAIRO_STATUS_SUCCESS) {
-			seterr(err, errlen, "%s: %s", path, cairo_status_to_string(cs));
+			iogp_errf(err, errlen, "%s: %s", path, cairo_status_to_string(cs));
 			cairo_surface_destroy(s);
 			return IOGP_ENOMEM;
 		}
@@ -94,7 +84,7 @@ int iogplot_export(const char *path, const iogplot_style *st, const iogplot_fram
 		draw(s, st, f, &vv, panel, w, h);
 		FILE *fp = fopen(path, "wb");
 		if (!fp) {
-			seterr(err, errlen, "%s: %s", path, strerror(errno));
+			iogp_errf(err, errlen, "%s: %s", path, strerror(errno));
 			cairo_surface_destroy(s);
 			return IOGP_EIO;
 		}
@@ -109,7 +99,7 @@ int iogplot_export(const char *path, const iogplot_style *st, const iogplot_fram
 		else
 			s = cairo_pdf_surface_create(path, w, h);
 		if ((cs = cairo_surface_status(s)) != CAIRO_STATUS_SUCCESS) {
-			seterr(err, errlen, "%s: %s", path, errno ? strerror(errno) : cairo_status_to_string(cs));
+			iogp_errf(err, errlen, "%s: %s", path, errno ? strerror(errno) : cairo_status_to_string(cs));
 			cairo_surface_destroy(s);
 			return IOGP_EIO;
 		}
@@ -124,12 +114,12 @@ int iogplot_export(const char *path, const iogplot_style *st, const iogplot_fram
 		cs = cairo_surface_status(s);
 		cairo_surface_destroy(s);
 #else
-		seterr(err, errlen, "%s: this cairo has no %s support", path, fmt);
+		iogp_errf(err, errlen, "%s: this cairo has no %s support", path, fmt);
 		return IOGP_EINVAL;
 #endif
 	}
 	if (cs != CAIRO_STATUS_SUCCESS) {
-		seterr(err, errlen, "%s: %s", path, errno ? strerror(errno) : cairo_status_to_string(cs));
+		iogp_errf(err, errlen, "%s: %s", path, errno ? strerror(errno) : cairo_status_to_string(cs));
 		return IOGP_EIO;
 	}
 	return 0;

@@ -9,16 +9,6 @@
 #include "iogp_err.h"
 #include "iogp_export.h"
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	if (!err || !len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 int iogp_load_file(const char *path, iogp_model *m, iogp_load_stats *st,
                    char *err, size_t errlen)
 {
@@ -280,7 +270,7 @@ int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
 {
 	memset(s, 0, sizeof(*s));
 	if (!(step_s >= 0.001 && step_s <= 86400.0)) {
-		seterr(err, errlen, "step must be between 0.001 and 86400 seconds");
+		iogp_errf(err, errlen, "step must be between 0.001 and 86400 seconds");
 		return IOGP_EINVAL;
 	}
 	s->step_s = step_s;
@@ -299,11 +289,11 @@ int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
 			continue;
 		rc = series_msg(&c, &msg);
 		if (rc == IOGP_ELIMIT) {
-			seterr(err, errlen, "too many time bins or sources: use a larger --step");
+			iogp_errf(err, errlen, "too many time bins or sources: use a larger --step");
 			break;
 		}
 		if (rc < 0) {
-			seterr(err, errlen, "%s", iogp_strerror(rc));
+			iogp_errf(err, errlen, "%s", iogp_strerror(rc));
 			break;
 		}
 	}
@@ -313,7 +303,7 @@ int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
 	if (rc == IOGP_EEOF)
 		rc = 0;
 	if (rc == 0 && !c.kind_set) {
-		seterr(err, errlen, "no metric named '%s' in %s", metric, path);
+		iogp_errf(err, errlen, "no metric named '%s' in %s", metric, path);
 		rc = IOGP_ENOTFOUND;
 	}
 	if (rc < 0)

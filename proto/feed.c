@@ -14,6 +14,7 @@
 #include "iogp_recorder.h"
 #include "iogp_replay.h"
 #include "iogp_sub.h"
+#include "iogp_sys.h"
 
 #define BUDGET_NS 40000000ull          /* per pump: keys stay responsive */
 #define WARMUP_NS 300000000000ull      /* fed before a seek target: windows filled */
@@ -50,24 +51,6 @@ struct iogp_feed {
 	char rec_err[256];
 	uint64_t rec_flush;
 };
-
-static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	if (!err || !len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static iogp_model *new_model(const iogp_feed *f)
 {
@@ -156,7 +139,7 @@ static void rec_tick(iogp_feed *f)
 {
 	if (!f->rec)
 		return;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = iogp_mono_ns();
 	if (now < f->rec_flush)
 		return;
 	if (iogp_recorder_flush(f->rec) == IOGP_EIO)
@@ -167,7 +150,7 @@ static void rec_tick(iogp_feed *f)
 int iogp_feed_record_start(iogp_feed *f, const char *path, char *err, size_t errlen)
 {
 	if (f->rec) {
-		seterr(err, errlen, "already recording to %s", f->rec_path);
+		iogp_errf(err, errlen, "already recording to %s", f->rec_path);
 		return IOGP_EINVAL;
 	}
 	if (path) {
@@ -195,7 +178,7 @@ int iogp_feed_record_start(iogp_feed *f, const char *path, char *err, size_t err
 		if (iogp_model_snapshot(f->m, i, 0, &msg) == 0)
 			iogp_recorder_add_msg(f->rec, &msg, now);
 	iogp_msg_free(&msg);
-	f->rec_flush = clock_ns(CLOCK_MONOTONIC) + FLUSH_NS;
+	f->rec_flush = iogp_mono_ns() + FLUSH_NS;
 	return 0;
 }
 
@@ -206,7 +189,7 @@ int iogp_feed_record_stop(iogp_feed *f, char *err, size_t errlen)
 	int rc = iogp_recorder_close(f->rec);
 	f->rec = NULL;
 	if (rc < 0) {
-		seterr(err, errlen, "closing %s: %s", f->rec_path, iogp_strerror(rc));
+		iogp_errf(err, errlen, "closing %s: %s", f->rec_path, iogp_strerror(rc));
 		snprintf(f->rec_err, sizeof(f->rec_err), "%.180s: closing failed", f->rec_path);
 	}
 	return rc;
@@ -222,7 +205,7 @@ const char *iogp_feed_recording(const iogp_feed *f)
 static int ensure_socket(iogp_feed *f, char *err, size_t errlen)
 {
 	if (f->r) {
-		seterr(err, errlen, "this view plays a recording; open a new one for live streams");
+		iogp_errf(err, errlen, "this view plays a recording; open a new one for live streams");
 		return IOGP_EINVAL;
 	}
 	if (f->sub)
@@ -232,7 +215,7 @@ static int ensure_socket(iogp_feed *f, char *err, size_t errlen)
 	f->ctx = zmq_ctx_new();
 	f->sub = f->ctx ? iogp_sub_socket(f->ctx, f->o.hwm) : NULL;
 	if (!f->sub) {
-		seterr(err, errlen, "cannot create a ZeroMQ socket: %s", zmq_strerror(zmq_errno()));
+		iogp_errf(err, errlen, "cannot create a ZeroMQ socket: %s", zmq_strerror(zmq_errno()));
 		return IOGP_EIO;
 	}
 	char mon[64];
@@ -263,7 +246,7 @@ int iogp_feed_listen(iogp_feed *f, const char *ep, char *err, size_t errlen)
 	char msg[1200] = "";
 	int pol = iogp_endpoint_policy(ep, f->o.any_address, msg, sizeof(msg));
 	if (pol < 0) {
-		seterr(err, errlen, "%s", msg);
+		iogp_errf(err, errlen, "%s", msg);
 		return IOGP_EINVAL;
 	}
 	int rc = ensure_socket(f, err, errlen);
@@ -272,7 +255,7 @@ int iogp_feed_listen(iogp_feed *f, const char *ep, char *err, size_t errlen)
 	if (iogp_sock_bind(f->ctx, f->sub, ep, NULL, err, errlen) != 0) {
 		if (zmq_errno() == EADDRINUSE && err) {
 			size_t l = strlen(err);
-			seterr(err + l, errlen - l, " (is another viewer or 'iogram record' listening "
+			iogp_errf(err + l, errlen - l, " (is another viewer or 'iogram record' listening "
 			       "there? use --listen or --connect)");
 		}
 		return IOGP_EIO;
@@ -355,7 +338,7 @@ int iogp_feed_take_events(iogp_feed *f, char *buf, size_t len)
 
 static long pump_live(iogp_feed *f)
 {
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = iogp_mono_ns();
 	long n = 0;
 	for (;;) {
 		long len = iogp_sub_recv(f->sub, f->buf, IOGP_MAX_PAYLOAD);
@@ -365,12 +348,12 @@ static long pump_live(iogp_feed *f)
 			f->malformed++;
 			continue;
 		}
-		apply(f, f->buf, (size_t)len, clock_ns(CLOCK_REALTIME));
+		apply(f, f->buf, (size_t)len, iogp_wall_ns());
 		/* bounded: a flood must not starve the keyboard */
-		if (++n % 256 == 0 && clock_ns(CLOCK_MONOTONIC) - t0 > f->o.budget_ns)
+		if (++n % 256 == 0 && iogp_mono_ns() - t0 > f->o.budget_ns)
 			break;
 	}
-	iogp_model_tick(f->m, clock_ns(CLOCK_REALTIME));
+	iogp_model_tick(f->m, iogp_wall_ns());
 	return n;
 }
 
@@ -423,13 +406,13 @@ static int read_next(iogp_feed *f)
  * whole (a seek must arrive where it was asked to). */
 static long feed_until(iogp_feed *f, uint64_t t, int whole)
 {
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = iogp_mono_ns();
 	long n = 0;
 	while (f->have_next && f->next_recv <= t) {
 		apply(f, f->next, f->next_len, f->next_recv);
 		read_next(f);
 		/* behind after the budget: the next pump goes on from here */
-		if (!whole && ++n % 256 == 0 && clock_ns(CLOCK_MONOTONIC) - t0 > f->o.budget_ns)
+		if (!whole && ++n % 256 == 0 && iogp_mono_ns() - t0 > f->o.budget_ns)
 			break;
 	}
 	note_damage(f);
@@ -445,7 +428,7 @@ static int find_span(iogp_feed *f, char *err, size_t errlen)
 	iogp_replay_rec rec;
 	int rc = iogp_replay_next(f->r, &rec);
 	if (rc < 0) {
-		seterr(err, errlen, "%s: %s", f->path,
+		iogp_errf(err, errlen, "%s: %s", f->path,
 		       rc == IOGP_EEOF ? "no records in this file" : iogp_strerror(rc));
 		return rc == IOGP_EEOF ? IOGP_ENOTFOUND : rc;
 	}
@@ -460,7 +443,7 @@ static int find_span(iogp_feed *f, char *err, size_t errlen)
 			f->last_ns = rec.recv_ns;
 	note_damage(f);
 	if (rc != IOGP_EEOF) {
-		seterr(err, errlen, "%s: %s", f->path, iogp_strerror(rc));
+		iogp_errf(err, errlen, "%s: %s", f->path, iogp_strerror(rc));
 		return rc;
 	}
 	if (!(f->kf = malloc((nkf ? nkf : 1) * sizeof(*f->kf))))
@@ -474,7 +457,7 @@ static int find_span(iogp_feed *f, char *err, size_t errlen)
 int iogp_feed_open_replay(iogp_feed *f, const char *path, char *err, size_t errlen)
 {
 	if (f->sub || f->r) {
-		seterr(err, errlen, "this feed already has a source; open a new one");
+		iogp_errf(err, errlen, "this feed already has a source; open a new one");
 		return IOGP_EINVAL;
 	}
 	int rc = iogp_replay_open(&f->r, path, err, errlen);
@@ -493,20 +476,20 @@ int iogp_feed_open_replay(iogp_feed *f, const char *path, char *err, size_t errl
 	iogp_model_free(f->m);
 	f->m = m;
 	if ((rc = iogp_replay_rewind(f->r)) < 0 || (rc = read_next(f)) < 0) {
-		seterr(err, errlen, "%s: %s", path, iogp_strerror(rc));
+		iogp_errf(err, errlen, "%s: %s", path, iogp_strerror(rc));
 		return rc;
 	}
 	f->pos_ns = f->first_ns;
 	feed_until(f, f->first_ns, 1);
 	iogp_model_tick(f->m, f->pos_ns);
-	f->last_mono = clock_ns(CLOCK_MONOTONIC);
+	f->last_mono = iogp_mono_ns();
 	f->gen++;
 	return 0;
 }
 
 static long pump_replay(iogp_feed *f)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = iogp_mono_ns();
 	if (!f->paused && !f->at_end)
 		f->pos_ns += (uint64_t)((double)(now - f->last_mono) * f->speed);
 	f->last_mono = now;
@@ -563,7 +546,7 @@ int iogp_feed_seek(iogp_feed *f, uint64_t t)
 	feed_until(f, t, 1);
 	f->pos_ns = t;
 	f->at_end = t >= f->last_ns;
-	f->last_mono = clock_ns(CLOCK_MONOTONIC);
+	f->last_mono = iogp_mono_ns();
 	iogp_model_tick(f->m, t);
 	f->gen++;
 	return 0;
@@ -591,7 +574,7 @@ void iogp_feed_pause(iogp_feed *f, int paused)
 	if (f->r && !paused && f->at_end)
 		iogp_feed_seek(f, f->first_ns);   /* play again from the start */
 	f->paused = paused;
-	f->last_mono = clock_ns(CLOCK_MONOTONIC);
+	f->last_mono = iogp_mono_ns();
 }
 
 int iogp_feed_paused(const iogp_feed *f)
@@ -666,7 +649,7 @@ uint64_t iogp_feed_generation(const iogp_feed *f)
 
 uint64_t iogp_feed_now(const iogp_feed *f)
 {
-	return f->r ? f->pos_ns : clock_ns(CLOCK_REALTIME);
+	return f->r ? f->pos_ns : iogp_wall_ns();
 }
 
 void iogp_feed_get_status(const iogp_feed *f, iogp_feed_status *st)

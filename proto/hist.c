@@ -262,20 +262,6 @@ int iogp_bins_bounds(const iogp_bins *b, uint64_t idx, uint64_t *lo, uint64_t *h
 
 /* ---- parse / format ------------------------------------------------------ */
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 /* Strict decimal: digits only, no sign or blanks, no overflow. Stops at the
  * first non-digit; *end points there. */
 static int parse_u64(const char *s, const char **end, uint64_t *out)
@@ -309,9 +295,9 @@ static int parse_num(const char *s, const char **end, uint64_t *out, const char 
 	int rc = parse_u64(s, end, out);
 
 	if (rc == IOGP_ELIMIT)
-		seterr(err, errlen, "%s '%.*s' does not fit in 64 bits", what, toklen(s, ":,"), s);
+		iogp_errf(err, errlen, "%s '%.*s' does not fit in 64 bits", what, toklen(s, ":,"), s);
 	else if (rc < 0)
-		seterr(err, errlen, "%s '%.*s' is not a decimal number", what, toklen(s, ":,"), s);
+		iogp_errf(err, errlen, "%s '%.*s' is not a decimal number", what, toklen(s, ":,"), s);
 	return rc;
 }
 
@@ -324,7 +310,7 @@ int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen)
 	int rc;
 
 	if (!b || !spec) {
-		seterr(err, errlen, "no bin scheme given");
+		iogp_errf(err, errlen, "no bin scheme given");
 		return IOGP_EINVAL;
 	}
 	if (strcmp(spec, "native") == 0) {
@@ -339,11 +325,11 @@ int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen)
 		if ((rc = parse_num(spec + 7, &p, &v, "native: k", err, errlen)) < 0)
 			return IOGP_EINVAL;
 		if (*p) {
-			seterr(err, errlen, "native: unexpected '%s' after k", p);
+			iogp_errf(err, errlen, "native: unexpected '%s' after k", p);
 			return IOGP_EINVAL;
 		}
 		if (v < IOGP_NATIVE_K_MIN || v > IOGP_NATIVE_K_MAX) {
-			seterr(err, errlen, "native: k %" PRIu64 " out of range %d..%d", v,
+			iogp_errf(err, errlen, "native: k %" PRIu64 " out of range %d..%d", v,
 			       IOGP_NATIVE_K_MIN, IOGP_NATIVE_K_MAX);
 			return IOGP_EINVAL;
 		}
@@ -354,7 +340,7 @@ int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen)
 		if ((rc = parse_num(spec + 6, &p, &w, "fixed: width", err, errlen)) < 0)
 			return IOGP_EINVAL;
 		if (w == 0) {
-			seterr(err, errlen, "fixed: width must be greater than 0");
+			iogp_errf(err, errlen, "fixed: width must be greater than 0");
 			return IOGP_EINVAL;
 		}
 		if (*p == ':') {
@@ -362,7 +348,7 @@ int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen)
 				return IOGP_EINVAL;
 		}
 		if (*p) {
-			seterr(err, errlen, "fixed: unexpected '%s' (expected fixed:W or fixed:W:O)", p);
+			iogp_errf(err, errlen, "fixed: unexpected '%s' (expected fixed:W or fixed:W:O)", p);
 			return IOGP_EINVAL;
 		}
 		return iogp_bins_fixed(b, w, o);
@@ -375,13 +361,13 @@ int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen)
 		p = spec + 6;
 		for (;;) {
 			if (e.nedges == IOGP_MAX_EDGES) {
-				seterr(err, errlen, "edges: more than %d edges", IOGP_MAX_EDGES);
+				iogp_errf(err, errlen, "edges: more than %d edges", IOGP_MAX_EDGES);
 				return IOGP_EINVAL;
 			}
 			if ((rc = parse_num(p, &p, &v, "edges: edge", err, errlen)) < 0)
 				return IOGP_EINVAL;
 			if (e.nedges > 0 && v <= e.edges[e.nedges - 1]) {
-				seterr(err, errlen, "edges: %" PRIu64 " after %" PRIu64
+				iogp_errf(err, errlen, "edges: %" PRIu64 " after %" PRIu64
 				       " is not strictly ascending", v, e.edges[e.nedges - 1]);
 				return IOGP_EINVAL;
 			}
@@ -389,7 +375,7 @@ int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen)
 			if (*p == '\0')
 				break;
 			if (*p != ',') {
-				seterr(err, errlen, "edges: unexpected '%s' (expected a comma)", p);
+				iogp_errf(err, errlen, "edges: unexpected '%s' (expected a comma)", p);
 				return IOGP_EINVAL;
 			}
 			p++;
@@ -397,7 +383,7 @@ int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen)
 		scheme_copy(b, &e);
 		return 0;
 	}
-	seterr(err, errlen, "unknown bin scheme '%.40s' (expected " BINS_USAGE ")", spec);
+	iogp_errf(err, errlen, "unknown bin scheme '%.40s' (expected " BINS_USAGE ")", spec);
 	return IOGP_EINVAL;
 }
 

@@ -148,8 +148,6 @@ struct xrec {
 /* Not exported from the library: shared by replay_*.c only. */
 #pragma GCC visibility push(hidden)
 
-__attribute__((format(printf, 3, 4)))
-void replay__set_err(char *err, size_t errlen, const char *fmt, ...);
 int replay__grow(uint8_t **buf, size_t *cap, size_t need, size_t first);
 
 void replay__xs_reset(struct xstate *x);

@@ -464,7 +464,7 @@ void iogp_replay_get_info(const iogp_replay_reader *r, iogp_replay_info *info)
 static int check_header(iogp_replay_reader *r, const char *name, char *err, size_t errlen)
 {
 	if (!r->size) {
-		replay__set_err(err, errlen, "%s: empty file (0 bytes), not an iogram replay file",
+		iogp_errf(err, errlen, "%s: empty file (0 bytes), not an iogram replay file",
 		                name);
 		return IOGP_ETRUNC;
 	}
@@ -473,41 +473,41 @@ static int check_header(iogp_replay_reader *r, const char *name, char *err, size
 	if (!h)
 		goto io;
 	if (memcmp(h, IOGP_REPLAY_MAGIC, n)) {
-		replay__set_err(err, errlen, "%s: not an iogram replay file (bad magic)", name);
+		iogp_errf(err, errlen, "%s: not an iogram replay file (bad magic)", name);
 		return IOGP_EMAGIC;
 	}
 	if (r->size < 12 || !(h = rd(r, 0, 12))) {
 		if (r->io_errno)
 			goto io;
-		replay__set_err(err, errlen, "%s: truncated header (file is %llu bytes)", name,
+		iogp_errf(err, errlen, "%s: truncated header (file is %llu bytes)", name,
 		                (unsigned long long)r->size);
 		return IOGP_ETRUNC;
 	}
 	unsigned version = get16(h + 8), hl = get16(h + 10);
 	if (hl < HDR_FIXED) {
-		replay__set_err(err, errlen, "%s: corrupt header (length %u)", name, hl);
+		iogp_errf(err, errlen, "%s: corrupt header (length %u)", name, hl);
 		return IOGP_ECORRUPT;
 	}
 	if (hl > r->size) {
-		replay__set_err(err, errlen, "%s: truncated header (%u bytes, file is %llu)", name,
+		iogp_errf(err, errlen, "%s: truncated header (%u bytes, file is %llu)", name,
 		                hl, (unsigned long long)r->size);
 		return IOGP_ETRUNC;
 	}
 	if (!(h = rd(r, 0, hl)))
 		goto io;
 	if (iogp_crc32c(0, h, hl - 4) != get32(h + hl - 4)) {
-		replay__set_err(err, errlen, "%s: corrupt header (checksum mismatch)", name);
+		iogp_errf(err, errlen, "%s: corrupt header (checksum mismatch)", name);
 		return IOGP_ECRC;
 	}
 	if (version > IOGP_REPLAY_VERSION) {
-		replay__set_err(err, errlen, "%s: file format version %u is newer than this "
+		iogp_errf(err, errlen, "%s: file format version %u is newer than this "
 		                "iogram reads (%d); use a newer iogram", name, version,
 		                IOGP_REPLAY_VERSION);
 		return IOGP_EVERSION;
 	}
 	unsigned clen = get16(h + 20);
 	if (!version || HDR_FIXED + clen > hl) {
-		replay__set_err(err, errlen, "%s: corrupt header (version %u, creator length %u)",
+		iogp_errf(err, errlen, "%s: corrupt header (version %u, creator length %u)",
 		                name, version, clen);
 		return IOGP_ECORRUPT;
 	}
@@ -524,7 +524,7 @@ static int check_header(iogp_replay_reader *r, const char *name, char *err, size
 	r->hdr_len = hl;
 	return 0;
 io:
-	replay__set_err(err, errlen, "cannot read %s: %s", name, strerror(r->io_errno));
+	iogp_errf(err, errlen, "cannot read %s: %s", name, strerror(r->io_errno));
 	return IOGP_EIO;
 }
 
@@ -595,7 +595,7 @@ static int reader_open(iogp_replay_reader **rp, int fd, const uint8_t *mem,
 		free(r);
 		if (fd >= 0)
 			close(fd);
-		replay__set_err(err, errlen, "out of memory");
+		iogp_errf(err, errlen, "out of memory");
 		return IOGP_ENOMEM;
 	}
 	r->fd = fd;
@@ -608,10 +608,10 @@ static int reader_open(iogp_replay_reader **rp, int fd, const uint8_t *mem,
 	else if (rc == 0)
 		rc = scan_keyframes(r);
 	if (rc < 0 && rc != IOGP_ENOMEM && r->hdr_len)
-		replay__set_err(err, errlen, "%s: %s while scanning for keyframes", name,
+		iogp_errf(err, errlen, "%s: %s while scanning for keyframes", name,
 		                rc == IOGP_EIO ? strerror(r->io_errno) : iogp_strerror(rc));
 	else if (rc == IOGP_ENOMEM)
-		replay__set_err(err, errlen, "%s: out of memory", name);
+		iogp_errf(err, errlen, "%s: out of memory", name);
 	if (rc < 0) {
 		iogp_replay_close_reader(r);
 		return rc;
@@ -624,7 +624,7 @@ static int reader_open(iogp_replay_reader **rp, int fd, const uint8_t *mem,
 int iogp_replay_open(iogp_replay_reader **rp, const char *path, char *err, size_t errlen)
 {
 	if (!rp || !path) {
-		replay__set_err(err, errlen, "no path given");
+		iogp_errf(err, errlen, "no path given");
 		return IOGP_EINVAL;
 	}
 	*rp = NULL;
@@ -640,9 +640,9 @@ int iogp_replay_open(iogp_replay_reader **rp, const char *path, char *err, size_
 		e = EINVAL, notreg = 1;
 	if (e != 0) {
 		if (notreg)
-			replay__set_err(err, errlen, "cannot open %s: not a regular file", path);
+			iogp_errf(err, errlen, "cannot open %s: not a regular file", path);
 		else
-			replay__set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
+			iogp_errf(err, errlen, "cannot open %s: %s", path, strerror(e));
 		if (fd >= 0)
 			close(fd);
 		errno = e;

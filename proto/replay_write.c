@@ -14,6 +14,7 @@
 #include "iogp_testing.h"
 #include "iogp_wire.h"
 #include "replay_priv.h"
+#include "iogp_sys.h"
 
 #define OUT_CAP (256u << 10)
 
@@ -175,7 +176,7 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
                        const iogp_replay_wopts *opts, char *err, size_t errlen)
 {
 	if (!wp || !path) {
-		replay__set_err(err, errlen, "no path given");
+		iogp_errf(err, errlen, "no path given");
 		return IOGP_EINVAL;
 	}
 	*wp = NULL;
@@ -185,7 +186,7 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 	iogp_replay_writer *w = calloc(1, sizeof *w);
 	if (!w || !(w->out = malloc(OUT_CAP))) {
 		free(w);
-		replay__set_err(err, errlen, "out of memory");
+		iogp_errf(err, errlen, "out of memory");
 		return IOGP_ENOMEM;
 	}
 	w->fd = -1;
@@ -202,7 +203,7 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 		    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level)) ||
 		    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 0))) {
 			writer_free(w);
-			replay__set_err(err, errlen, "cannot set up zstd compression");
+			iogp_errf(err, errlen, "cannot set up zstd compression");
 			return IOGP_ENOMEM;
 		}
 	}
@@ -212,7 +213,7 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 	int exists = lstat(path, &ls) == 0;
 	if (exists && (!o.replace || !S_ISREG(ls.st_mode))) {
 		int e = !S_ISREG(ls.st_mode) ? EINVAL : EEXIST;
-		replay__set_err(err, errlen, S_ISLNK(ls.st_mode) ?
+		iogp_errf(err, errlen, S_ISLNK(ls.st_mode) ?
 		                "%s is a symbolic link: not written through" :
 		                !S_ISREG(ls.st_mode) ? "%s is not a regular file" :
 		                "%s exists (use --force to replace it)", path);
@@ -228,7 +229,7 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 	}
 	if (w->fd < 0) {
 		int e = errno;
-		replay__set_err(err, errlen, "cannot create %s: %s", path, strerror(e));
+		iogp_errf(err, errlen, "cannot create %s: %s", path, strerror(e));
 		writer_free(w);
 		errno = e;
 		return IOGP_EIO;
@@ -238,19 +239,17 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 	size_t clen = strnlen(creator, CREATOR_MAX);
 	uint8_t h[HDR_FIXED + CREATOR_MAX];
 	size_t hl = HDR_FIXED + clen;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
 	memcpy(h, IOGP_REPLAY_MAGIC, MAGIC_LEN);
 	put16(h + 8, IOGP_REPLAY_VERSION);
 	put16(h + 10, (uint16_t)hl);
-	put64(h + 12, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	put64(h + 12, iogp_wall_ns());
 	put16(h + 20, (uint16_t)clen);
 	memcpy(h + 22, creator, clen);
 	put32(h + 22 + clen, iogp_crc32c(0, h, hl - 4));
 	/* Written at once, so even a file cut short right away says what it is. */
 	if (emit_raw(w, h, hl) < 0 || drain(w) < 0) {
 		int e = errno;
-		replay__set_err(err, errlen, "cannot write %s: %s", path, strerror(e));
+		iogp_errf(err, errlen, "cannot write %s: %s", path, strerror(e));
 		close(w->fd);
 		writer_free(w);
 		errno = e;

@@ -8,16 +8,6 @@
 #include "iogp_wire.h"
 #include "replay_priv.h"
 
-void replay__set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 int replay__grow(uint8_t **buf, size_t *cap, size_t need, size_t first)
 {
 	if (need <= *cap)

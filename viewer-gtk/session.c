@@ -10,6 +10,7 @@
 #include "iogp_feed.h"
 #include "iogp_metrics.h"
 #include "session.h"
+#include "iogp_sys.h"
 
 static const char *const hist_names[6] = { IOGP_POSIX_HISTS };
 static const char *const rate_names[2] = { IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES };
@@ -21,13 +22,6 @@ struct iogv_session {
 	uint64_t live_first_ns;
 	uint64_t rates_gen;          /* generation the live rates were built at */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static iogp_model_opts model_opts(uint32_t ring_bins)
 {
@@ -209,7 +203,7 @@ int iogv_poll(iogv_session *s, int timeout_ms)
 		iogp_feed_wait(s->feed, -1, timeout_ms);
 	long n = iogp_feed_pump(s->feed);
 	if (n && !s->live_first_ns)
-		s->live_first_ns = now_ns();
+		s->live_first_ns = iogp_wall_ns();
 	return (int)n;
 }
 
@@ -243,7 +237,7 @@ static int live_rates(iogv_session *s, iogplot_series *out)
 {
 	const iogp_model_opts *mo = iogp_model_get_opts(iogp_feed_model(s->feed));
 	size_t nn = iogp_model_node_count(iogp_feed_model(s->feed)), nb = mo->ring_bins;
-	uint64_t bin = mo->bin_ns, now = now_ns();
+	uint64_t bin = mo->bin_ns, now = iogp_wall_ns();
 	uint64_t end = now / bin * bin;   /* the last whole bin */
 	double *rate = malloc(nb * sizeof(double));
 	uint8_t *cov = malloc(nb);
@@ -307,7 +301,7 @@ int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_fr
 				return rc;
 			s->rates_gen = iogp_feed_generation(s->feed);
 		}
-		f->t_now = (double)now_ns() / 1e9;
+		f->t_now = (double)iogp_wall_ns() / 1e9;
 		/* the sources' own first wall time (set by the frame) may be older than
 		 * our first message: agents that were running before we started */
 		if (s->live_first_ns && !(f->t_first > 0))
@@ -355,7 +349,7 @@ int iogv_node_rates(iogv_session *s, const char *node, double *rd, double *wr)
 	}
 	iogp_sel sel = { .kind = IOGP_SEL_NODE, .node = node };
 	const iogp_model_opts *mo = iogp_model_get_opts(iogp_feed_model(s->feed));
-	uint64_t end = now_ns() / mo->bin_ns * mo->bin_ns, first;
+	uint64_t end = iogp_wall_ns() / mo->bin_ns * mo->bin_ns, first;
 	double r[1];
 	uint8_t c[1];
 	if (iogp_model_rate(iogp_feed_model(s->feed), rate_names[0], &sel, end, 1, r, c, &first) == 0 && c[0])

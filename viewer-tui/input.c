@@ -1,10 +1,10 @@
 /* input.c - iogram-top's source: the shared feed (live sockets or a replay
  * file) opened from the command line, plus the built-in demo's workers. */
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 
 #include "top.h"
+#include "iogp_sys.h"
 
 #define DEMO_DRAIN_NS 300000000ull   /* the demo's final SNAPSHOTs and BYEs */
 
@@ -80,14 +80,10 @@ void input_close(top_input *in)
 		demo_stop(in->demo);
 		/* their final SNAPSHOTs and BYEs, for a recording that ends with
 		 * every source gone */
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, end = t + DEMO_DRAIN_NS;
-		while (iogp_feed_recording(in->feed) && t < end) {
+		uint64_t end = iogp_mono_ns() + DEMO_DRAIN_NS;
+		while (iogp_feed_recording(in->feed) && iogp_mono_ns() < end) {
 			iogp_feed_wait(in->feed, -1, 50);
 			iogp_feed_pump(in->feed);
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 		}
 	}
 	iogp_feed_free(in->feed);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "top.h"
+#include "iogp_sys.h"
 
 void view_init(top_view *v, double window_s)
 {
@@ -48,9 +49,7 @@ void view_message(top_view *v, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
 	va_end(ap);
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	v->msg_until = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + 8000000000ull;
+	v->msg_until = iogp_mono_ns() + 8000000000ull;
 }
 
 void frame_sel(const top_frame *f, iogp_sel *sel)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "top.h"
+#include "iogp_sys.h"
 
 #define FRAME_NS 1000000000ull       /* data-driven redraws: at most 1/s live */
 #define KEY_FRAME_NS 30000000ull     /* a key redraws at once (bounded) */
@@ -27,13 +28,6 @@ static volatile sig_atomic_t got_signal;
 static void on_signal(int sig)
 {
 	got_signal = sig;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void usage(FILE *out)
@@ -93,7 +87,7 @@ void app_frame(top_app *app, top_frame *f, top_status *st)
 	f->v = &app->view;
 	f->st = st;
 	f->now_ns = iogp_feed_now(input_feed(app->in));
-	f->mono_ns = mono_ns();
+	f->mono_ns = iogp_mono_ns();
 }
 
 static void draw_too_small(top_surf *s, const top_layout *l, int rows, int cols)
@@ -186,9 +180,9 @@ static int present(uint64_t *pace)
 			*pace *= 2;
 		return 0;
 	}
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = iogp_mono_ns();
 	doupdate();
-	uint64_t dt = mono_ns() - t0;
+	uint64_t dt = iogp_mono_ns() - t0;
 	/* a write that blocked is a slow link too */
 	if (dt > 100000000ull && *pace < MAX_FRAME_NS)
 		*pace *= 2;
@@ -268,14 +262,7 @@ int main(int argc, char **argv)
 	const char *nc = getenv("NO_COLOR");
 	int color = !nocolor && !(nc && nc[0]);
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	iogp_handle_signals(on_signal, 1, 1);
 
 	top_app app;
 	memset(&app, 0, sizeof(app));
@@ -324,10 +311,10 @@ int main(int argc, char **argv)
 	leaveok(stdscr, TRUE);
 	draw_setup(&app.surf, stdscr, unicode, color);
 
-	uint64_t start = mono_ns(), last_frame = 0, pace = FRAME_NS;
+	uint64_t start = iogp_mono_ns(), last_frame = 0, pace = FRAME_NS;
 	int key_dirty = 1, data_dirty = 1, hangup = 0;
 	while (!app.quit && !got_signal) {
-		uint64_t now = mono_ns();
+		uint64_t now = iogp_mono_ns();
 		if (duration > 0 && (double)(now - start) / 1e9 >= duration)
 			break;
 		top_status st;
@@ -362,7 +349,7 @@ int main(int argc, char **argv)
 		hangup = tty_ready && !got ? hangup + 1 : 0;
 		if (hangup > 100)
 			break;
-		now = mono_ns();
+		now = iogp_mono_ns();
 		int live_frozen = st.mode != MODE_REPLAY && iogp_feed_paused(input_feed(app.in));
 		int time_moves = !live_frozen && !(st.mode == MODE_REPLAY && (st.f.paused || st.f.at_end));
 		if (key_dirty && now >= last_frame + KEY_FRAME_NS) {
