@@ -9,6 +9,10 @@
 #include "iogram.h"
 #include "iogp_hist.h"
 
+/* Shared with libiogram-posix (another shared object) and the tests: these
+ * internals stay visible although the library hides everything else. */
+#pragma GCC visibility push(default)
+
 #define IOG_MAX_METRICS 256
 #define IOG_ACCESS_RESERVOIR 256   /* samples per shard per interval */
 #define IOG_NATIVE_K 4
@@ -206,5 +210,7 @@ uint64_t iog__wall_ns(void);
 void iog__disable(void);           /* internal failure: stop recording, quietly */
 int iog__started(void);            /* 1 once the agent has started (iog_init is too late) */
 uint64_t iog__source_id(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -22,6 +22,9 @@
 extern "C" {
 #endif
 
+/* The library builds with hidden visibility: what carries IOGRAM_API is its API. */
+#define IOGRAM_API __attribute__((visibility("default")))
+
 #define IOG_VERSION_MAJOR 0
 #define IOG_VERSION_MINOR 1
 
@@ -35,7 +38,7 @@ enum {
 	IOG_EDISABLED = -5,  /* IOGRAM_DISABLE or an internal failure */
 	IOG_ESTATE = -6,     /* iog_init after the agent started */
 };
-const char *iog_strerror(int err);
+IOGRAM_API const char *iog_strerror(int err);
 
 typedef struct iog_config {
 	const char *endpoint;     /* NULL: IOGRAM_ENDPOINT, else the default loopback one;
@@ -47,7 +50,7 @@ typedef struct iog_config {
 } iog_config;
 
 /* Optional: configure before the first metric is used. */
-int iog_init(const iog_config *cfg);
+IOGRAM_API int iog_init(const iog_config *cfg);
 
 /* Histogram engines: the seed's four techniques plus the native one. Every
  * engine is exported the same way (bins with integer bounds). */
@@ -76,34 +79,34 @@ typedef struct iog_metric iog_metric;
 /* Register (or look up, if already registered with the same kind) a metric.
  * Returns NULL on error (iog_last_error() says why) or when disabled; every
  * record function accepts NULL and does nothing, so callers need no checks. */
-iog_metric *iog_counter(const char *name, const char *unit);
-iog_metric *iog_gauge(const char *name, const char *unit);
-iog_metric *iog_histogram(const char *name, const char *unit, const iog_engine *engine);
-iog_metric *iog_access_metric(const char *name);
-int iog_last_error(void);
+IOGRAM_API iog_metric *iog_counter(const char *name, const char *unit);
+IOGRAM_API iog_metric *iog_gauge(const char *name, const char *unit);
+IOGRAM_API iog_metric *iog_histogram(const char *name, const char *unit, const iog_engine *engine);
+IOGRAM_API iog_metric *iog_access_metric(const char *name);
+IOGRAM_API int iog_last_error(void);
 
-void iog_add(iog_metric *m, uint64_t n);      /* counter += n */
-void iog_set(iog_metric *m, int64_t v);       /* gauge = v */
-void iog_record(iog_metric *m, uint64_t v);   /* histogram: one value */
-void iog_record_n(iog_metric *m, uint64_t v, uint64_t n);
+IOGRAM_API void iog_add(iog_metric *m, uint64_t n);      /* counter += n */
+IOGRAM_API void iog_set(iog_metric *m, int64_t v);       /* gauge = v */
+IOGRAM_API void iog_record(iog_metric *m, uint64_t v);   /* histogram: one value */
+IOGRAM_API void iog_record_n(iog_metric *m, uint64_t v, uint64_t n);
 
 enum { IOG_OP_READ = 0, IOG_OP_WRITE = 1 };
 /* File id for a path (stable within the process; announced once in the stream). */
-uint64_t iog_file(const char *path);
+IOGRAM_API uint64_t iog_file(const char *path);
 /* One access (time now) for the offset-vs-time view; a bounded, unbiased sample
  * (reservoir) of each interval's accesses is sent. */
-void iog_access(iog_metric *m, uint64_t file, int op, uint64_t offset, uint64_t size);
+IOGRAM_API void iog_access(iog_metric *m, uint64_t file, int op, uint64_t offset, uint64_t size);
 
 /* Extra source label (e.g. "phase" = "checkpoint"); sent in the next HELLO. */
-int iog_label(const char *key, const char *value);
+IOGRAM_API int iog_label(const char *key, const char *value);
 
 /* Send what has been counted now (normally every interval). */
-void iog_flush(void);
+IOGRAM_API void iog_flush(void);
 /* Final SNAPSHOT + BYE, stop the publisher (also done at exit). */
-void iog_shutdown(void);
+IOGRAM_API void iog_shutdown(void);
 
 /* Monotonic nanoseconds from the agent's clock (TSC when it is invariant). */
-uint64_t iog_now_ns(void);
+IOGRAM_API uint64_t iog_now_ns(void);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef IOGP_ERR_H
 #define IOGP_ERR_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 
 /* Functions return 0 (or a non-negative count) on success and one of these,
@@ -29,9 +31,9 @@ enum {
 #undef IOGP_X_ERR
 };
 
-const char *iogp_strerror(int code);
+IOGP_API const char *iogp_strerror(int code);
 /* Format a message into err (nothing when err is NULL or errlen 0). */
-void iogp_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+IOGP_API void iogp_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Exit status of every iogram tool (the command and both viewers). */
 enum { IOGP_EXIT_OK = 0, IOGP_EXIT_ERROR = 1, IOGP_EXIT_USAGE = 2 };

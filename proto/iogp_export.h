@@ -3,6 +3,8 @@
 #ifndef IOGP_EXPORT_H
 #define IOGP_EXPORT_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@ typedef struct iogp_load_stats {
 
 /* Apply every record of path to m (keyframe records too: they are snapshots
  * and resync sources after damage). */
-int iogp_load_file(const char *path, iogp_model *m, iogp_load_stats *st,
+IOGP_API int iogp_load_file(const char *path, iogp_model *m, iogp_load_stats *st,
                    char *err, size_t errlen);
 
 /* Per-node series of one metric on fixed bins of step_s seconds of wall time.
@@ -43,14 +45,14 @@ typedef struct iogp_series {
 	uint64_t intervals;    /* DELTAs used */
 } iogp_series;
 
-int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
+IOGP_API int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
                           double step_s, char *err, size_t errlen);
-void iogp_series_free(iogp_series *s);
+IOGP_API void iogp_series_free(iogp_series *s);
 /* CSV: time,elapsed_s,min_node,min,avg,max_node,max,total,<node>... ; min/avg/
  * max over the nodes that have data in the bin; a node without data is empty. */
-int iogp_series_write_csv(const iogp_series *s, FILE *out);
+IOGP_API int iogp_series_write_csv(const iogp_series *s, FILE *out);
 
 /* Make a metric name safe as a file name component. */
-void iogp_export_filename(char *dst, size_t len, const char *metric);
+IOGP_API void iogp_export_filename(char *dst, size_t len, const char *metric);
 
 #endif

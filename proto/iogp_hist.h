@@ -3,6 +3,8 @@
 #ifndef IOGP_HIST_H
 #define IOGP_HIST_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +35,7 @@ static inline uint32_t iogp_native_nbuckets(unsigned k)
 
 /* Inclusive integer bounds of native bucket idx. Returns IOGP_EINVAL when
  * idx >= iogp_native_nbuckets(k). */
-int iogp_native_bounds(uint32_t idx, unsigned k, uint64_t *lo, uint64_t *hi);
+IOGP_API int iogp_native_bounds(uint32_t idx, unsigned k, uint64_t *lo, uint64_t *hi);
 
 /* ---- bin schemes --------------------------------------------------------
  * A scheme maps a value to a bin index (uint64) and a bin index back to
@@ -64,25 +66,25 @@ typedef struct iogp_bins {
  * bin key spans [max(0, O + (key - beta) * W), O + (key - beta + 1) * W - 1].
  * (W=10000, O=0: 370000 -> key 37 = [370000, 379999], the seed's CSV.) */
 
-void iogp_bins_native(iogp_bins *b, unsigned k);
+IOGP_API void iogp_bins_native(iogp_bins *b, unsigned k);
 /* 1 when idx names a bin of the (sane) scheme b. */
-int iogp_bins_index_ok(const iogp_bins *b, uint64_t idx);
-void iogp_bins_log2(iogp_bins *b);
-int iogp_bins_fixed(iogp_bins *b, uint64_t width, uint64_t offset);
-int iogp_bins_edges(iogp_bins *b, const uint64_t *edges, uint32_t n);
-int iogp_bins_valid(const iogp_bins *b);            /* 0 or IOGP_EINVAL */
-int iogp_bins_equal(const iogp_bins *a, const iogp_bins *b); /* 1 if same scheme */
-uint64_t iogp_bins_index(const iogp_bins *b, uint64_t v);
+IOGP_API int iogp_bins_index_ok(const iogp_bins *b, uint64_t idx);
+IOGP_API void iogp_bins_log2(iogp_bins *b);
+IOGP_API int iogp_bins_fixed(iogp_bins *b, uint64_t width, uint64_t offset);
+IOGP_API int iogp_bins_edges(iogp_bins *b, const uint64_t *edges, uint32_t n);
+IOGP_API int iogp_bins_valid(const iogp_bins *b);            /* 0 or IOGP_EINVAL */
+IOGP_API int iogp_bins_equal(const iogp_bins *a, const iogp_bins *b); /* 1 if same scheme */
+IOGP_API uint64_t iogp_bins_index(const iogp_bins *b, uint64_t v);
 /* Number of bins, or UINT64_MAX when unbounded-ish (FIXED: max key + 1). */
-uint64_t iogp_bins_count(const iogp_bins *b);
-int iogp_bins_bounds(const iogp_bins *b, uint64_t idx, uint64_t *lo, uint64_t *hi);
+IOGP_API uint64_t iogp_bins_count(const iogp_bins *b);
+IOGP_API int iogp_bins_bounds(const iogp_bins *b, uint64_t idx, uint64_t *lo, uint64_t *hi);
 /* Parse a --bins argument: "native", "native:K", "log2", "fixed:W", "fixed:W:O",
  * "edges:A,B,C". ("equal:N" needs data: see iogp_hist_rebin_equal.) Writes a
  * message to err on failure. */
-int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen);
+IOGP_API int iogp_bins_parse(iogp_bins *b, const char *spec, char *err, size_t errlen);
 /* Short text form, the inverse of iogp_bins_parse. Returns its length, or
  * IOGP_ELIMIT when it does not fit in len (buf then holds a truncated text). */
-int iogp_bins_format(const iogp_bins *b, char *buf, size_t len);
+IOGP_API int iogp_bins_format(const iogp_bins *b, char *buf, size_t len);
 
 /* ---- sparse histogram ----------------------------------------------------
  * Bins sorted by idx, every count > 0. total = sum of counts. Used for
@@ -103,47 +105,47 @@ typedef struct iogp_hist {
 	uint64_t total;
 } iogp_hist;
 
-void iogp_hist_init(iogp_hist *h, const iogp_bins *scheme);
-void iogp_hist_free(iogp_hist *h);
-void iogp_hist_clear(iogp_hist *h);                  /* keep scheme and memory */
-int iogp_hist_copy(iogp_hist *dst, const iogp_hist *src);
-int iogp_hist_record(iogp_hist *h, uint64_t value, uint64_t count);
+IOGP_API void iogp_hist_init(iogp_hist *h, const iogp_bins *scheme);
+IOGP_API void iogp_hist_free(iogp_hist *h);
+IOGP_API void iogp_hist_clear(iogp_hist *h);                  /* keep scheme and memory */
+IOGP_API int iogp_hist_copy(iogp_hist *dst, const iogp_hist *src);
+IOGP_API int iogp_hist_record(iogp_hist *h, uint64_t value, uint64_t count);
 /* IOGP_EINVAL (h unchanged) for an index outside h's scheme. */
-int iogp_hist_add_bin(iogp_hist *h, uint64_t idx, uint64_t count);
+IOGP_API int iogp_hist_add_bin(iogp_hist *h, uint64_t idx, uint64_t count);
 /* h += bins (sorted ascending by idx, counts may be 0 and are then ignored).
  * IOGP_EINVAL (h unchanged) if the non-zero bins are not strictly ascending
  * or an index is outside h's scheme. */
-int iogp_hist_add_bins(iogp_hist *h, const iogp_bin *bins, size_t n);
+IOGP_API int iogp_hist_add_bins(iogp_hist *h, const iogp_bin *bins, size_t n);
 /* dst += src; schemes must be equal (IOGP_ESCHEME otherwise). Exact, order-free. */
-int iogp_hist_merge(iogp_hist *dst, const iogp_hist *src);
+IOGP_API int iogp_hist_merge(iogp_hist *dst, const iogp_hist *src);
 /* out = a - b (bins where a >= b; bins where a < b are left out; used to
  * diff cumulative states). */
-int iogp_hist_diff(iogp_hist *out, const iogp_hist *a, const iogp_hist *b);
-uint64_t iogp_hist_count_at(const iogp_hist *h, uint64_t idx);
+IOGP_API int iogp_hist_diff(iogp_hist *out, const iogp_hist *a, const iogp_hist *b);
+IOGP_API uint64_t iogp_hist_count_at(const iogp_hist *h, uint64_t idx);
 /* Native only: k -> k-1 by merging bucket pairs, exact. */
-int iogp_hist_reduce_k(iogp_hist *out, const iogp_hist *in);
+IOGP_API int iogp_hist_reduce_k(iogp_hist *out, const iogp_hist *in);
 
 /* Quantile q in [0,1]: the value at rank ceil(q * total) (q=0 -> the first),
  * reported as the midpoint of the bucket holding it (rounded down), clamped to
  * the bucket's bounds; for q=1 the bucket's midpoint too. Returns IOGP_ENOTFOUND
  * for an empty histogram. Error vs exact: within the bucket's relative width/2. */
-int iogp_hist_quantile(const iogp_hist *h, double q, uint64_t *value);
-int iogp_hist_min(const iogp_hist *h, uint64_t *lo);  /* lower bound of first bin */
-int iogp_hist_max(const iogp_hist *h, uint64_t *hi);  /* upper bound of last bin */
+IOGP_API int iogp_hist_quantile(const iogp_hist *h, double q, uint64_t *value);
+IOGP_API int iogp_hist_min(const iogp_hist *h, uint64_t *lo);  /* lower bound of first bin */
+IOGP_API int iogp_hist_max(const iogp_hist *h, uint64_t *hi);  /* upper bound of last bin */
 /* Approximate mean from bucket midpoints. */
-double iogp_hist_mean(const iogp_hist *h);
+IOGP_API double iogp_hist_mean(const iogp_hist *h);
 
 /* Re-bin into another scheme: each source bucket goes whole into the target
  * bin holding its midpoint (exact where target edges fall on source bucket
  * edges, else off by at most one bucket). log2 from native is always exact. */
-int iogp_hist_rebin(iogp_hist *out, const iogp_hist *in, const iogp_bins *target);
+IOGP_API int iogp_hist_rebin(iogp_hist *out, const iogp_hist *in, const iogp_bins *target);
 /* Equal-width bins over the observed range [min, max] of `in`: n bins of
  * width ceil((max - min + 1) / n) starting at min (a FIXED scheme).
  * IOGP_ENOTFOUND if `in` is empty, IOGP_EINVAL if n = 0. */
-int iogp_hist_rebin_equal(iogp_hist *out, const iogp_hist *in, uint32_t n);
+IOGP_API int iogp_hist_rebin_equal(iogp_hist *out, const iogp_hist *in, uint32_t n);
 
 /* The seed's CSV: "lower_bound,upper_bound,count\n" then one line per
  * non-empty bin, ascending, upper bound inclusive. Returns IOGP_EIO on error. */
-int iogp_hist_write_csv(const iogp_hist *h, FILE *out);
+IOGP_API int iogp_hist_write_csv(const iogp_hist *h, FILE *out);
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef IOGP_MODEL_H
 #define IOGP_MODEL_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,8 +45,8 @@ typedef struct iogp_model_opts {
 	uint64_t gone_ns;         /* 0 = 30 s */
 } iogp_model_opts;
 
-iogp_model *iogp_model_new(const iogp_model_opts *opts);  /* NULL on ENOMEM */
-void iogp_model_free(iogp_model *m);
+IOGP_API iogp_model *iogp_model_new(const iogp_model_opts *opts);  /* NULL on ENOMEM */
+IOGP_API void iogp_model_free(iogp_model *m);
 
 /* Apply a decoded message received at recv_ns (any clock the caller uses
  * consistently: replay receive time, or CLOCK_REALTIME live).
@@ -74,10 +76,10 @@ void iogp_model_free(iogp_model *m);
  *  applied without them, counted in refused, leaves the source out of sync
  *  and returns IOGP_ELIMIT. A forward sequence jump proven false by a later
  *  message is undone (counted in seq_spoofs). */
-int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns);
+IOGP_API int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns);
 /* Decode with the model's own scratch message, then apply. Decode errors are
  * counted (iogp_model_stats.bad_messages) and returned. */
-int iogp_model_feed(iogp_model *m, const void *payload, size_t len, uint64_t recv_ns);
+IOGP_API int iogp_model_feed(iogp_model *m, const void *payload, size_t len, uint64_t recv_ns);
 
 /* NEW and QUIET, and GONE by silence, are judged against the clock given to
  * iogp_model_tick (the recv_ns clock); a model never ticked reports only
@@ -114,17 +116,17 @@ typedef struct iogp_source_info {
 	uint64_t restart_of_id, restarted_by_id;  /* their ids, 0 = none */
 } iogp_source_info;
 
-size_t iogp_model_source_count(const iogp_model *m);
+IOGP_API size_t iogp_model_source_count(const iogp_model *m);
 /* i in [0, count): stable order of first appearance. */
-int iogp_model_source(const iogp_model *m, size_t i, iogp_source_info *out);
-int iogp_model_source_index(const iogp_model *m, uint64_t id, size_t *i);
+IOGP_API int iogp_model_source(const iogp_model *m, size_t i, iogp_source_info *out);
+IOGP_API int iogp_model_source_index(const iogp_model *m, uint64_t id, size_t *i);
 /* Label value of source i, or NULL. */
-const char *iogp_model_source_label(const iogp_model *m, size_t i, const char *key);
-size_t iogp_model_source_labels(const iogp_model *m, size_t i, const iogp_label **labels);
+IOGP_API const char *iogp_model_source_label(const iogp_model *m, size_t i, const char *key);
+IOGP_API size_t iogp_model_source_labels(const iogp_model *m, size_t i, const iogp_label **labels);
 
 /* Nodes: distinct node names in order of first appearance. */
-size_t iogp_model_node_count(const iogp_model *m);
-const char *iogp_model_node(const iogp_model *m, size_t i);
+IOGP_API size_t iogp_model_node_count(const iogp_model *m);
+IOGP_API const char *iogp_model_node(const iogp_model *m, size_t i);
 
 /* Metrics: union of all sources' catalogs by name, order of first appearance.
  * Metrics with the same name must have the same kind; histograms with
@@ -136,9 +138,9 @@ typedef struct iogp_metric_info {
 	iogp_metric_kind kind;
 	iogp_bins bins;      /* HISTOGRAM: scheme of the first source that had it */
 } iogp_metric_info;
-size_t iogp_model_metric_count(const iogp_model *m);
-int iogp_model_metric(const iogp_model *m, size_t i, iogp_metric_info *out);
-int iogp_model_metric_find(const iogp_model *m, const char *name, size_t *i);
+IOGP_API size_t iogp_model_metric_count(const iogp_model *m);
+IOGP_API int iogp_model_metric(const iogp_model *m, size_t i, iogp_metric_info *out);
+IOGP_API int iogp_model_metric_find(const iogp_model *m, const char *name, size_t *i);
 
 /* Selection for queries. */
 typedef enum iogp_sel_kind { IOGP_SEL_ALL = 0, IOGP_SEL_NODE = 1, IOGP_SEL_SOURCE = 2 } iogp_sel_kind;
@@ -154,14 +156,14 @@ typedef struct iogp_sel {
  * IOGP_ESCHEME it holds the merge of the sources whose scheme equals the
  * first one found. A selected source without the metric adds nothing; a
  * NULL sel means IOGP_SEL_ALL. IOGP_EINVAL for a metric of another kind. */
-int iogp_model_hist(const iogp_model *m, const char *metric, const iogp_sel *sel, iogp_hist *out);
+IOGP_API int iogp_model_hist(const iogp_model *m, const char *metric, const iogp_sel *sel, iogp_hist *out);
 /* Sum of a counter (cumulative) or of the latest gauge values. */
-int iogp_model_counter(const iogp_model *m, const char *metric, const iogp_sel *sel, uint64_t *out);
-int iogp_model_gauge(const iogp_model *m, const char *metric, const iogp_sel *sel, int64_t *out);
+IOGP_API int iogp_model_counter(const iogp_model *m, const char *metric, const iogp_sel *sel, uint64_t *out);
+IOGP_API int iogp_model_gauge(const iogp_model *m, const char *metric, const iogp_sel *sel, int64_t *out);
 
 /* Access samples kept for source i (oldest first), and its file table. */
-size_t iogp_model_access(const iogp_model *m, size_t i, const iogp_access **a, size_t *n2, const iogp_access **a2);
-const char *iogp_model_file_path(const iogp_model *m, size_t i, uint64_t file_id);
+IOGP_API size_t iogp_model_access(const iogp_model *m, size_t i, const iogp_access **a, size_t *n2, const iogp_access **a2);
+IOGP_API const char *iogp_model_file_path(const iogp_model *m, size_t i, uint64_t file_id);
 
 typedef struct iogp_model_stats {
 	uint64_t messages;      /* applied */
@@ -174,7 +176,7 @@ typedef struct iogp_model_stats {
 	uint64_t refused_sources;
 	uint64_t first_recv_ns, last_recv_ns; /* time span of applied messages */
 } iogp_model_stats;
-void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
+IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
 
 /* ---- live side ------------------------------------------------------------
  * Time: rates and windows live on the sources' CLOCK_REALTIME (wall_ns).
@@ -220,10 +222,10 @@ void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
  * the live side on (mostly cache misses on the source's rings). */
 
 /* Set the model's clock (never goes back). */
-void iogp_model_tick(iogp_model *m, uint64_t now_ns);
+IOGP_API void iogp_model_tick(iogp_model *m, uint64_t now_ns);
 
 /* Effective options (defaults filled in; rates point into the model). */
-const iogp_model_opts *iogp_model_get_opts(const iogp_model *m);
+IOGP_API const iogp_model_opts *iogp_model_get_opts(const iogp_model *m);
 
 /* Rate series (per second) of a rate metric for the selection (NULL = all):
  * n bins ending with the bin holding end_ns - 1 (end_ns = 0: the newest bin
@@ -232,7 +234,7 @@ const iogp_model_opts *iogp_model_get_opts(const iogp_model *m);
  * wall time of bin 0's start. IOGP_ENOTFOUND for a metric not in the rate
  * set or an unknown node/source; IOGP_EINVAL when live is off. A selection
  * without data yet gives all zeros, not covered (first_ns 0 when end_ns is). */
-int iogp_model_rate(const iogp_model *m, const char *metric, const iogp_sel *sel,
+IOGP_API int iogp_model_rate(const iogp_model *m, const char *metric, const iogp_sel *sel,
                     uint64_t end_ns, size_t n, double *rate, uint8_t *covered,
                     uint64_t *first_ns);
 
@@ -245,7 +247,7 @@ typedef struct iogp_rate_across {
 } iogp_rate_across;
 /* Same bins as iogp_model_rate with IOGP_SEL_ALL (end_ns = 0: the newest
  * bin of the all ring). */
-int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end_ns,
+IOGP_API int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end_ns,
                            size_t n, iogp_rate_across *out, uint64_t *first_ns);
 
 /* Histogram of the deltas of the last window_ns (0 or more than
@@ -253,7 +255,7 @@ int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end
  * granularity: slot j (wall times [j S, (j+1) S)) counts when it meets
  * (now - window_ns, now]. Same contract as iogp_model_hist (out always
  * initialised; IOGP_ESCHEME; IOGP_ENOTFOUND), IOGP_EINVAL when live is off. */
-int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_sel *sel,
+IOGP_API int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_sel *sel,
                            uint64_t window_ns, iogp_hist *out);
 
 typedef struct iogp_model_live {
@@ -273,7 +275,7 @@ typedef struct iogp_model_live {
 	size_t live_bytes;         /* held by rate and window rings */
 } iogp_model_live;
 /* O(sources). */
-void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);
+IOGP_API void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);
 
 /* Build a SNAPSHOT of source i's full state (labels, catalog, files,
  * cumulative counters, gauges, histograms) into msg, pointing into model
@@ -281,6 +283,6 @@ void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);
  * (IOGP_F_KEYFRAME for recorder keyframes; IOGP_F_FINAL is added for a gone
  * source). seq = the source's last seq. Lists are sorted by id, ready for
  * iogp_msg_encode. The access ring is not included. */
-int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg *msg);
+IOGP_API int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg *msg);
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef IOGP_RECORDER_H
 #define IOGP_RECORDER_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,25 +30,25 @@ typedef struct iogp_recorder_opts {
 	iogp_model_opts model;
 } iogp_recorder_opts;
 
-int iogp_recorder_open(iogp_recorder **r, const char *path,
+IOGP_API int iogp_recorder_open(iogp_recorder **r, const char *path,
                        const iogp_recorder_opts *opts, char *err, size_t errlen);
 /* Decode payload, apply it to the model and append it unchanged. A payload
  * that does not decode is not written and is counted (returns its error). */
-int iogp_recorder_add(iogp_recorder *r, const void *payload, size_t len, uint64_t recv_ns);
+IOGP_API int iogp_recorder_add(iogp_recorder *r, const void *payload, size_t len, uint64_t recv_ns);
 /* Encode msg and add it. */
-int iogp_recorder_add_msg(iogp_recorder *r, const iogp_msg *msg, uint64_t recv_ns);
+IOGP_API int iogp_recorder_add_msg(iogp_recorder *r, const iogp_msg *msg, uint64_t recv_ns);
 /* Write a keyframe now. */
-int iogp_recorder_keyframe(iogp_recorder *r, uint64_t recv_ns);
-int iogp_recorder_flush(iogp_recorder *r);
+IOGP_API int iogp_recorder_keyframe(iogp_recorder *r, uint64_t recv_ns);
+IOGP_API int iogp_recorder_flush(iogp_recorder *r);
 /* Flush, write index, close; frees r. */
-int iogp_recorder_close(iogp_recorder *r);
-void iogp_recorder_abandon(iogp_recorder *r);   /* as if the process died */
+IOGP_API int iogp_recorder_close(iogp_recorder *r);
+IOGP_API void iogp_recorder_abandon(iogp_recorder *r);   /* as if the process died */
 
-const iogp_model *iogp_recorder_model(const iogp_recorder *r);
+IOGP_API const iogp_model *iogp_recorder_model(const iogp_recorder *r);
 typedef struct iogp_recorder_stats {
 	uint64_t added, rejected, keyframes;
 	iogp_replay_wstats file;
 } iogp_recorder_stats;
-void iogp_recorder_get_stats(const iogp_recorder *r, iogp_recorder_stats *st);
+IOGP_API void iogp_recorder_get_stats(const iogp_recorder *r, iogp_recorder_stats *st);
 
 #endif

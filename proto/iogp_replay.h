@@ -100,6 +100,8 @@
 #ifndef IOGP_REPLAY_H
 #define IOGP_REPLAY_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,7 +112,7 @@
 /* Largest payload iogp_replay_write takes (its pack must fit a frame). */
 #define IOGP_REPLAY_MAX_RECORD (IOGP_REPLAY_MAX_FRAME - (1u << 20))
 
-uint32_t iogp_crc32c(uint32_t crc, const void *buf, size_t len);
+IOGP_API uint32_t iogp_crc32c(uint32_t crc, const void *buf, size_t len);
 
 /* ---- writer ---- */
 typedef struct iogp_replay_writer iogp_replay_writer;
@@ -125,27 +127,27 @@ typedef struct iogp_replay_wopts {
 
 /* Create path (0600; an existing file only with opts->replace). err gets a
  * message on failure. */
-int iogp_replay_create(iogp_replay_writer **w, const char *path,
+IOGP_API int iogp_replay_create(iogp_replay_writer **w, const char *path,
                        const iogp_replay_wopts *opts, char *err, size_t errlen);
 /* Append one record (payload = wire bytes, unchanged). Buffered. An empty
  * payload is allowed; IOGP_ELIMIT above IOGP_REPLAY_MAX_RECORD; IOGP_EINVAL
  * for recv_ns UINT64_MAX (reserved for the index). After a write error
  * (IOGP_EIO) or a compressor failure every call returns that error. */
-int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
+IOGP_API int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
                       const void *payload, size_t len);
 /* Begin / end a keyframe: records written in between form it. Begin flushes
  * pending data, starts a new zstd frame and adds an index entry. Begin
  * inside a keyframe or end outside one is IOGP_EINVAL. */
-int iogp_replay_keyframe_begin(iogp_replay_writer *w, uint64_t recv_ns);
-int iogp_replay_keyframe_end(iogp_replay_writer *w);
+IOGP_API int iogp_replay_keyframe_begin(iogp_replay_writer *w, uint64_t recv_ns);
+IOGP_API int iogp_replay_keyframe_end(iogp_replay_writer *w);
 /* Push buffered records to the file (one pack chunk) and fflush. After this
  * returns, a crash loses nothing written before it. */
-int iogp_replay_flush(iogp_replay_writer *w);
+IOGP_API int iogp_replay_flush(iogp_replay_writer *w);
 /* Flush, write the index and trailer, close. Frees w even on error. */
-int iogp_replay_close(iogp_replay_writer *w);
+IOGP_API int iogp_replay_close(iogp_replay_writer *w);
 /* Close the file without index or trailer (tests: simulate a crash): what
  * was not flushed is lost, as in a crash. */
-void iogp_replay_abandon(iogp_replay_writer *w);
+IOGP_API void iogp_replay_abandon(iogp_replay_writer *w);
 
 typedef struct iogp_replay_wstats {
 	uint64_t records, keyframes;
@@ -154,7 +156,7 @@ typedef struct iogp_replay_wstats {
 	uint64_t bytes_since_keyframe;/* file bytes since the last keyframe ended */
 	uint64_t last_keyframe_bytes;/* file bytes the last keyframe took */
 } iogp_replay_wstats;
-void iogp_replay_writer_stats(const iogp_replay_writer *w, iogp_replay_wstats *st);
+IOGP_API void iogp_replay_writer_stats(const iogp_replay_writer *w, iogp_replay_wstats *st);
 
 /* ---- reader ---- */
 typedef struct iogp_replay_reader iogp_replay_reader;
@@ -167,9 +169,9 @@ typedef struct iogp_replay_info {
 	int index_found;        /* 1: trailer + index valid; 0: rebuilt by a scan */
 } iogp_replay_info;
 
-int iogp_replay_open(iogp_replay_reader **r, const char *path, char *err, size_t errlen);
-void iogp_replay_close_reader(iogp_replay_reader *r);
-void iogp_replay_get_info(const iogp_replay_reader *r, iogp_replay_info *info);
+IOGP_API int iogp_replay_open(iogp_replay_reader **r, const char *path, char *err, size_t errlen);
+IOGP_API void iogp_replay_close_reader(iogp_replay_reader *r);
+IOGP_API void iogp_replay_get_info(const iogp_replay_reader *r, iogp_replay_info *info);
 
 typedef struct iogp_replay_rec {
 	uint64_t recv_ns;
@@ -187,19 +189,19 @@ typedef struct iogp_replay_rec {
  * torn tail ends the data. Only IOGP_EIO (a read failed) and IOGP_ENOMEM
  * end it early. After damage no record is marked keyframe_start until the
  * next keyframe marker. */
-int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec);
+IOGP_API int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec);
 /* Position at the start (first record); also zeroes the reader stats. */
-int iogp_replay_rewind(iogp_replay_reader *r);
+IOGP_API int iogp_replay_rewind(iogp_replay_reader *r);
 
 typedef struct iogp_replay_kf {
 	uint64_t offset;   /* file offset of the keyframe's first frame */
 	uint64_t recv_ns;  /* receive time given to keyframe_begin */
 } iogp_replay_kf;
 /* Keyframe index (from the trailer or a scan). Pointer valid while r lives. */
-size_t iogp_replay_keyframes(iogp_replay_reader *r, const iogp_replay_kf **kf);
+IOGP_API size_t iogp_replay_keyframes(iogp_replay_reader *r, const iogp_replay_kf **kf);
 /* Position at the last keyframe at or before t (or the start of the file if
  * none); the next records are that keyframe then what follows. */
-int iogp_replay_seek(iogp_replay_reader *r, uint64_t recv_ns);
+IOGP_API int iogp_replay_seek(iogp_replay_reader *r, uint64_t recv_ns);
 
 typedef struct iogp_replay_rstats {
 	uint64_t records, frames, keyframes;
@@ -207,6 +209,6 @@ typedef struct iogp_replay_rstats {
 	uint64_t skipped_bytes; /* bytes not read as records: torn tail + damage */
 	uint64_t first_ns, last_ns; /* receive times of first / last record read */
 } iogp_replay_rstats;
-void iogp_replay_reader_stats(const iogp_replay_reader *r, iogp_replay_rstats *st);
+IOGP_API void iogp_replay_reader_stats(const iogp_replay_reader *r, iogp_replay_rstats *st);
 
 #endif

@@ -2,20 +2,22 @@
 #ifndef IOGP_TESTING_H
 #define IOGP_TESTING_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 #include "iogp_replay.h"
 
 /* CRC-32C by the portable path, so tests check it on SSE4.2 machines too. */
-uint32_t iogp__crc32c_sw(uint32_t crc, const void *buf, size_t len);
+IOGP_API uint32_t iogp__crc32c_sw(uint32_t crc, const void *buf, size_t len);
 
 /* DELTAs w has stored transformed so far. */
-uint64_t iogp__replay_transformed(const iogp_replay_writer *w);
+IOGP_API uint64_t iogp__replay_transformed(const iogp_replay_writer *w);
 
 /* Open a replay file image in memory, as iogp_replay_open does a file; buf
  * must outlive the reader. */
-int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, size_t len,
+IOGP_API int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, size_t len,
                           char *err, size_t errlen);
 
 #endif

@@ -5,6 +5,8 @@
 #ifndef IOGP_UNITS_H
 #define IOGP_UNITS_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 
 enum {
@@ -14,17 +16,17 @@ enum {
 
 /* Bytes. CELL: exact below 10000 ("3901"), exact multiples below 1000 of
  * the unit ("4K", "192K"), else three significant digits ("1.03M"). */
-int iogp_fmt_bytes(char *buf, size_t len, double v, int style);
+IOGP_API int iogp_fmt_bytes(char *buf, size_t len, double v, int style);
 /* Nanoseconds: "850 ns" "45.1 µs" "5.1 ms" "1.2 s" (over a minute: "1.5 min",
  * "2.1 h"); CELL "850ns" "45.1us" "5.10ms" "1.20s". */
-int iogp_fmt_ns(char *buf, size_t len, double ns, int style);
+IOGP_API int iogp_fmt_ns(char *buf, size_t len, double ns, int style);
 /* Counts: "950" "1.2k" "3.4M"; CELL exact below 100000, then "123k" "1.2M". */
-int iogp_fmt_count(char *buf, size_t len, double v, int style);
+IOGP_API int iogp_fmt_count(char *buf, size_t len, double v, int style);
 /* By the metric's unit ("bytes", "ns", else a count). */
-int iogp_fmt_value(char *buf, size_t len, const char *unit, double v, int style);
+IOGP_API int iogp_fmt_value(char *buf, size_t len, const char *unit, double v, int style);
 /* Per second, by unit: bytes "12 MiB/s" (CELL "12M/s"), else "1.2k/s". */
-int iogp_fmt_rate(char *buf, size_t len, const char *unit, double per_s, int style);
+IOGP_API int iogp_fmt_rate(char *buf, size_t len, const char *unit, double per_s, int style);
 /* A span of seconds as a clock: "0:12", "1:02:03". */
-int iogp_fmt_duration(char *buf, size_t len, double s);
+IOGP_API int iogp_fmt_duration(char *buf, size_t len, double s);
 
 #endif

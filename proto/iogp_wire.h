@@ -4,6 +4,8 @@
 #ifndef IOGP_WIRE_H
 #define IOGP_WIRE_H
 
+#include "iogp_api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -146,14 +148,14 @@ typedef struct iogp_msg {
 	size_t arena_len, arena_cap;
 } iogp_msg;
 
-void iogp_msg_init(iogp_msg *m);
-void iogp_msg_free(iogp_msg *m);  /* frees the arena; struct may be reused */
+IOGP_API void iogp_msg_init(iogp_msg *m);
+IOGP_API void iogp_msg_free(iogp_msg *m);  /* frees the arena; struct may be reused */
 
 /* Encode m into buf. Returns the encoded length, or IOGP_ELIMIT when it does
  * not fit in cap (call with cap = 0 / buf = NULL to learn the size), or
  * IOGP_EINVAL for an invalid message (unsorted bins, bad kind, a hard limit
  * above exceeded, ...). m->version is ignored; IOGP_WIRE_VERSION is written. */
-long iogp_msg_encode(const iogp_msg *m, uint8_t *buf, size_t cap);
+IOGP_API long iogp_msg_encode(const iogp_msg *m, uint8_t *buf, size_t cap);
 
 /* Decode len bytes into m (previous arena contents are reused/overwritten).
  * Never reads outside [buf, buf+len), never allocates more than a bounded
@@ -161,25 +163,25 @@ long iogp_msg_encode(const iogp_msg *m, uint8_t *buf, size_t cap);
  * large because of iogp_bins.edges). On failure returns a negative code,
  * leaves m empty (arena kept) and, if err != NULL, writes a one-line
  * description ("hists: bin count 70000 exceeds 65536"). */
-int iogp_msg_decode(iogp_msg *m, const uint8_t *buf, size_t len,
+IOGP_API int iogp_msg_decode(iogp_msg *m, const uint8_t *buf, size_t len,
                     char *err, size_t errlen);
 
 /* Peek at the fixed header only (for the replay writer and topic building). */
-int iogp_msg_peek(const uint8_t *buf, size_t len, iogp_kind *kind,
+IOGP_API int iogp_msg_peek(const uint8_t *buf, size_t len, iogp_kind *kind,
                   uint16_t *flags, uint64_t *source, uint64_t *seq);
 
 /* ZeroMQ topic for frame 1: "iog1/<kind>/<source id as 16 hex digits>".
  * Returns the length written (excl. NUL), IOGP_ELIMIT if len is too small.
  * Kinds outside 1..4 are named "unknown". */
-int iogp_topic(char *buf, size_t len, iogp_kind kind, uint64_t source);
-const char *iogp_kind_name(iogp_kind kind);  /* "hello", "delta", ... */
+IOGP_API int iogp_topic(char *buf, size_t len, iogp_kind kind, uint64_t source);
+IOGP_API const char *iogp_kind_name(iogp_kind kind);  /* "hello", "delta", ... */
 
 /* Label helpers: value for key or NULL. */
-const char *iogp_msg_label(const iogp_msg *m, const char *key);
+IOGP_API const char *iogp_msg_label(const iogp_msg *m, const char *key);
 
 /* Low-level varint helpers, exposed for tests and the replay index. */
-size_t iogp_varint_put(uint8_t *p, uint64_t v);          /* writes <= 10 bytes */
-int iogp_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v);
+IOGP_API size_t iogp_varint_put(uint8_t *p, uint64_t v);          /* writes <= 10 bytes */
+IOGP_API int iogp_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v);
 static inline uint64_t iogp_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t iogp_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 

@@ -179,8 +179,6 @@ struct iogp_model {
 
 typedef void (*visit_fn)(void *ctx, const iogp_model *m, const struct slot *sl);
 
-/* Internal to the library: not exported from the shared object. */
-#pragma GCC visibility push(hidden)
 
 /* model.c: hashing, index maps, arrays */
 uint32_t model__hash_u64(uint64_t x);
@@ -217,6 +215,5 @@ int model__metric_lookup(const iogp_model *m, const char *metric, iogp_metric_ki
                          uint32_t *gi);
 int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb);
 
-#pragma GCC visibility pop
 
 #endif

@@ -145,8 +145,6 @@ struct xrec {
 	size_t outcap, outlen;
 };
 
-/* Not exported from the library: shared by replay_*.c only. */
-#pragma GCC visibility push(hidden)
 
 int replay__grow(uint8_t **buf, size_t *cap, size_t need, size_t first);
 
@@ -164,6 +162,5 @@ size_t replay__xs_encode(const struct xstate *x, struct xrec *t, uint32_t i,
 size_t replay__xs_bound(const struct xstate *x, uint32_t i, const iogp_msg *m,
                         size_t restlen);
 
-#pragma GCC visibility pop
 
 #endif
