@@ -52,7 +52,8 @@ typedef struct iog_config {
 /* Optional: configure before the first metric is used. */
 IOGRAM_API int iog_init(const iog_config *cfg);
 
-/* Histogram engines: the seed's four techniques plus the native one. Every
+/* Histogram engines: fixed width, log2, explicit edges, learned, and the
+ * native log-linear one. Every
  * engine is exported the same way (bins with integer bounds). */
 typedef enum iog_engine_kind {
 	IOG_ENGINE_NATIVE = 0,    /* log-linear, k sub-bucket bits (default 4: <= 3.2% error) */

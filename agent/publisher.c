@@ -1,8 +1,8 @@
 /* publisher.c - the publisher thread: every interval it sums the shards,
  * diffs against what it sent and sends a DELTA over ZeroMQ (XPUB, connecting)
  * and/or to a replay file; HELLO, SNAPSHOT and BYE; start, flush, exit, exec
- * and fork. Exit follows DESIGN.md's measured protocol and never waits
- * longer than a bound. */
+ * and fork. Exit waits for a subscriber at most IOGRAM_EXIT_WAIT_MS and
+ * spools what it could not deliver: never longer than a bound. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>

@@ -188,7 +188,7 @@ int iogplot_export(const char *path, const iogplot_style *st, const iogplot_fram
                    char *err, size_t errlen);
 /* CSV of panel (-1: every panel) into directory dir (created if missing),
  * named as iogram-top's snapshot: size-read.csv, size-write.csv,
- * queue_depth.csv, latency-{read,write,meta}.csv (the seed's format),
+ * queue_depth.csv, latency-{read,write,meta}.csv (lower_bound,upper_bound,count),
  * rates-{read,write}.csv (iogram export's series), access.csv (time,op,
  * offset,size of the busiest file). names gets the file names written.
  * Returns the number of files or an error (err says which file failed). */

@@ -1,5 +1,5 @@
 /* plot_csv.c - what a panel shows as CSV files in a directory, named and
- * shaped as iogram-top's snapshot: histograms in the seed's format, rates as
+ * shaped as iogram-top's snapshot: histograms as lower_bound,upper_bound,count, rates as
  * iogram export's series, access samples of the busiest file. */
 #include <errno.h>
 #include <math.h>

@@ -43,8 +43,8 @@ IOGP_API int iogp_native_bounds(uint32_t idx, unsigned k, uint64_t *lo, uint64_t
 typedef enum iogp_bins_kind {
 	IOGP_BINS_NATIVE = 0, /* log-linear, parameter k */
 	IOGP_BINS_LOG2 = 1,   /* bin 0 = {0}; bin b>=1 = [2^(b-1), 2^b - 1] (9 -> bin 4 = [8,15]) */
-	IOGP_BINS_FIXED = 2,  /* width W, offset O: see iogp_bins_index; the seed's beta scheme
-	                       * with its off-by-one below the offset corrected */
+	IOGP_BINS_FIXED = 2,  /* width W, offset O: see iogp_bins_index: beta bins
+	                       * below the offset, none of them off by one */
 	IOGP_BINS_EDGES = 3,  /* user-given ascending edges e[0..n-1]: bin 0 = [0, e0-1],
 	                       * bin i = [e(i-1), e(i)-1], bin n = [e(n-1), UINT64_MAX]
 	                       * (e0 = 0: bin 0 is empty and not a valid index) */
@@ -64,7 +64,7 @@ typedef struct iogp_bins {
 /* FIXED: beta = ceil(O / W) bins lie below the offset;
  *   key(v) = beta + floor((v - O) / W)   (exact integer math, no underflow)
  * bin key spans [max(0, O + (key - beta) * W), O + (key - beta + 1) * W - 1].
- * (W=10000, O=0: 370000 -> key 37 = [370000, 379999], the seed's CSV.) */
+ * (W=10000, O=0: 370000 -> key 37 = [370000, 379999], as in the histogram CSV.) */
 
 IOGP_API void iogp_bins_native(iogp_bins *b, unsigned k);
 /* 1 when idx names a bin of the (sane) scheme b. */
@@ -144,7 +144,7 @@ IOGP_API int iogp_hist_rebin(iogp_hist *out, const iogp_hist *in, const iogp_bin
  * IOGP_ENOTFOUND if `in` is empty, IOGP_EINVAL if n = 0. */
 IOGP_API int iogp_hist_rebin_equal(iogp_hist *out, const iogp_hist *in, uint32_t n);
 
-/* The seed's CSV: "lower_bound,upper_bound,count\n" then one line per
+/* The histogram CSV: "lower_bound,upper_bound,count\n" then one line per
  * non-empty bin, ascending, upper bound inclusive. Returns IOGP_EIO on error. */
 IOGP_API int iogp_hist_write_csv(const iogp_hist *h, FILE *out);
 

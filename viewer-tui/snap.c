@@ -1,6 +1,6 @@
 /* snap.c - the x key: what is on screen as CSV files in a new directory
- * (histograms in the seed's format, rates as series CSV, access samples),
- * and PNGs drawn by iogram-view's cairo plot code when built with it. */
+ * (histograms as lower_bound,upper_bound,count, rates as series CSV, access
+ * samples), and PNGs drawn by the cairo plot code when built with it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
