@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "iogp.h"
+#include "iogp_panels.h"
 #include "iogp_units.h"
 
 /* ---- style ---------------------------------------------------------------
@@ -30,23 +31,33 @@ typedef struct iogplot_style {
 
 void iogplot_style_init(iogplot_style *s, int dark);
 
-/* ---- panels ---------------------------------------------------------------- */
+/* ---- panels ----------------------------------------------------------------
+ * The panel catalog (iogp_panels.h) names them; these are its ids. */
 enum iogplot_panel_id {
-	IOGPLOT_HEADER = 0,   /* sources, messages/s, gaps, drops, recording */
-	IOGPLOT_SIZE,         /* request-size distribution, read and write */
-	IOGPLOT_QD,           /* queue-depth histogram */
-	IOGPLOT_LATENCY,      /* latency distribution with p50/p90/p99 */
-	IOGPLOT_ACCESS,       /* file offset vs time, per file, colour by op */
-	IOGPLOT_RATES,        /* per-node bytes/s with min/avg/max band and total */
-	IOGPLOT_HEATMAP,      /* node x time bytes/s */
-	IOGPLOT_NPANELS
+	IOGPLOT_HEADER = IOGP_PANEL_HEADER,
+	IOGPLOT_SIZE = IOGP_PANEL_SIZE,
+	IOGPLOT_QD = IOGP_PANEL_QD,
+	IOGPLOT_LATENCY = IOGP_PANEL_LATENCY,
+	IOGPLOT_ACCESS = IOGP_PANEL_ACCESS,
+	IOGPLOT_RATES = IOGP_PANEL_RATES,
+	IOGPLOT_HEATMAP = IOGP_PANEL_HEATMAP,
+	IOGPLOT_NPANELS = IOGP_PANEL_N
 };
 
 /* "header", "size", "qd", "latency", "access", "rates", "heatmap";
  * iogplot_panel_find returns the id or -1 (accepts "dashboard" as -2). */
-const char *iogplot_panel_name(int panel);
-const char *iogplot_panel_title(int panel);
-int iogplot_panel_find(const char *name);
+static inline const char *iogplot_panel_name(int panel)
+{
+	return iogp_panel_name(panel);
+}
+static inline const char *iogplot_panel_title(int panel)
+{
+	return iogp_panel_title(panel);
+}
+static inline int iogplot_panel_find(const char *name)
+{
+	return iogp_panel_find(name);
+}
 
 /* ---- frame: what the panels draw ---------------------------------------------
  * Everything is copied out of the stream model, so drawing never touches it. */

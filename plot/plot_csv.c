@@ -11,24 +11,6 @@
 
 #include "plot.h"
 
-static FILE *open_in(const char *dir, const char *name, char *names, size_t nlen)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (f && names) {
-		size_t u = strlen(names);
-		snprintf(names + u, nlen - u, "%s%s", u ? " " : "", name);
-	}
-	return f;
-}
-
-static int close_ok(FILE *f)
-{
-	int bad = ferror(f);
-	return fclose(f) != 0 || bad ? -1 : 0;
-}
-
 /* One op of a frame's series as iogp_series, to share its CSV writer. */
 static int write_rates(const iogplot_series *s, int op, FILE *out)
 {
@@ -83,55 +65,53 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 	for (int p = IOGPLOT_SIZE; p < IOGPLOT_NPANELS; p++) {
 		if (panel >= 0 && p != panel)
 			continue;
-		if (p == IOGPLOT_SIZE || p == IOGPLOT_QD || p == IOGPLOT_LATENCY) {
+		const iogp_panel *e = iogp_panel_get(p);
+		char name[64];
+		if (e->data == IOGP_DATA_HIST) {
 			const iogp_hist *h[3];
 			int ops[3], n = pl_hist_series(f, p, h, ops);
+			int single = !e->metrics[1];   /* queue depth: one file, even empty */
 			for (int k = 0; k < n; k++) {
-				if (!h[k]->total && p != IOGPLOT_QD)
+				if (!h[k]->total && !single)
 					continue;
-				char name[64];
-				if (p == IOGPLOT_QD)
-					snprintf(name, sizeof(name), "queue_depth.csv");
-				else
-					snprintf(name, sizeof(name), "%s-%s.csv",
-					         p == IOGPLOT_SIZE ? "size" : "latency", opn[ops[k]]);
-				FILE *o = open_in(dir, name, names, nlen);
+				iogp_panel_file(p, single ? NULL : opn[ops[k]], "csv", name, sizeof(name));
+				FILE *o = iogp_export_open(dir, name, names, nlen);
 				if (!o || iogp_hist_write_csv(h[k], o) < 0) {
 					snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
 					fail = 1;
 				}
-				if (o && close_ok(o) < 0)
+				if (o && iogp_export_close(o) < 0)
 					fail = 1;
 				files++;
 			}
-		} else if (p == IOGPLOT_RATES || (p == IOGPLOT_HEATMAP && panel == p)) {
+		} else if (e->data == IOGP_DATA_RATES && (p == IOGPLOT_RATES || panel == p)) {
+			/* the heatmap's data is the rates series: the same files, once */
 			for (int op = 0; op < 2; op++) {
-				const char *name = op ? "rates-write.csv" : "rates-read.csv";
-				FILE *o = open_in(dir, name, names, nlen);
+				iogp_panel_file(IOGPLOT_RATES, opn[op], "csv", name, sizeof(name));
+				FILE *o = iogp_export_open(dir, name, names, nlen);
 				if (!o || write_rates(&f->rates, op, o) < 0) {
 					snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
 					fail = 1;
 				}
-				if (o && close_ok(o) < 0)
+				if (o && iogp_export_close(o) < 0)
 					fail = 1;
 				files++;
 			}
-		} else if (p == IOGPLOT_ACCESS && f->nfiles) {
-			FILE *o = open_in(dir, "access.csv", names, nlen);
+		} else if (e->data == IOGP_DATA_ACCESS && f->nfiles) {
+			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
+			FILE *o = iogp_export_open(dir, name, names, nlen);
 			if (!o) {
-				snprintf(failed, sizeof(failed), "access.csv: %s", strerror(errno));
+				snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno));
 				fail = 1;
 				continue;
 			}
-			fprintf(o, "time,op,offset,size\n");
+			iogp_access_csv_header(o);
 			for (size_t i = 0; i < f->naccess; i++) {
 				const iogplot_access_pt *a = &f->access[i];
-				if (a->file != 0)
-					continue;
-				fprintf(o, "%.6f,%s,%llu,%llu\n", a->t, a->op == IOGP_OP_WRITE ? "write" : "read",
-				        (unsigned long long)a->offset, (unsigned long long)a->size);
+				if (a->file == 0)
+					iogp_access_csv_row(o, (uint64_t)llround(a->t * 1e9), a->op, a->offset, a->size);
 			}
-			fail |= close_ok(o) < 0;
+			fail |= iogp_export_close(o) < 0;
 			files++;
 		}
 	}

@@ -7,51 +7,19 @@
 
 #include "plot.h"
 
-static const char *const names[IOGPLOT_NPANELS] = {
-	"header", "size", "qd", "latency", "access", "rates", "heatmap",
-};
-static const char *const titles[IOGPLOT_NPANELS] = {
-	"Status", "Request size", "Queue depth", "Latency", "Access pattern",
-	"Throughput per node", "Node heatmap",
+/* How each panel draws; names, titles and the order come from the catalog. */
+static const pl_panel_ops *const panel_ops[IOGPLOT_NPANELS] = {
+	[IOGPLOT_SIZE] = &pl_size_ops,
+	[IOGPLOT_QD] = &pl_qd_ops,
+	[IOGPLOT_LATENCY] = &pl_latency_ops,
+	[IOGPLOT_ACCESS] = &pl_access_ops,
+	[IOGPLOT_RATES] = &pl_rates_ops,
+	[IOGPLOT_HEATMAP] = &pl_heatmap_ops,
 };
 
 static const pl_panel_ops *ops_of(int panel)
 {
-	switch (panel) {
-	case IOGPLOT_SIZE: return &pl_size_ops;
-	case IOGPLOT_QD: return &pl_qd_ops;
-	case IOGPLOT_LATENCY: return &pl_latency_ops;
-	case IOGPLOT_ACCESS: return &pl_access_ops;
-	case IOGPLOT_RATES: return &pl_rates_ops;
-	case IOGPLOT_HEATMAP: return &pl_heatmap_ops;
-	default: return NULL;
-	}
-}
-
-const char *iogplot_panel_name(int panel)
-{
-	return panel >= 0 && panel < IOGPLOT_NPANELS ? names[panel] : "dashboard";
-}
-
-const char *iogplot_panel_title(int panel)
-{
-	return panel >= 0 && panel < IOGPLOT_NPANELS ? titles[panel] : "Dashboard";
-}
-
-int iogplot_panel_find(const char *name)
-{
-	if (!name)
-		return -1;
-	if (!strcmp(name, "dashboard") || !strcmp(name, "all"))
-		return -2;
-	for (int i = 0; i < IOGPLOT_NPANELS; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	if (!strcmp(name, "latencies") || !strcmp(name, "lat"))
-		return IOGPLOT_LATENCY;
-	if (!strcmp(name, "queue") || !strcmp(name, "queue-depth"))
-		return IOGPLOT_QD;
-	return -1;
+	return panel >= 0 && panel < IOGPLOT_NPANELS ? panel_ops[panel] : NULL;
 }
 
 void iogplot_view_init(iogplot_view *v)
@@ -331,8 +299,9 @@ void iogplot_panel(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f,
 	pl_font(cr, st, 1.0, 1);
 	pl_rgba(cr, st->fg, 1);
 	double fs = l.fs;
-	pl_text(cr, fs * 0.8, fs * 1.05, 0, 0.5, titles[panel]);
-	double tw = pl_text_w(cr, titles[panel]);
+	const char *title = iogp_panel_title(panel);
+	pl_text(cr, fs * 0.8, fs * 1.05, 0, 0.5, title);
+	double tw = pl_text_w(cr, title);
 	pl_font(cr, st, 0.85, 0);
 	pl_rgba(cr, st->dim, 1);
 	cairo_rectangle(cr, 0, 0, w - fs * 0.5, h);
@@ -412,15 +381,30 @@ static int columns(double w)
 	return w >= 1500 ? 3 : w >= 820 ? 2 : 1;
 }
 
+/* The grid's panels, those the window shows with a digit key, in id (= key) order. */
+static int grid_panels(int order[IOGPLOT_NPANELS])
+{
+	int n = 0;
+	for (int p = 0; p < IOGPLOT_NPANELS; p++) {
+		const iogp_panel *e = iogp_panel_get(p);
+		if (e->key && (e->viewers & IOGP_VIEWER_GTK))
+			order[n++] = p;
+	}
+	return n;
+}
+
 double iogplot_dashboard_min_height(double w)
 {
-	int cols = columns(w), rows = (6 + cols - 1) / cols;
+	int order[IOGPLOT_NPANELS];
+	int cols = columns(w), rows = (grid_panels(order) + cols - 1) / cols;
 	return HEADER_H + GAP + rows * (MIN_ROW + GAP);
 }
 
 void iogplot_dashboard_layout(double w, double h, iogplot_rect r[IOGPLOT_NPANELS])
 {
-	int cols = columns(w), rows = (6 + cols - 1) / cols;
+	int order[IOGPLOT_NPANELS], n = grid_panels(order);
+	int cols = columns(w), rows = (n + cols - 1) / cols;
+	memset(r, 0, sizeof(*r) * IOGPLOT_NPANELS);
 	r[IOGPLOT_HEADER] = (iogplot_rect){ 0, 0, w, HEADER_H };
 	double top = HEADER_H + GAP;
 	double cw = floor((w - GAP * (cols + 1)) / cols);
@@ -429,9 +413,7 @@ void iogplot_dashboard_layout(double w, double h, iogplot_rect r[IOGPLOT_NPANELS
 		cw = 50;
 	if (rh < 50)
 		rh = 50;
-	static const int order[6] = { IOGPLOT_SIZE, IOGPLOT_QD, IOGPLOT_LATENCY,
-	                              IOGPLOT_ACCESS, IOGPLOT_RATES, IOGPLOT_HEATMAP };
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < n; i++) {
 		int c = i % cols, row = i / cols;
 		r[order[i]] = (iogplot_rect){ GAP + c * (cw + GAP), top + row * (rh + GAP), cw, rh };
 	}
@@ -446,6 +428,8 @@ void iogplot_dashboard(cairo_t *cr, const iogplot_style *st, const iogplot_frame
 	pl_rgba(cr, st->bg, 1);
 	cairo_paint(cr);
 	for (int p = 0; p < IOGPLOT_NPANELS; p++) {
+		if (r[p].w <= 0)
+			continue;   /* not on the dashboard */
 		cairo_save(cr);
 		cairo_translate(cr, r[p].x, r[p].y);
 		cairo_rectangle(cr, 0, 0, r[p].w, r[p].h);

@@ -1,4 +1,5 @@
 /* export.c - load replay files into a model; per-node time series and CSV. */
+#include <inttypes.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -423,4 +424,34 @@ void iogp_export_filename(char *dst, size_t len, const char *metric)
 		dst[j] = 0;
 	if (j && dst[0] == '.')
 		dst[0] = '_';
+}
+
+FILE *iogp_export_open(const char *dir, const char *name, char *names, size_t nlen)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (f && names && nlen) {
+		size_t u = strlen(names);
+		snprintf(names + u, nlen - u, "%s%s", u ? " " : "", name);
+	}
+	return f;
+}
+
+int iogp_export_close(FILE *f)
+{
+	int bad = ferror(f);
+	return fclose(f) != 0 || bad ? -1 : 0;
+}
+
+int iogp_access_csv_header(FILE *out)
+{
+	return fputs("time,op,offset,size\n", out) == EOF ? IOGP_EIO : 0;
+}
+
+int iogp_access_csv_row(FILE *out, uint64_t wall_ns, int op, uint64_t offset, uint64_t size)
+{
+	return fprintf(out, "%" PRIu64 ".%09" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 "\n",
+	               wall_ns / 1000000000u, wall_ns % 1000000000u,
+	               op == IOGP_OP_WRITE ? "write" : "read", offset, size) < 0 ? IOGP_EIO : 0;
 }

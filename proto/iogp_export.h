@@ -52,6 +52,16 @@ IOGP_API void iogp_series_free(iogp_series *s);
  * max over the nodes that have data in the bin; a node without data is empty. */
 IOGP_API int iogp_series_write_csv(const iogp_series *s, FILE *out);
 
+/* The files of an export or snapshot directory: open dir/name for writing,
+ * adding name to the space-separated list names (NULL: no list); close it,
+ * 0 or -1 when anything failed on the way. */
+IOGP_API FILE *iogp_export_open(const char *dir, const char *name, char *names, size_t nlen);
+IOGP_API int iogp_export_close(FILE *f);
+/* Access samples as CSV: "time,op,offset,size", time in wall seconds with
+ * nanoseconds, op "read" or "write". */
+IOGP_API int iogp_access_csv_header(FILE *out);
+IOGP_API int iogp_access_csv_row(FILE *out, uint64_t wall_ns, int op, uint64_t offset, uint64_t size);
+
 /* Make a metric name safe as a file name component. */
 IOGP_API void iogp_export_filename(char *dst, size_t len, const char *metric);
 

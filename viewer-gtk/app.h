@@ -6,6 +6,7 @@
 #include <gtk/gtk.h>
 
 #include "view.h"
+#include "iogp_actions.h"
 
 #include "demo.h"
 
@@ -13,6 +14,7 @@ typedef struct iogv_win {
 	GtkApplication *app;
 	GtkWidget *win, *header, *infobar, *info_label, *area, *scroll, *paned;
 	GtkWidget *rec_btn, *window_combo, *export_btn;
+	GtkWidget *help;          /* the keys dialog while it is open */
 	iogv_args args;
 	iogv_session *s;
 	int theme_forced;
@@ -63,12 +65,25 @@ void iogv_win_destroy(iogv_win *v);
 int iogv_win_use_session(iogv_win *v, iogv_session *s);
 void iogv_win_set_theme(iogv_win *v);
 void iogv_win_export(iogv_win *v, const char *path, int panel);
+void iogv_win_export_dialog(iogv_win *v, int panel, int csv);
+void iogv_win_open(iogv_win *v);                 /* the open-a-recording dialog */
+void iogv_win_zoom(iogv_win *v, int panel);      /* panel alone / back (same panel) */
+int iogv_win_pointer_panel(iogv_win *v);         /* the zoomed one or under the pointer; -1 */
+void iogv_win_toggle_log(iogv_win *v, unsigned *mask, int panel);
+
+/* keys.c: the shared key/action table (iogp_actions.h) on GDK keys */
+gboolean iogv_keys_press(GtkWidget *w, GdkEventKey *e, gpointer v);
+void iogv_keys_help(iogv_win *v);                /* the keys dialog: open / close */
+/* The label of action id as this window shows it ("Ctrl+E"); "" if none. */
+const char *iogv_action_label(int id, char *buf, size_t len);
 
 /* sidebar.c: nodes and sources with state and rates; selection */
 struct iogv_sidebar *iogv_sidebar_new(iogv_win *v, GtkWidget **widget);
 void iogv_sidebar_refresh(struct iogv_sidebar *sb);   /* after data changed */
 void iogv_sidebar_reset(struct iogv_sidebar *sb);     /* new session */
 void iogv_sidebar_free(struct iogv_sidebar *sb);
+void iogv_sidebar_step(struct iogv_sidebar *sb, int nodes, int dir);   /* n N s S */
+void iogv_sidebar_select_all(struct iogv_sidebar *sb);
 
 /* timeline.c: replay scrubber, play/pause, speed */
 struct iogv_timeline *iogv_timeline_new(iogv_win *v, GtkWidget **widget);

@@ -64,13 +64,13 @@ int iogv_snapshot(const iogv_args *a)
 		v.highlight[0] = a->node;
 		v.nhighlight = 1;
 	}
-	int panel = a->panel ? iogplot_panel_find(a->panel) : -2;
+	int panel = a->panel ? iogp_panel_find(a->panel) : IOGP_PANEL_DASHBOARD;
 	if (panel < 0)
 		panel = -1;
 	double w = a->width, h = a->height;
 	if (!a->have_size) {
-		w = panel < 0 ? 1600 : panel == IOGPLOT_HEADER ? 1200 : 800;
-		h = panel < 0 ? 1000 : panel == IOGPLOT_HEADER ? 30 : 500;
+		w = panel < 0 ? 1600 : panel == IOGP_PANEL_HEADER ? 1200 : 800;
+		h = panel < 0 ? 1000 : panel == IOGP_PANEL_HEADER ? 30 : 500;
 	}
 	rc = iogplot_export(a->snapshot, &st, &f, &v, panel, w, h, a->scale, err, sizeof(err));
 	if (rc < 0)

@@ -7,9 +7,12 @@
 #include <string.h>
 
 #include "view.h"
+#include "iogp_actions.h"
 
 static void usage(FILE *out)
 {
+	char panels[256], label[32];
+	iogp_panel_names(panels, sizeof(panels));
 	fprintf(out,
 	"usage: iogram-view [--listen E]... [--connect E]... [--replay FILE] [--record FILE]\n"
 	"                   [--demo] [--window SECONDS] [--node NAME] [--dark | --light]\n"
@@ -34,14 +37,18 @@ static void usage(FILE *out)
 	"                     the format follows the extension: .png, .svg, .pdf\n"
 	"      --at SECONDS   position in the replay (default: its end; negative:\n"
 	"                     from the end)\n"
-	"  -p, --panel NAME   size, qd, latency, access, rates, heatmap, header or\n"
-	"                     dashboard (default)\n"
+	"  -p, --panel NAME   one panel instead of the whole dashboard, by name:\n"
+	"                       %s\n"
 	"      --size WxH     logical pixels (default 1600x1000, a panel 800x500)\n"
 	"      --scale S      device pixels per logical pixel for PNG (default 1)\n\n"
-	"Keys in the window: space pause/play, + and - speed, Left/Right seek 10 s\n"
-	"(Shift: 60 s), Home/End, w last 60 s / since start, l log y of the panel\n"
-	"under the pointer, x log x, 0 follow (reset zoom), r record, Ctrl+E export,\n"
-	"Ctrl+O open, q quit. Scroll zooms the time axis, drag pans it.\n\n"
+	"Keys in the window (the same table as iogram-top's; * in a replay only).\n"
+	"Scroll zooms the time axis of a panel, drag pans it; l, L and x act on the\n"
+	"panel under the pointer:\n", panels);
+	size_t pos = 0;
+	const iogp_action *a;
+	while ((a = iogp_help_next(&pos, IOGP_VIEWER_GTK, label, sizeof(label))))
+		fprintf(out, "  %-10s %s%s\n", label, a->help, a->replay_only ? " *" : "");
+	fprintf(out, "\n"
 	"EXAMPLES\n"
 	"  iogram-view\n"
 	"  iogram-view --replay job.iogr\n"
@@ -167,9 +174,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return IOGP_EXIT_USAGE;
 	}
-	if (a.panel && iogplot_panel_find(a.panel) == -1) {
-		fprintf(stderr, "iogram-view: no panel '%s' (size, qd, latency, access, rates, heatmap, "
-		        "header, dashboard)\n", a.panel);
+	if (a.panel && iogp_panel_find(a.panel) == -1) {
+		char panels[256];
+		iogp_panel_names(panels, sizeof(panels));
+		fprintf(stderr, "iogram-view: no panel '%s' (%s)\n", a.panel, panels);
 		return IOGP_EXIT_USAGE;
 	}
 	if (a.replay && (a.nlisten || a.nconnect || a.demo)) {

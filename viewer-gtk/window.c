@@ -1,6 +1,7 @@
 /* window.c - iogram-view's window: header bar, error bar, the dashboard
- * drawing area (cairo plots, tooltips, zoom and pan of the time axes), keys,
- * export and recording. Redraws only when the frame or the view changed. */
+ * drawing area (cairo plots, tooltips, zoom and pan of the time axes),
+ * export and recording (keys: keys.c). Redraws only when the frame or the
+ * view changed. */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -161,7 +162,8 @@ static int panel_at(iogv_win *v, double x, double y, iogplot_rect *r)
 
 static int is_time_panel(int p)
 {
-	return p == IOGPLOT_ACCESS || p == IOGPLOT_RATES || p == IOGPLOT_HEATMAP;
+	const iogp_panel *e = iogp_panel_get(p);
+	return e && e->time_axis;
 }
 
 static gboolean write_screenshot(gpointer p)
@@ -368,7 +370,7 @@ typedef struct menu_ctx {
 
 static menu_ctx menu_target;
 
-static void toggle_bit(iogv_win *v, unsigned *mask, int panel)
+void iogv_win_toggle_log(iogv_win *v, unsigned *mask, int panel)
 {
 	*mask ^= 1u << panel;
 	gtk_widget_queue_draw(v->area);
@@ -378,14 +380,14 @@ static void on_menu_logy(GtkMenuItem *i, gpointer p)
 {
 	(void)i;
 	(void)p;
-	toggle_bit(menu_target.v, &menu_target.v->view.logy, menu_target.panel);
+	iogv_win_toggle_log(menu_target.v, &menu_target.v->view.logy, menu_target.panel);
 }
 
 static void on_menu_logx(GtkMenuItem *i, gpointer p)
 {
 	(void)i;
 	(void)p;
-	toggle_bit(menu_target.v, &menu_target.v->view.logx, menu_target.panel);
+	iogv_win_toggle_log(menu_target.v, &menu_target.v->view.logx, menu_target.panel);
 }
 
 static void on_menu_zoom(GtkMenuItem *i, gpointer p)
@@ -398,13 +400,11 @@ static void on_menu_zoom(GtkMenuItem *i, gpointer p)
 	gtk_widget_queue_draw(v->area);
 }
 
-static void export_dialog(iogv_win *v, int panel, int csv);
-
 static void on_menu_export(GtkMenuItem *i, gpointer p)
 {
 	(void)i;
 	(void)p;
-	export_dialog(menu_target.v, menu_target.panel, 0);
+	iogv_win_export_dialog(menu_target.v, menu_target.panel, 0);
 }
 
 static void on_menu_follow(GtkMenuItem *i, gpointer p)
@@ -415,28 +415,48 @@ static void on_menu_follow(GtkMenuItem *i, gpointer p)
 	gtk_widget_queue_draw(menu_target.v->area);
 }
 
+/* "what (key)": the key of the action from the shared table, for panel
+ * actions the panel's own digit. */
+static void menu_text(char *buf, size_t len, const char *what, int action, int panel)
+{
+	const iogp_panel *e = iogp_panel_get(panel);
+	char label[32] = "";
+	if (action == IOGP_ACT_PANEL && e && e->key)
+		snprintf(label, sizeof(label), "%c", e->key);
+	else
+		iogv_action_label(action, label, sizeof(label));
+	snprintf(buf, len, label[0] ? "%s (%s)" : "%s", what, label);
+}
+
 static void popup_menu(iogv_win *v, int panel, GdkEvent *e)
 {
 	menu_target = (menu_ctx){ v, panel };
 	GtkWidget *m = gtk_menu_new();
 	GtkWidget *it;
-	it = gtk_check_menu_item_new_with_label("Logarithmic counts / rates (l)");
+	char text[96];
+	menu_text(text, sizeof(text), "Logarithmic counts / rates", IOGP_ACT_LOG, 0);
+	it = gtk_check_menu_item_new_with_label(text);
 	gtk_check_menu_item_set_active(GTK_CHECK_MENU_ITEM(it), !!(v->view.logy & (1u << panel)));
 	g_signal_connect(it, "activate", G_CALLBACK(on_menu_logy), NULL);
 	gtk_menu_shell_append(GTK_MENU_SHELL(m), it);
-	if (panel == IOGPLOT_SIZE || panel == IOGPLOT_QD || panel == IOGPLOT_LATENCY) {
-		it = gtk_check_menu_item_new_with_label("Logarithmic values (L)");
+	if (iogp_panel_get(panel)->data == IOGP_DATA_HIST) {
+		menu_text(text, sizeof(text), "Logarithmic values", IOGP_ACT_LOGX, 0);
+		it = gtk_check_menu_item_new_with_label(text);
 		gtk_check_menu_item_set_active(GTK_CHECK_MENU_ITEM(it), !!(v->view.logx & (1u << panel)));
 		g_signal_connect(it, "activate", G_CALLBACK(on_menu_logx), NULL);
 		gtk_menu_shell_append(GTK_MENU_SHELL(m), it);
 	}
 	if (is_time_panel(panel)) {
-		it = gtk_menu_item_new_with_label("Follow the latest time (0)");
+		menu_text(text, sizeof(text), "Follow the latest time", IOGP_ACT_FOLLOW, 0);
+		it = gtk_menu_item_new_with_label(text);
 		g_signal_connect(it, "activate", G_CALLBACK(on_menu_follow), NULL);
 		gtk_menu_shell_append(GTK_MENU_SHELL(m), it);
 	}
-	it = gtk_menu_item_new_with_label(v->zoom_panel >= 0 ? "Back to the dashboard (Esc)" :
-	                                  "Show only this panel (1-6)");
+	if (v->zoom_panel >= 0)
+		menu_text(text, sizeof(text), "Back to the dashboard", IOGP_ACT_ESCAPE, 0);
+	else
+		menu_text(text, sizeof(text), "Show only this panel", IOGP_ACT_PANEL, panel);
+	it = gtk_menu_item_new_with_label(text);
 	g_signal_connect(it, "activate", G_CALLBACK(on_menu_zoom), NULL);
 	gtk_menu_shell_append(GTK_MENU_SHELL(m), it);
 	it = gtk_menu_item_new_with_label("Export this panel…");
@@ -482,11 +502,11 @@ void iogv_win_export(iogv_win *v, const char *path, int panel)
 	                   sizeof(err)) < 0)
 		iogv_win_error(v, "export failed: %s", err);
 	else
-		iogv_win_info(v, "Exported %s to %s", panel >= 0 ? iogplot_panel_title(panel) :
+		iogv_win_info(v, "Exported %s to %s", panel >= 0 ? iogp_panel_title(panel) :
 		              "the dashboard", path);
 }
 
-static void export_dialog(iogv_win *v, int panel, int csv)
+void iogv_win_export_dialog(iogv_win *v, int panel, int csv)
 {
 	GtkWidget *d = gtk_file_chooser_dialog_new("Export", GTK_WINDOW(v->win),
 	                                           GTK_FILE_CHOOSER_ACTION_SAVE, "_Cancel",
@@ -497,10 +517,11 @@ static void export_dialog(iogv_win *v, int panel, int csv)
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
 	GtkWidget *what = gtk_combo_box_text_new();
 	gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(what), "dashboard", "Whole dashboard");
-	for (int p = 0; p < IOGPLOT_NPANELS; p++)
-		gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(what), iogplot_panel_name(p),
-		                          iogplot_panel_title(p));
-	gtk_combo_box_set_active_id(GTK_COMBO_BOX(what), iogplot_panel_name(panel));
+	for (int p = 0; p < IOGP_PANEL_N; p++)
+		if (iogp_panel_get(p)->viewers & IOGP_VIEWER_GTK)
+			gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(what), iogp_panel_name(p),
+			                          iogp_panel_title(p));
+	gtk_combo_box_set_active_id(GTK_COMBO_BOX(what), iogp_panel_name(panel));
 	gtk_box_pack_start(GTK_BOX(box), gtk_label_new("Export:"), FALSE, FALSE, 0);
 	gtk_box_pack_start(GTK_BOX(box), what, FALSE, FALSE, 0);
 	gtk_box_pack_start(GTK_BOX(box),
@@ -509,12 +530,12 @@ static void export_dialog(iogv_win *v, int panel, int csv)
 	gtk_widget_show_all(box);
 	gtk_file_chooser_set_extra_widget(fc, box);
 	char name[64];
-	snprintf(name, sizeof(name), "iogram-%s.%s", iogplot_panel_name(panel), csv ? "csv" : "png");
+	snprintf(name, sizeof(name), "iogram-%s.%s", iogp_panel_name(panel), csv ? "csv" : "png");
 	gtk_file_chooser_set_current_name(fc, name);
 	if (gtk_dialog_run(GTK_DIALOG(d)) == GTK_RESPONSE_ACCEPT) {
 		char *path = gtk_file_chooser_get_filename(fc);
 		const char *id = gtk_combo_box_get_active_id(GTK_COMBO_BOX(what));
-		int p = iogplot_panel_find(id ? id : "dashboard");
+		int p = iogp_panel_find(id ? id : "dashboard");
 		gtk_widget_destroy(d);
 		if (path)
 			iogv_win_export(v, path, p < 0 ? -1 : p);
@@ -529,7 +550,7 @@ static void export_dialog(iogv_win *v, int panel, int csv)
 static void on_export_clicked(GtkButton *b, gpointer p)
 {
 	(void)b;
-	export_dialog(p, -1, 0);
+	iogv_win_export_dialog(p, -1, 0);
 }
 
 /* ---- open, connect, record ---- */
@@ -744,20 +765,9 @@ static gboolean on_poll(gpointer p)
 	return G_SOURCE_CONTINUE;
 }
 
-/* ---- keys ---- */
+/* ---- what keys.c acts on ---- */
 
-static void cycle_window(iogv_win *v, int dir)
-{
-	static const char *const ids[4] = { "0", "10", "60", "300" };
-	const char *id = gtk_combo_box_get_active_id(GTK_COMBO_BOX(v->window_combo));
-	int i = 0;
-	while (i < 4 && id && strcmp(ids[i], id))
-		i++;
-	i = ((i % 4) + dir + 4) % 4;
-	gtk_combo_box_set_active_id(GTK_COMBO_BOX(v->window_combo), ids[i]);
-}
-
-static int pointer_panel(iogv_win *v)
+int iogv_win_pointer_panel(iogv_win *v)
 {
 	if (v->zoom_panel >= 0)
 		return v->zoom_panel;
@@ -766,116 +776,16 @@ static int pointer_panel(iogv_win *v)
 	return p > 0 ? p : -1;
 }
 
-static void zoom_to(iogv_win *v, int panel)
+void iogv_win_zoom(iogv_win *v, int panel)
 {
 	v->zoom_panel = v->zoom_panel == panel ? -1 : panel;
 	fit_height(v);
 	gtk_widget_queue_draw(v->area);
 }
 
-void iogv_sidebar_step(struct iogv_sidebar *sb, int nodes, int dir);
-void iogv_sidebar_select_all(struct iogv_sidebar *sb);
-
-static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer p)
+void iogv_win_open(iogv_win *v)
 {
-	iogv_win *v = p;
-	GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(w));
-	if (focus && GTK_IS_EDITABLE(focus))
-		return FALSE;
-	int ctrl = (e->state & GDK_CONTROL_MASK) != 0;
-	int replay = iogv_is_replay(v->s);
-	guint k = e->keyval;
-	if (ctrl) {
-		switch (k) {
-		case GDK_KEY_e: export_dialog(v, -1, 0); return TRUE;
-		case GDK_KEY_o: on_open(NULL, v); return TRUE;
-		case GDK_KEY_q: gtk_widget_destroy(v->win); return TRUE;
-		default: return FALSE;
-		}
-	}
-	switch (k) {
-	case GDK_KEY_q: case GDK_KEY_Q:
-		gtk_widget_destroy(v->win);
-		return TRUE;
-	case GDK_KEY_space: case GDK_KEY_p:
-		if (replay)
-			iogv_play(v, !v->playing);
-		return replay;
-	case GDK_KEY_Left: case GDK_KEY_comma:
-		if (replay)
-			iogv_seek_by(v, (e->state & GDK_SHIFT_MASK) ? -60 : -10);
-		return replay;
-	case GDK_KEY_Right: case GDK_KEY_period:
-		if (replay)
-			iogv_seek_by(v, (e->state & GDK_SHIFT_MASK) ? 60 : 10);
-		return replay;
-	case GDK_KEY_Page_Up: case GDK_KEY_bracketleft:
-		if (replay)
-			iogv_seek_by(v, -60);
-		return replay;
-	case GDK_KEY_Page_Down: case GDK_KEY_bracketright:
-		if (replay)
-			iogv_seek_by(v, 60);
-		return replay;
-	case GDK_KEY_Home: case GDK_KEY_g:
-		if (replay)
-			iogv_seek(v, -INFINITY);
-		return replay;
-	case GDK_KEY_End: case GDK_KEY_G:
-		if (replay)
-			iogv_seek(v, INFINITY);
-		return replay;
-	case GDK_KEY_minus: case GDK_KEY_underscore: case GDK_KEY_KP_Subtract:
-		iogv_speed(v, -1);
-		return TRUE;
-	case GDK_KEY_plus: case GDK_KEY_equal: case GDK_KEY_KP_Add:
-		iogv_speed(v, 1);
-		return TRUE;
-	case GDK_KEY_w: cycle_window(v, 1); return TRUE;
-	case GDK_KEY_W: cycle_window(v, -1); return TRUE;
-	case GDK_KEY_l: case GDK_KEY_L: {
-		int panel = pointer_panel(v);
-		if (panel < 0)
-			panel = IOGPLOT_SIZE;
-		toggle_bit(v, k == GDK_KEY_l ? &v->view.logy : &v->view.logx, panel);
-		return TRUE;
-	}
-	case GDK_KEY_0:
-		v->view.t_lo = v->view.t_hi = 0;
-		gtk_widget_queue_draw(v->area);
-		return TRUE;
-	case GDK_KEY_1: case GDK_KEY_2: case GDK_KEY_3: case GDK_KEY_4: case GDK_KEY_5: case GDK_KEY_6: {
-		static const int order[6] = { IOGPLOT_SIZE, IOGPLOT_QD, IOGPLOT_LATENCY,
-		                              IOGPLOT_ACCESS, IOGPLOT_RATES, IOGPLOT_HEATMAP };
-		zoom_to(v, order[k - GDK_KEY_1]);
-		return TRUE;
-	}
-	case GDK_KEY_z:
-		if (v->zoom_panel >= 0)
-			zoom_to(v, v->zoom_panel);
-		else if (pointer_panel(v) > 0)
-			zoom_to(v, pointer_panel(v));
-		return TRUE;
-	case GDK_KEY_Escape:
-		if (v->zoom_panel >= 0)
-			zoom_to(v, v->zoom_panel);
-		return TRUE;
-	case GDK_KEY_n: iogv_sidebar_step(v->side, 1, 1); return TRUE;
-	case GDK_KEY_N: iogv_sidebar_step(v->side, 1, -1); return TRUE;
-	case GDK_KEY_s: iogv_sidebar_step(v->side, 0, 1); return TRUE;
-	case GDK_KEY_S: iogv_sidebar_step(v->side, 0, -1); return TRUE;
-	case GDK_KEY_a: iogv_sidebar_select_all(v->side); return TRUE;
-	case GDK_KEY_R:
-		if (!replay)
-			gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(v->rec_btn),
-			                             !gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(v->rec_btn)));
-		return !replay;
-	case GDK_KEY_x:
-		export_dialog(v, pointer_panel(v), 1);
-		return TRUE;
-	default:
-		return FALSE;
-	}
+	on_open(NULL, v);
 }
 
 /* ---- building ---- */
@@ -988,7 +898,7 @@ GtkWidget *iogv_win_build(iogv_win *v)
 	gtk_box_pack_start(GTK_BOX(vbox), v->paned, TRUE, TRUE, 0);
 	gtk_container_add(GTK_CONTAINER(win), vbox);
 
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), v);
+	g_signal_connect(win, "key-press-event", G_CALLBACK(iogv_keys_press), v);
 	g_signal_connect(win, "style-updated", G_CALLBACK(on_style_updated), v);
 	g_signal_connect(gtk_settings_get_default(), "notify::gtk-theme-name",
 	                 G_CALLBACK(on_settings_changed), v);

@@ -1,8 +1,9 @@
-/* keys.c - every key as a table entry (key codes, name, help, action), used
- * by the dispatcher and by the ? overlay alike. */
+/* keys.c - the shared key/action table (iogp_actions.h) on ncurses: its key
+ * spellings as key codes, its actions as handlers, and the ? overlay. */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,7 +32,7 @@ static void key_escape(top_app *a, int arg)
 
 static void key_focus(top_app *a, int arg)
 {
-	a->view.focus = (a->view.focus + arg + NPANELS) % NPANELS;
+	a->view.focus = iogp_panel_step(a->view.focus, arg, IOGP_VIEWER_TUI);
 	if (a->view.zoom >= 0)
 		a->view.zoom = a->view.focus;
 }
@@ -227,69 +228,110 @@ static void key_redraw(top_app *a, int arg)
 
 #define CTRL(c) ((c) & 0x1f)
 
-const struct top_key top_keys[] = {
-	{ { '?', 'h', KEY_F(1) }, "? h", "this help (again: close)", 0, key_help, 0 },
-	{ { 'q', 'Q' }, "q", "quit", 0, key_quit, 0 },
-	{ { '\t' }, "Tab", "focus next panel", 0, key_focus, 1 },
-	{ { KEY_BTAB }, "S-Tab", "focus previous panel", 0, key_focus, -1 },
-	{ { '1' }, "1-5", "zoom panel N (again: back)", 0, key_panel, P_SIZE },
-	{ { '2' }, NULL, NULL, 0, key_panel, P_QD },
-	{ { '3' }, NULL, NULL, 0, key_panel, P_LAT },
-	{ { '4' }, NULL, NULL, 0, key_panel, P_ACCESS },
-	{ { '5' }, NULL, NULL, 0, key_panel, P_RATES },
-	{ { 'z', '\n', '\r', KEY_ENTER }, "z Enter", "zoom focused panel / back", 0, key_zoom, 0 },
-	{ { 27 }, "Esc", "close help / unzoom", 0, key_escape, 0 },
-	{ { 'n' }, "n N", "next / previous node", 0, key_node, 1 },
-	{ { 'N' }, NULL, NULL, 0, key_node, -1 },
-	{ { 's' }, "s S", "next / previous source", 0, key_source, 1 },
-	{ { 'S' }, NULL, NULL, 0, key_source, -1 },
-	{ { 'a' }, "a", "select everything", 0, key_all, 0 },
-	{ { 'f' }, "f F", "next / previous file", 0, key_file, 1 },
-	{ { 'F' }, NULL, NULL, 0, key_file, -1 },
-	{ { 'w' }, "w W", "since start / last N s", 0, key_window, 1 },
-	{ { 'W' }, NULL, NULL, 0, key_window, -1 },
-	{ { 'd' }, "d", "read+write / read / write", 0, key_dir, 0 },
-	{ { 'b' }, "b", "bins native / log2 / fixed", 0, key_bins, 0 },
-	{ { 'l' }, "l", "counts linear / log", 0, key_log, 0 },
-	{ { 'm' }, "m", "rates: auto/lines/heatmap", 0, key_rates, 0 },
-	{ { ' ', 'p' }, "space p", "pause / resume", 0, key_pause, 0 },
-	{ { KEY_LEFT, ',' }, "Left ,", "seek back 10 s", 1, key_seek, -10 },
-	{ { KEY_RIGHT, '.' }, "Right .", "seek forward 10 s", 1, key_seek, 10 },
-	{ { KEY_PPAGE, '[' }, "PgUp [", "seek back 60 s", 1, key_seek, -60 },
-	{ { KEY_NPAGE, ']' }, "PgDn ]", "seek forward 60 s", 1, key_seek, 60 },
-	{ { '-', '_' }, "-", "slower (speed / 2)", 1, key_speed, -1 },
-	{ { '+', '=' }, "+ =", "faster (speed x 2)", 1, key_speed, 1 },
-	{ { KEY_HOME, 'g' }, "Home g", "jump to start", 1, key_jump, 0 },
-	{ { KEY_END, 'G' }, "End G", "jump to end", 1, key_jump, 1 },
-	{ { 'R' }, "R", "start / stop recording", 0, key_record, 0 },
-	{ { 'x' }, "x", "snapshot: CSV and PNG", 0, key_snapshot, 0 },
-	{ { CTRL('l') }, "^L", "repaint the screen", 0, key_redraw, 0 },
+/* iogp_actions.h's actions iogram-top runs (IOGP_VIEWER_TUI), by id. */
+static void (*const handler[IOGP_ACT_N])(top_app *, int) = {
+	[IOGP_ACT_HELP] = key_help,
+	[IOGP_ACT_QUIT] = key_quit,
+	[IOGP_ACT_FOCUS] = key_focus,
+	[IOGP_ACT_PANEL] = key_panel,
+	[IOGP_ACT_ZOOM] = key_zoom,
+	[IOGP_ACT_ESCAPE] = key_escape,
+	[IOGP_ACT_NODE] = key_node,
+	[IOGP_ACT_SOURCE] = key_source,
+	[IOGP_ACT_ALL] = key_all,
+	[IOGP_ACT_FILE] = key_file,
+	[IOGP_ACT_WINDOW] = key_window,
+	[IOGP_ACT_DIR] = key_dir,
+	[IOGP_ACT_BINS] = key_bins,
+	[IOGP_ACT_LOG] = key_log,
+	[IOGP_ACT_RATES_MODE] = key_rates,
+	[IOGP_ACT_PAUSE] = key_pause,
+	[IOGP_ACT_SEEK] = key_seek,
+	[IOGP_ACT_SPEED] = key_speed,
+	[IOGP_ACT_JUMP] = key_jump,
+	[IOGP_ACT_RECORD] = key_record,
+	[IOGP_ACT_SNAPSHOT] = key_snapshot,
+	[IOGP_ACT_REDRAW] = key_redraw,
 };
-const size_t top_nkeys = sizeof(top_keys) / sizeof(top_keys[0]);
+
+/* The ncurses codes of a neutral key spelling (up to 3); 0 when the
+ * terminal has no such key. */
+static int codes_of(const char *k, int out[3])
+{
+	static const struct {
+		const char *name;
+		int code[3];
+	} named[] = {
+		{ "Space", { ' ' } }, { "Tab", { '\t' } }, { "S-Tab", { KEY_BTAB } },
+		{ "Enter", { '\n', '\r', KEY_ENTER } }, { "Esc", { 27 } },
+		{ "Left", { KEY_LEFT } }, { "Right", { KEY_RIGHT } }, { "Up", { KEY_UP } },
+		{ "Down", { KEY_DOWN } }, { "PgUp", { KEY_PPAGE } }, { "PgDn", { KEY_NPAGE } },
+		{ "Home", { KEY_HOME } }, { "End", { KEY_END } }, { "S-Left", { KEY_SLEFT } },
+		{ "S-Right", { KEY_SRIGHT } },
+	};
+	memset(out, 0, 3 * sizeof(*out));
+	if (k[0] && !k[1]) {
+		out[0] = (unsigned char)k[0];
+		return 1;
+	}
+	if (k[0] == 'C' && k[1] == '-' && k[2] && !k[3]) {
+		out[0] = CTRL(k[2]);
+		return 1;
+	}
+	if (k[0] == 'F' && k[1] >= '1' && k[1] <= '9') {
+		out[0] = KEY_F(atoi(k + 1));
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(named) / sizeof(*named); i++)
+		if (!strcmp(k, named[i].name)) {
+			memcpy(out, named[i].code, sizeof(named[i].code));
+			return out[2] ? 3 : out[1] ? 2 : 1;
+		}
+	return 0;   /* KP_Add and the like: the terminal sends + */
+}
+
+/* The action row bound to ch for iogram-top, and the binding's argument. */
+static const iogp_action *action_of(int ch, int *arg)
+{
+	for (size_t i = 0; i < iogp_nactions; i++) {
+		const iogp_action *a = &iogp_actions[i];
+		if (!(a->viewers & IOGP_VIEWER_TUI) || !handler[a->id])
+			continue;
+		for (int k = 0; k < IOGP_ACTION_MAX_KEYS && a->keys[k].key; k++) {
+			int c[3], n = codes_of(a->keys[k].key, c);
+			for (int j = 0; j < n; j++)
+				if (c[j] == ch) {
+					*arg = iogp_action_arg(&a->keys[k], IOGP_VIEWER_TUI);
+					return a->keys[k].arg == IOGP_ARG_PANEL_KEY && *arg < 0 ? NULL : a;
+				}
+		}
+	}
+	return NULL;
+}
 
 int keys_dispatch(top_app *app, int ch)
 {
-	for (size_t i = 0; i < top_nkeys; i++)
-		for (int k = 0; k < 4 && top_keys[i].keys[k]; k++)
-			if (top_keys[i].keys[k] == ch) {
-				/* in the help overlay only closing keys act */
-				if (app->view.help && top_keys[i].exec != key_help &&
-				    top_keys[i].exec != key_escape && top_keys[i].exec != key_quit &&
-				    top_keys[i].exec != key_redraw) {
-					app->view.help = 0;
-					return 1;
-				}
-				top_keys[i].exec(app, top_keys[i].arg);
-				return 1;
-			}
-	return 0;
+	int arg = 0;
+	const iogp_action *a = action_of(ch, &arg);
+	if (!a)
+		return 0;
+	/* in the help overlay only closing keys act */
+	if (app->view.help && a->id != IOGP_ACT_HELP && a->id != IOGP_ACT_ESCAPE &&
+	    a->id != IOGP_ACT_QUIT && a->id != IOGP_ACT_REDRAW) {
+		app->view.help = 0;
+		return 1;
+	}
+	handler[a->id](app, arg);
+	return 1;
 }
 
 void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < top_nkeys; i++)
-		n += top_keys[i].help != NULL;
+	size_t n = 0, pos = 0;
+	char label[16];
+	const iogp_action *e;
+	while (iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label)))
+		n++;
 	int w = cols - 2 < 80 ? cols - 2 : 80;
 	int inner = rows - 4;
 	if (w < 20 || inner < 3)
@@ -315,16 +357,13 @@ void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode)
 	draw_text(s, y0 + h - 1, x0 + 2, w - 4, ST_DIM, " any key closes; q quits ");
 	int colw = (w - 3) / ncol;
 	int k = 0;
-	for (size_t i = 0; i < top_nkeys; i++) {
-		const struct top_key *e = &top_keys[i];
-		if (!e->help)
-			continue;
+	for (pos = 0; (e = iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label)));) {
 		int c = k / per, r = k % per;
 		k++;
 		if (r >= inner)
 			continue;
 		int y = y0 + 2 + r, x = x0 + 2 + c * colw;
-		draw_text(s, y, x, 8, ST_LABEL, e->name);
+		draw_text(s, y, x, 8, ST_LABEL, label);
 		int st = e->replay_only && mode != MODE_REPLAY ? ST_DIM : ST_NORMAL;
 		draw_text(s, y, x + 9, colw - 10, st, e->help);
 	}

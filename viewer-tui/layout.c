@@ -1,5 +1,5 @@
 /* layout.c - where the header and the five panels go for a terminal size,
- * from 80x24 up; a zoomed panel takes the whole body. */
+ * from 80x24 up; a zoomed panel takes the whole body; panel titles. */
 #include <string.h>
 
 #include "top.h"
@@ -22,21 +22,27 @@ struct row {
 
 /* Up to ~140 columns: latency gets the full width (its quantiles need it). */
 static const struct row narrow[] = {
-	{ 36, { { P_LAT, 100 } }, 1 },
-	{ 31, { { P_SIZE, 62 }, { P_QD, 38 } }, 2 },
-	{ 33, { { P_ACCESS, 40 }, { P_RATES, 60 } }, 2 },
+	{ 36, { { IOGP_PANEL_LATENCY, 100 } }, 1 },
+	{ 31, { { IOGP_PANEL_SIZE, 62 }, { IOGP_PANEL_QD, 38 } }, 2 },
+	{ 33, { { IOGP_PANEL_ACCESS, 40 }, { IOGP_PANEL_RATES, 60 } }, 2 },
 };
 static const struct row wide[] = {
-	{ 50, { { P_SIZE, 42 }, { P_LAT, 38 }, { P_QD, 20 } }, 3 },
-	{ 50, { { P_ACCESS, 40 }, { P_RATES, 60 } }, 2 },
+	{ 50, { { IOGP_PANEL_SIZE, 42 }, { IOGP_PANEL_LATENCY, 38 }, { IOGP_PANEL_QD, 20 } }, 3 },
+	{ 50, { { IOGP_PANEL_ACCESS, 40 }, { IOGP_PANEL_RATES, 60 } }, 2 },
 };
 
-const char *panel_name(int p)
+int panel_shown(int p)
 {
-	static const char *const names[NPANELS] = {
-		"request size", "queue depth", "latency", "access pattern", "node rates",
-	};
-	return p >= 0 && p < NPANELS ? names[p] : "?";
+	const iogp_panel *e = iogp_panel_get(p);
+	return e && (e->viewers & IOGP_VIEWER_TUI);
+}
+
+void panel_title(const top_frame *f, top_surf *s, top_rect r, int p, const char *title,
+                 const char *right)
+{
+	const iogp_panel *e = iogp_panel_get(p);
+	draw_title(s, (top_rect){ r.y, r.x, 1, r.w }, f->v->focus == p, e->key,
+	           title ? title : e->short_title, right);
 }
 
 static void place(top_layout *l, const struct row *rows, int nrows, int y0, int h, int cols)
@@ -63,7 +69,7 @@ static void place(top_layout *l, const struct row *rows, int nrows, int y0, int 
 void layout_compute(top_layout *l, int rows, int cols, int zoom)
 {
 	memset(l, 0, sizeof(*l));
-	int zoomed = zoom >= 0 && zoom < NPANELS;
+	int zoomed = panel_shown(zoom);
 	l->min_rows = zoomed ? MIN_ZOOM_ROWS : MIN_ROWS;
 	l->min_cols = zoomed ? MIN_ZOOM_COLS : MIN_COLS;
 	if (rows < l->min_rows || cols < l->min_cols) {

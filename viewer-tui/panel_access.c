@@ -204,9 +204,7 @@ static void plot_fn(void *ctx, const iogp_access *a, const char *path, uint64_t 
 		return;
 	p->n++;
 	if (p->csv) {
-		fprintf(p->csv, "%" PRIu64 ".%09" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 "\n",
-		        (uint64_t)(wall / 1000000000u), (uint64_t)(wall % 1000000000u),
-		        a->op == IOGP_OP_WRITE ? "write" : "read", a->offset, a->size);
+		iogp_access_csv_row(p->csv, wall, a->op, a->offset, a->size);
 		return;
 	}
 	top_canvas *c = p->c;
@@ -259,7 +257,7 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 		else
 			snprintf(right, sizeof(right), "%ld/%zu %s", sel + 1, l.n, span);
 	}
-	draw_title(s, (top_rect){ r.y, r.x, 1, r.w }, f->v->focus == P_ACCESS, '4', "access pattern", right);
+	panel_title(f, s, r, IOGP_PANEL_ACCESS, NULL, right);
 	if (r.h < 2) {
 		alist_free(&l);
 		return;
@@ -328,7 +326,7 @@ int panel_access_csv(const top_frame *f, FILE *out, char *path, size_t pathlen)
 		return IOGP_ENOTFOUND;
 	}
 	snprintf(path, pathlen, "%s", l.f[sel].path);
-	fprintf(out, "time,op,offset,size\n");
+	iogp_access_csv_header(out);
 	struct plot p = { l.f[sel].path, NULL, 0, 0, 0, out, 0 };
 	visit(f, plot_fn, &p);
 	alist_free(&l);

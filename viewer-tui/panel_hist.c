@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iogp_metrics.h"
 #include "top.h"
 
-static const char *const metric_names[3][2] = {
-	[P_SIZE] = { IOGP_M_READ_SIZE, IOGP_M_WRITE_SIZE },
-	[P_QD] = { IOGP_M_QUEUE_DEPTH, IOGP_M_QUEUE_DEPTH },
-	[P_LAT] = { IOGP_M_READ_LATENCY, IOGP_M_WRITE_LATENCY },
-};
+/* Panel p's metric for reads (w 0) or writes (w 1), from the catalog; a
+ * panel of one metric (queue depth) has it for both. */
+static const char *metric_of(const iogp_panel *e, int w)
+{
+	return w && e->metrics[1] ? e->metrics[1] : e->metrics[0];
+}
 
 /* The histogram of the selection over the view's window. */
 int panel_hist_query(const top_frame *f, const char *metric, iogp_hist *out)
@@ -232,10 +232,12 @@ int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv)
 		iogp_hist_init(&hv->native[d], &nb);
 		iogp_hist_init(&hv->shown[d], &nb);
 	}
-	if (p != P_SIZE && p != P_QD && p != P_LAT)
+	const iogp_panel *e = iogp_panel_get(p);
+	if (!e || e->data != IOGP_DATA_HIST || !panel_shown(p))
 		return IOGP_EINVAL;
-	hv->unit = p == P_SIZE ? "bytes" : p == P_LAT ? "ns" : "requests";
-	if (p == P_QD) {
+	int single = !e->metrics[1];   /* queue depth: reads and writes together */
+	hv->unit = p == IOGP_PANEL_SIZE ? "bytes" : p == IOGP_PANEL_LATENCY ? "ns" : "requests";
+	if (single) {
 		hv->nd = 1;
 		hv->dir[0] = DIR_BOTH;
 	} else if (f->v->dir == DIR_BOTH) {
@@ -249,8 +251,8 @@ int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv)
 	int rc = 0;
 	for (int d = 0; d < hv->nd; d++) {
 		int w = hv->dir[d] == DIR_WRITE;
-		snprintf(hv->metric[d], sizeof(hv->metric[d]), "%s", metric_names[p][w]);
-		hv->what[d] = p == P_QD ? "" : w ? "write" : "read";
+		snprintf(hv->metric[d], sizeof(hv->metric[d]), "%s", metric_of(e, w));
+		hv->what[d] = single ? "" : w ? "write" : "read";
 		size_t mi;
 		hv->found[d] = iogp_model_metric_find(f->m, hv->metric[d], &mi) == 0;
 		if (!hv->found[d])
@@ -411,7 +413,8 @@ static int body_rows(top_rect body, int nd)
 
 int panel_hist_view(const top_frame *f, top_rect r, int p, hist_view *hv)
 {
-	int nd = p == P_QD || f->v->dir != DIR_BOTH ? 1 : 2;
+	const iogp_panel *e = iogp_panel_get(p);
+	int nd = (e && !e->metrics[1]) || f->v->dir != DIR_BOTH ? 1 : 2;
 	int rows = body_rows((top_rect){ r.y + 1, r.x, r.h - 1, r.w }, nd);
 	return hist_view_get(f, p, rows > 0 ? rows : 1, hv);
 }
@@ -442,7 +445,6 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 		snprintf(win, sizeof(win), "last %gs", w);
 	snprintf(right, sizeof(right), "%s%s%s%s", r.w >= 60 ? win : "", r.w >= 60 ? ", " : "",
 	         hv.bins_text, f->v->logscale ? ", log" : "");
-	const char *name = p == P_SIZE ? "request size" : p == P_QD ? "queue depth" : "latency";
-	draw_title(s, (top_rect){ r.y, r.x, 1, r.w }, f->v->focus == p, '1' + p, name, right);
+	panel_title(f, s, r, p, NULL, right);
 	hist_view_free(&hv);
 }

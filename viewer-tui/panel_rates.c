@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iogp_metrics.h"
 #include "top.h"
 
-#define RATE_READ IOGP_M_READ_BYTES
-#define RATE_WRITE IOGP_M_WRITE_BYTES
+/* the panel's metrics, as the catalog names them: read bytes, write bytes */
+#define RATE_READ (iogp_panel_get(IOGP_PANEL_RATES)->metrics[0])
+#define RATE_WRITE (iogp_panel_get(IOGP_PANEL_RATES)->metrics[1])
 #define MAX_BINS 86400
 
 typedef struct rline {
@@ -397,8 +397,7 @@ void panel_rates_draw(const top_frame *f, top_surf *s, top_rect r)
 	snprintf(right, sizeof(right), "%s%s %gs", heat ? "heatmap, " : "",
 	         f->v->dir == DIR_READ ? "read B/s" : f->v->dir == DIR_WRITE ? "write B/s" : "B/s",
 	         secs);
-	const char *title = f->v->sel == IOGP_SEL_ALL ? "node rates" : "source rates";
-	draw_title(s, (top_rect){ r.y, r.x, 1, r.w }, f->v->focus == P_RATES, '5', title, right);
+	panel_title(f, s, r, IOGP_PANEL_RATES, f->v->sel == IOGP_SEL_ALL ? NULL : "source rates", right);
 	if (rc < 0 || rs.n == 0) {
 		if (r.h > 1)
 			draw_text(s, r.y + 1, r.x, r.w, ST_DIM, rc < 0 ? iogp_strerror(rc) : "no sources yet");

@@ -14,7 +14,7 @@ void view_init(top_view *v, double window_s)
 	memset(v, 0, sizeof(*v));
 	v->sel = IOGP_SEL_ALL;
 	v->zoom = -1;
-	v->focus = P_LAT;
+	v->focus = IOGP_PANEL_LATENCY;
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(*defaults); i++)
 		v->windows[v->nwindows++] = defaults[i];
 	v->window = 0;

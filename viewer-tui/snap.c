@@ -35,24 +35,6 @@ static int make_dir(const char *base, char *out, size_t len)
 	return -1;
 }
 
-static FILE *open_in(const char *dir, const char *name, char *names, size_t nlen)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (f && names) {
-		size_t u = strlen(names);
-		snprintf(names + u, nlen - u, "%s%s", u ? " " : "", name);
-	}
-	return f;
-}
-
-static int close_ok(FILE *f)
-{
-	int bad = ferror(f);
-	return fclose(f) != 0 || bad ? -1 : 0;
-}
-
 #ifdef TOP_HAVE_PLOT
 /* The dashboard (and a zoomed panel) as PNG, from the same selection and
  * window as the screen. */
@@ -73,8 +55,9 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 		*slot[i] = h;
 	}
 	iogp_series rd, wr;
-	if (rc >= 0 && panel_rates_series(f, IOGP_M_READ_BYTES, 0, &rd) == 0) {
-		if (panel_rates_series(f, IOGP_M_WRITE_BYTES, 0, &wr) == 0) {
+	const iogp_panel *rates = iogp_panel_get(IOGP_PANEL_RATES);
+	if (rc >= 0 && panel_rates_series(f, rates->metrics[0], 0, &rd) == 0) {
+		if (panel_rates_series(f, rates->metrics[1], 0, &wr) == 0) {
 			iogplot_series_from_iogp(&pf.rates, &rd, &wr);
 			iogp_series_free(&wr);
 		}
@@ -103,14 +86,12 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 	iogplot_style_init(&ps, 0);
 	iogplot_view pv;
 	iogplot_view_init(&pv);
-	char path[4200];
+	char path[4200], name[64] = "dashboard.png";
 	int zoom = f->v->zoom, panel = -1;
-	static const int map[NPANELS] = { IOGPLOT_SIZE, IOGPLOT_QD, IOGPLOT_LATENCY, IOGPLOT_ACCESS, IOGPLOT_RATES };
-	if (zoom >= 0 && zoom < NPANELS && l->visible[zoom])
-		panel = map[zoom];
-	static const char *const png[NPANELS] = { "size.png", "queue_depth.png", "latency.png",
-	                                          "access.png", "rates.png" };
-	const char *name = panel < 0 ? "dashboard.png" : png[zoom];
+	if (panel_shown(zoom) && l->visible[zoom]) {
+		panel = zoom;   /* the catalog's ids are the plot's */
+		iogp_panel_file(panel, NULL, "png", name, sizeof(name));
+	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (rc >= 0)
 		rc = iogplot_export(path, &ps, &pf, &pv, panel, panel < 0 ? 1280 : 960, panel < 0 ? 800 : 600,
@@ -136,11 +117,11 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 		snprintf(msg, msglen, "%s: %s", base, strerror(errno));
 		return -1;
 	}
-	static const char *const stem[3] = { [P_SIZE] = "size", [P_QD] = "queue_depth", [P_LAT] = "latency" };
-	for (int p = 0; p < NPANELS; p++) {
+	for (int p = 0; p < IOGP_PANEL_N; p++) {
 		if (!l->visible[p])
 			continue;
-		if (p == P_SIZE || p == P_QD || p == P_LAT) {
+		int data = iogp_panel_get(p)->data;
+		if (data == IOGP_DATA_HIST) {
 			hist_view hv;
 			if (panel_hist_view(f, l->panel[p], p, &hv) < 0) {
 				fail = 1;
@@ -149,11 +130,8 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 			}
 			for (int d = 0; d < hv.nd; d++) {
 				char name[64];
-				if (p == P_QD)
-					snprintf(name, sizeof(name), "%s.csv", stem[p]);
-				else
-					snprintf(name, sizeof(name), "%s-%s.csv", stem[p], hv.what[d]);
-				FILE *o = open_in(dir, name, names, sizeof(names));
+				iogp_panel_file(p, hv.what[d], "csv", name, sizeof(name));
+				FILE *o = iogp_export_open(dir, name, names, sizeof(names));
 				if (!o) {
 					fail = 1;
 					continue;
@@ -163,46 +141,49 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 					if (hv.rows[i].count[d])
 						fprintf(o, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", hv.rows[i].lo,
 						        hv.rows[i].hi, hv.rows[i].count[d]);
-				fail |= close_ok(o) < 0;
+				fail |= iogp_export_close(o) < 0;
 				files++;
 			}
 			hist_view_free(&hv);
-		} else if (p == P_RATES) {
+		} else if (data == IOGP_DATA_RATES) {
+			static const char *const what[2] = { "read", "write" };
 			for (int d = 0; d < 2; d++) {
 				if ((d == 0 && f->v->dir == DIR_WRITE) || (d == 1 && f->v->dir == DIR_READ))
 					continue;
 				iogp_series s;
-				const char *metric = d ? IOGP_M_WRITE_BYTES : IOGP_M_READ_BYTES;
+				const char *metric = iogp_panel_get(p)->metrics[d];
 				if (panel_rates_series(f, metric, l->panel[p].w, &s) < 0) {
 					fail = 1;
 					continue;
 				}
-				FILE *o = open_in(dir, d ? "rates-write.csv" : "rates-read.csv", names, sizeof(names));
+				char name[64];
+				iogp_panel_file(p, what[d], "csv", name, sizeof(name));
+				FILE *o = iogp_export_open(dir, name, names, sizeof(names));
 				if (o) {
 					iogp_series_write_csv(&s, o);
-					fail |= close_ok(o) < 0;
+					fail |= iogp_export_close(o) < 0;
 					files++;
 				} else {
 					fail = 1;
 				}
 				iogp_series_free(&s);
 			}
-		} else if (p == P_ACCESS) {
-			char path[512];
-			FILE *o = open_in(dir, "access.csv", NULL, 0);
+		} else if (data == IOGP_DATA_ACCESS) {
+			char path[512], name[64], full[4200];
+			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
+			FILE *o = iogp_export_open(dir, name, NULL, 0);
 			if (!o) {
 				fail = 1;
 				continue;
 			}
 			int rc = panel_access_csv(f, o, path, sizeof(path));
-			fail |= close_ok(o) < 0;
-			char full[4200];
-			snprintf(full, sizeof(full), "%s/access.csv", dir);
+			fail |= iogp_export_close(o) < 0;
+			snprintf(full, sizeof(full), "%s/%s", dir, name);
 			if (rc == IOGP_ENOTFOUND) {
 				remove(full);
 			} else {
 				size_t u = strlen(names);
-				snprintf(names + u, sizeof(names) - u, "%saccess.csv", u ? " " : "");
+				snprintf(names + u, sizeof(names) - u, "%s%s", u ? " " : "", name);
 				files++;
 			}
 		}

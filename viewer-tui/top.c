@@ -148,21 +148,21 @@ static void draw_all(top_app *app)
 		return;
 	}
 	panel_header_draw(&f, s, app->layout.header);
-	for (int p = 0; p < NPANELS; p++) {
+	for (int p = 0; p < IOGP_PANEL_N; p++) {
 		if (!app->layout.visible[p])
 			continue;
 		top_rect r = app->layout.panel[p];
-		switch (p) {
-		case P_SIZE:
-		case P_QD:
-		case P_LAT:
+		switch (iogp_panel_get(p)->data) {
+		case IOGP_DATA_HIST:
 			panel_hist_draw(&f, s, r, p);
 			break;
-		case P_ACCESS:
+		case IOGP_DATA_ACCESS:
 			panel_access_draw(&f, s, r);
 			break;
-		case P_RATES:
+		case IOGP_DATA_RATES:
 			panel_rates_draw(&f, s, r);
+			break;
+		case IOGP_DATA_STATUS:
 			break;
 		}
 	}

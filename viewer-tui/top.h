@@ -9,6 +9,8 @@
 #include "demo.h"
 #include "iogp.h"
 #include "iogp_feed.h"
+#include "iogp_actions.h"   /* the keys, shared with iogram-view */
+#include "iogp_panels.h"    /* panel ids, names and keys, shared with iogram-view */
 #include "iogp_units.h"   /* numbers in cells: IOGP_UNITS_CELL */
 
 #include "iogp_err.h"   /* IOGP_EXIT_* */
@@ -64,8 +66,8 @@ void canvas_dot(top_canvas *c, int px, int py, int cls);   /* px < 2cw, py < 4ch
 void canvas_column(top_canvas *c, int px, int h, int cls);
 void canvas_paint(top_surf *s, const top_canvas *c, int y, int x);
 
-/* ---- the view: what the user selected ---- */
-enum { P_SIZE = 0, P_QD, P_LAT, P_ACCESS, P_RATES, NPANELS };
+/* ---- the view: what the user selected ----
+ * Panels are the catalog's (IOGP_PANEL_*): those with IOGP_VIEWER_TUI. */
 enum { DIR_BOTH = 0, DIR_READ, DIR_WRITE };
 enum { BINS_NATIVE = 0, BINS_LOG2, BINS_FIXED };
 enum { RATES_AUTO = 0, RATES_LINES, RATES_HEAT };
@@ -122,12 +124,14 @@ void input_status(top_input *in, top_status *st);
 /* ---- layout.c ---- */
 typedef struct top_layout {
 	top_rect header;
-	top_rect panel[NPANELS];
-	int visible[NPANELS];
+	top_rect panel[IOGP_PANEL_N];
+	int visible[IOGP_PANEL_N];
 	int too_small;          /* 1: nothing fits; min_rows/min_cols say what would */
 	int min_rows, min_cols;
 } top_layout;
 void layout_compute(top_layout *l, int rows, int cols, int zoom);
+/* Panel p is one of iogram-top's (IOGP_VIEWER_TUI in the catalog). */
+int panel_shown(int p);
 
 /* ---- a frame: everything a panel draws from ---- */
 typedef struct top_frame {
@@ -140,7 +144,10 @@ typedef struct top_frame {
 
 /* Selection as a model query (NULL-safe for unknown node/source). */
 void frame_sel(const top_frame *f, iogp_sel *sel);
-const char *panel_name(int p);
+/* Panel p's title line in r: its digit key, title (NULL: the catalog's
+ * short title), reversed when focused (layout.c). */
+void panel_title(const top_frame *f, top_surf *s, top_rect r, int p, const char *title,
+                 const char *right);
 
 /* ---- panel_hist.c: the histogram panels ---- */
 /* One row of a panel: a bin range and its count per direction shown. */
@@ -162,7 +169,7 @@ typedef struct hist_view {
 	size_t nrows;
 	char bins_text[48];     /* "native k=4", "log2", "fixed 4K" (+ " merged") */
 } hist_view;
-/* Panel p's histograms (P_SIZE, P_QD, P_LAT) for at most maxrows rows. */
+/* Panel p's histograms (a panel with IOGP_DATA_HIST) for at most maxrows rows. */
 int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv);
 void hist_view_free(hist_view *hv);
 void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p);
@@ -192,18 +199,8 @@ typedef struct src_counts {
 } src_counts;
 void header_sources(const top_frame *f, src_counts *c);
 
-/* ---- keys.c ---- */
+/* ---- keys.c: the shared action table (iogp_actions.h) on ncurses keys ---- */
 typedef struct top_app top_app;
-struct top_key {
-	int keys[4];            /* ncurses codes; 0 ends */
-	const char *name;       /* as shown in help */
-	const char *help;
-	int replay_only;
-	void (*exec)(top_app *, int arg);
-	int arg;
-};
-extern const struct top_key top_keys[];
-extern const size_t top_nkeys;
 /* Run the action bound to ch; 0 if none. */
 int keys_dispatch(top_app *app, int ch);
 void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode);

@@ -1,0 +1,108 @@
+/* panels.c - the panel catalog: one row per panel (names, aliases, titles,
+ * metrics, tooltip, file stem, key, viewers) and the lookups on it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "iogp_metrics.h"
+#include "iogp_panels.h"
+
+static const iogp_panel catalog[IOGP_PANEL_N] = {
+	{ IOGP_PANEL_HEADER, "header", { NULL }, "Status", "status",
+	  "Sources, messages per second, gaps, drops and recording", "header", 0,
+	  IOGP_DATA_STATUS, { NULL }, 0, IOGP_VIEWER_GTK },
+	{ IOGP_PANEL_SIZE, "size", { NULL }, "Request size", "request size",
+	  "How large reads and writes are: a histogram of request sizes", "size", '1',
+	  IOGP_DATA_HIST, { IOGP_M_READ_SIZE, IOGP_M_WRITE_SIZE }, 0, IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_QD, "qd", { "queue", "queue-depth", "queue_depth" }, "Queue depth", "queue depth",
+	  "Requests already in flight when one starts", "queue_depth", '2',
+	  IOGP_DATA_HIST, { IOGP_M_QUEUE_DEPTH }, 0, IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_LATENCY, "latency", { "latencies", "lat" }, "Latency", "latency",
+	  "Time per request, read, write and metadata, with p50/p90/p99", "latency", '3',
+	  IOGP_DATA_HIST, { IOGP_M_READ_LATENCY, IOGP_M_WRITE_LATENCY, IOGP_M_META_LATENCY }, 0,
+	  IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_ACCESS, "access", { NULL }, "Access pattern", "access pattern",
+	  "File offset against time for the busiest file, by read and write", "access", '4',
+	  IOGP_DATA_ACCESS, { IOGP_M_ACCESS }, 1, IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_RATES, "rates", { NULL }, "Throughput per node", "node rates",
+	  "Bytes per second per node: min, average, max and total", "rates", '5',
+	  IOGP_DATA_RATES, { IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES }, 1, IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_HEATMAP, "heatmap", { NULL }, "Node heatmap", "node heatmap",
+	  "Bytes per second of every node over time, as colour", "heatmap", '6',
+	  IOGP_DATA_RATES, { IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES }, 1, IOGP_VIEWER_GTK },
+};
+
+const iogp_panel *iogp_panel_get(int id)
+{
+	return id >= 0 && id < IOGP_PANEL_N ? &catalog[id] : NULL;
+}
+
+const char *iogp_panel_name(int id)
+{
+	return id >= 0 && id < IOGP_PANEL_N ? catalog[id].name : "dashboard";
+}
+
+const char *iogp_panel_title(int id)
+{
+	return id >= 0 && id < IOGP_PANEL_N ? catalog[id].title : "Dashboard";
+}
+
+int iogp_panel_find(const char *name)
+{
+	if (!name)
+		return -1;
+	if (!strcmp(name, "dashboard") || !strcmp(name, "all"))
+		return IOGP_PANEL_DASHBOARD;
+	for (int i = 0; i < IOGP_PANEL_N; i++) {
+		if (!strcmp(name, catalog[i].name))
+			return i;
+		for (int a = 0; a < IOGP_PANEL_MAX_ALIASES && catalog[i].aliases[a]; a++)
+			if (!strcmp(name, catalog[i].aliases[a]))
+				return i;
+	}
+	return -1;
+}
+
+int iogp_panel_by_key(int key, unsigned viewer)
+{
+	for (int i = 0; i < IOGP_PANEL_N && key; i++)
+		if (catalog[i].key == key && (catalog[i].viewers & viewer))
+			return i;
+	return -1;
+}
+
+int iogp_panel_step(int id, int dir, unsigned viewer)
+{
+	for (int n = 1; n <= IOGP_PANEL_N; n++) {
+		int p = ((id + dir * n) % IOGP_PANEL_N + IOGP_PANEL_N) % IOGP_PANEL_N;
+		if (catalog[p].key && (catalog[p].viewers & viewer))
+			return p;
+	}
+	return id;
+}
+
+size_t iogp_panel_names(char *buf, size_t len)
+{
+	size_t u = 0;
+	if (len)
+		buf[0] = 0;
+	/* the panels with a key in key order, then the others, then the whole */
+	for (int keyed = 1; keyed >= 0; keyed--)
+		for (int i = 0; i < IOGP_PANEL_N; i++)
+			if (!catalog[i].key == !keyed && u < len)
+				u += (size_t)snprintf(buf + u, len - u, "%s, ", catalog[i].name);
+	if (u < len)
+		u += (size_t)snprintf(buf + u, len - u, "dashboard");
+	return u;
+}
+
+size_t iogp_panel_file(int id, const char *part, const char *ext, char *buf, size_t len)
+{
+	const iogp_panel *e = iogp_panel_get(id);
+	const char *stem = e ? e->stem : "dashboard";
+	int n;
+	if (e && part && part[0] && e->metrics[0] && e->metrics[1])
+		n = snprintf(buf, len, "%s-%s.%s", stem, part, ext);
+	else
+		n = snprintf(buf, len, "%s.%s", stem, ext);
+	return n < 0 ? 0 : (size_t)n;
+}
