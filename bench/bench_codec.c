@@ -10,17 +10,10 @@
 
 #include "iogp.h"
 #include "realistic.h"
+#include "testutil.h"
 
 #define NPOOL 64
 #define BUFSZ 65536
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int write_file(const char *dir, const char *name, const uint8_t *p, size_t n)
 {
@@ -166,21 +159,21 @@ int main(int argc, char **argv)
 	}
 
 	iters = 0;
-	t0 = now();
+	t0 = tu_now();
 	do {
 		for (i = 0; i < 1024; i++) {
 			n = iogp_msg_encode(&pool[i % NPOOL], out, BUFSZ);
 			check += (uint64_t)n + out[n / 2];
 		}
 		iters += 1024;
-		t = now();
+		t = tu_now();
 	} while (t - t0 < secs);
 	dt = t - t0;
 	printf("encode: %.0f msg/s, %.1f MB/s (payload %.0f B)\n", (double)iters / dt,
 	    (double)iters * ((double)total / NPOOL) / dt / 1e6, (double)total / NPOOL);
 
 	iters = 0;
-	t0 = now();
+	t0 = tu_now();
 	do {
 		for (i = 0; i < 1024; i++) {
 			int k = i % NPOOL;
@@ -190,7 +183,7 @@ int main(int argc, char **argv)
 			check += m.hists[m.nhists - 1].bins[0].count;
 		}
 		iters += 1024;
-		t = now();
+		t = tu_now();
 	} while (t - t0 < secs);
 	dt = t - t0;
 	printf("decode: %.0f msg/s, %.1f MB/s (payload %.0f B)\n", (double)iters / dt,

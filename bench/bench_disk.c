@@ -10,6 +10,7 @@
 
 #include "iogp.h"
 #include "realistic.h"
+#include "testutil.h"
 
 #define SEC 1000000000ull
 #define T0 1790000000000000000ull
@@ -118,10 +119,9 @@ static double run(const scenario *sc, const char *path, uint64_t *bytes_out)
 
 int main(void)
 {
-	char dir[] = "/tmp/iogram-bench-disk-XXXXXX";
-	if (!mkdtemp(dir))
-		return 1;
-	char path[256];
+	char dir[256];
+	tu_tmpdir(dir, sizeof(dir), "iogram-bench-disk");
+	char path[300];
 	snprintf(path, sizeof(path), "%s/b.iogr", dir);
 	static const scenario sc[] = {
 		{ "busy, 64 sources, deltas only, packed", 64, 600, 0, 0, 0, 0 },
@@ -138,8 +138,7 @@ int main(void)
 	uint64_t bytes;
 	for (int i = 0; i < NSC; i++)
 		v[i] = run(&sc[i], path, &bytes);
-	unlink(path);
-	rmdir(dir);
+	tu_rmdir_all(dir);
 	printf("targets: busy <= 120 B/source-s (%s), idle <= 16 B/source-s (%s)\n",
 	       v[0] <= 120 ? "met" : "MISSED", v[5] <= 16 ? "met" : "MISSED");
 	return 0;

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 #define ROUNDS 7
 #define FIO_ROUNDS 3
 #define NOPS 1000000L
@@ -24,44 +26,13 @@ static const char *conf_name[NCONF] = { "plain", "nobody listening", "--output f
 
 static char tmpdir[256], endpoint[64], outpath[320];
 
-/* Run argv with stdout captured into out (NUL-terminated). Returns the exit status or -1. */
+/* Run argv with stdout captured into out (NUL-terminated; stderr dropped). Returns the exit status. */
 static int capture(char *const argv[], char *out, size_t len)
 {
-	int p[2];
-	if (pipe(p) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		int n = open("/dev/null", O_WRONLY);
-		if (n >= 0)
-			dup2(n, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	size_t got = 0;
-	ssize_t r;
-	while (got + 1 < len && (r = read(p[0], out + got, len - 1 - got)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		got += (size_t)r;
-	}
-	out[got] = '\0';
-	char sink[4096];
-	while (read(p[0], sink, sizeof(sink)) > 0)
-		;
-	close(p[0]);
-	int st;
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	tu_result r = tu_capture(argv, NULL, 0);
+	snprintf(out, len, "%s", r.out);
+	tu_result_free(&r);
+	return r.status;
 }
 
 /* argv prefix for a configuration: the command follows at *n. */
@@ -91,30 +62,6 @@ static int prefix(int conf, char **argv)
 	return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static int free_port(void)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(a);
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    getsockname(s, (struct sockaddr *)&a, &l) != 0)
-		return 1;   /* port 1: nobody listens there either */
-	close(s);
-	return ntohs(a.sin_port);
-}
-
 static int find_prog(char *buf, size_t len)
 {
 	const char *d = getenv("IOGRAM_PROGS");
@@ -141,7 +88,7 @@ static void report(const char *what, double v[NCONF][ROUNDS > FIO_ROUNDS ? ROUND
 {
 	double med[NCONF];
 	for (int c = 0; c < nconf; c++)
-		med[c] = median(v[c], rounds);
+		med[c] = tu_median(v[c], rounds);
 	printf("%s (medians of %d alternating runs)\n", what, rounds);
 	for (int c = 0; c < nconf; c++) {
 		if (c == C_PLAIN) {
@@ -251,13 +198,8 @@ int main(void)
 		        "or set IOGRAM_PROGS)\n");
 		return 1;
 	}
-	const char *t = getenv("TMPDIR");
-	snprintf(tmpdir, sizeof(tmpdir), "%s/iogram-bench-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	snprintf(endpoint, sizeof(endpoint), "tcp://127.0.0.1:%d", free_port());
+	tu_tmpdir(tmpdir, sizeof(tmpdir), "iogram-bench");
+	snprintf(endpoint, sizeof(endpoint), "%s", tu_ep(tu_free_port()));
 	snprintf(outpath, sizeof(outpath), "%s/run-%%p.iogr", tmpdir);
 
 	char file[320], fiofile[320];
@@ -281,9 +223,7 @@ int main(void)
 	       "interpose: sends glibc's syscall wrappers down their cancellation path\n"
 	       "interpose: (the idle-thread baseline); the rest is the interposer.\n");
 
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
+	if (tu_rmdir_all(tmpdir) != 0)
 		fprintf(stderr, "bench_interpose: could not remove %s\n", tmpdir);
 	return rc ? 1 : 0;
 }

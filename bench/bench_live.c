@@ -16,47 +16,20 @@
 #include <zmq.h>
 
 #include "iogp.h"
+#include "testutil.h"
 
 static const char *bin;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int free_port(void)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	bind(s, (struct sockaddr *)&a, sizeof(a));
-	socklen_t l = sizeof(a);
-	getsockname(s, (struct sockaddr *)&a, &l);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
+/* argv in the background, its stdout ours, stderr to /dev/null */
 static pid_t spawn(char *const argv[])
 {
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", 1);
-		dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
+	return tu_spawn_opt(argv, &(tu_opts){ .keep_out = 1 });
 }
 
+/* SIGTERM, SIGKILL after 5 s */
 static void stop(pid_t pid)
 {
-	int st;
-	kill(pid, SIGTERM);
-	for (int i = 0; i < 500 && waitpid(pid, &st, WNOHANG) == 0; i++)
-		usleep(10000);
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
+	tu_stop(pid, SIGTERM, 5);
 }
 
 typedef struct proxy_arg {
@@ -98,13 +71,13 @@ static double pump(const char *in, const char *out, int n, double *lost)
 	memset(payload, 7, sizeof(payload));
 	/* wait until the subscription has reached the publisher */
 	char sb[64];
-	double t = now_s();
-	while (zmq_recv(pub, sb, sizeof(sb), ZMQ_DONTWAIT) < 0 && now_s() - t < 5) {
+	double t = tu_now();
+	while (zmq_recv(pub, sb, sizeof(sb), ZMQ_DONTWAIT) < 0 && tu_now() - t < 5) {
 		usleep(1000);
 	}
 	usleep(200000);
 	int got = 0;
-	double start = now_s();
+	double start = tu_now();
 	for (int i = 0; i < n; i++) {
 		zmq_send(pub, topic, 32, ZMQ_SNDMORE);
 		zmq_send(pub, payload, sizeof(payload), 0);
@@ -113,11 +86,11 @@ static double pump(const char *in, const char *out, int n, double *lost)
 			got++;
 	}
 	char buf[512];
-	double last = now_s();
-	while (got < 2 * n && now_s() - last < 1.0) {
+	double last = tu_now();
+	while (got < 2 * n && tu_now() - last < 1.0) {
 		if (zmq_recv(sub, buf, sizeof(buf), ZMQ_DONTWAIT) >= 0) {
 			got++;
-			last = now_s();
+			last = tu_now();
 		} else {
 			usleep(100);
 		}
@@ -130,32 +103,6 @@ static double pump(const char *in, const char *out, int n, double *lost)
 	return (got / 2) / el;
 }
 
-static char *ep(int p)
-{
-	static char b[4][64];
-	static int k;
-	char *s = b[k++ % 4];
-	snprintf(s, 64, "tcp://127.0.0.1:%d", p);
-	return s;
-}
-
-static double cpu_s(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	unsigned long ut = 0, st = 0;
-	if (p)
-		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
 int main(void)
 {
 	bin = getenv("IOGRAM_BIN");
@@ -166,10 +113,10 @@ int main(void)
 	const int n = 400000;
 	double lost;
 	/* bare zmq_proxy */
-	int a = free_port(), b = free_port();
+	int a = tu_free_port(), b = tu_free_port();
 	proxy_arg pa = { .ctx = zmq_ctx_new() };
-	snprintf(pa.in, sizeof(pa.in), "%s", ep(a));
-	snprintf(pa.out, sizeof(pa.out), "%s", ep(b));
+	snprintf(pa.in, sizeof(pa.in), "%s", tu_ep(a));
+	snprintf(pa.out, sizeof(pa.out), "%s", tu_ep(b));
 	pthread_t th;
 	pthread_create(&th, NULL, bare_proxy, &pa);
 	usleep(200000);
@@ -179,46 +126,49 @@ int main(void)
 	pthread_join(th, NULL);
 	zmq_ctx_term(pa.ctx);
 	/* one relay */
-	a = free_port();
-	b = free_port();
-	pid_t r1 = spawn((char *const[]){ (char *)bin, "relay", "--quiet", "--listen", ep(a), "--publish", ep(b), NULL });
+	a = tu_free_port();
+	b = tu_free_port();
+	pid_t r1 = spawn((char *const[]){ (char *)bin, "relay", "--quiet", "--listen", tu_ep(a), "--publish",
+	                                  tu_ep(b), NULL });
 	usleep(300000);
-	double one = pump(ep(a), ep(b), n, &lost);
+	double one = pump(tu_ep(a), tu_ep(b), n, &lost);
 	printf("iogram relay:          %9.0f msg/s (%.0f%% of bare; dropped %.0f)\n", one, 100 * one / bare, lost);
 	stop(r1);
 	/* two-level tree */
-	a = free_port();
-	b = free_port();
-	int c = free_port();
-	r1 = spawn((char *const[]){ (char *)bin, "relay", "--quiet", "--listen", ep(a), "--upstream", ep(b), NULL });
-	pid_t r2 = spawn((char *const[]){ (char *)bin, "relay", "--quiet", "--listen", ep(b), "--publish", ep(c), NULL });
+	a = tu_free_port();
+	b = tu_free_port();
+	int c = tu_free_port();
+	r1 = spawn((char *const[]){ (char *)bin, "relay", "--quiet", "--listen", tu_ep(a), "--upstream", tu_ep(b),
+	                            NULL });
+	pid_t r2 = spawn((char *const[]){ (char *)bin, "relay", "--quiet", "--listen", tu_ep(b), "--publish",
+	                                  tu_ep(c), NULL });
 	usleep(300000);
-	double two = pump(ep(a), ep(c), n, &lost);
+	double two = pump(tu_ep(a), tu_ep(c), n, &lost);
 	printf("two-level relay tree:  %9.0f msg/s (%.0f%% of bare; dropped %.0f)\n", two, 100 * two / bare, lost);
 	stop(r1);
 	stop(r2);
 
 	/* recorder: realistic DELTAs at increasing rates, gaps and CPU */
-	char dir[] = "/tmp/iogram-bench-live-XXXXXX";
-	if (!mkdtemp(dir))
-		return 1;
+	char dir[256];
+	tu_tmpdir(dir, sizeof(dir), "iogram-bench-live");
 	static const struct { const char *sources, *rate; } steps[] = {
 		{ "1000", "10" }, { "10000", "10" }, { "10000", "20" }, { "10000", "40" },
 	};
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		char file[128];
+		char file[300];
 		snprintf(file, sizeof(file), "%s/r.iogr", dir);
-		int p = free_port();
-		pid_t rec = spawn((char *const[]){ (char *)bin, "record", "--quiet", "--listen", ep(p), "-o", file, NULL });
+		int p = tu_free_port();
+		pid_t rec = spawn((char *const[]){ (char *)bin, "record", "--quiet", "--listen", tu_ep(p), "-o", file,
+		                                   NULL });
 		usleep(300000);
-		double t0 = now_s(), c0 = cpu_s(rec);
+		double t0 = tu_now(), c0 = tu_cpu_s(rec);
 		pid_t lg = spawn((char *const[]){ (char *)bin, "loadgen", "--quiet", "--sources", (char *)steps[i].sources,
 		                                  "--rate", (char *)steps[i].rate, "--duration", "10", "--fast",
-		                                  "--endpoint", ep(p), NULL });
+		                                  "--endpoint", tu_ep(p), NULL });
 		int st;
 		waitpid(lg, &st, 0);
 		usleep(1500000);
-		double c1 = cpu_s(rec), t1 = now_s();
+		double c1 = tu_cpu_s(rec), t1 = tu_now();
 		stop(rec);
 		iogp_model *m = iogp_model_new(&(iogp_model_opts){ .max_sources = 100000 });
 		iogp_load_stats ls;

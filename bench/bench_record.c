@@ -21,6 +21,7 @@
 #include <zmq.h>
 
 #include "iogram.h"
+#include "testutil.h"
 
 #define NVALS 4096
 #define NMETRICS 20
@@ -29,23 +30,12 @@
 
 static uint64_t vals[NVALS];
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void make_values(void)
 {
 	uint64_t x = 0x5eedull;
 
 	for (int i = 0; i < NVALS; i++) {
-		uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		z ^= z >> 31;
+		uint64_t z = tu_splitmix(&x);
 		/* request sizes / latencies: 1 .. ~16 M, log-uniform */
 		vals[i] = 1 + ((z >> 8) & ((1ull << (z % 24)) - 1));
 	}
@@ -53,17 +43,7 @@ static void make_values(void)
 
 static long vm_rss_kib(void)
 {
-	char line[256];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
+	return tu_rss_kib(getpid());
 }
 
 /* ---- a subscriber in a child process, so its CPU is not ours ---- */
@@ -172,7 +152,7 @@ static void *run_main(void *arg)
 		iog_record(m, 1);
 	if (r->bar)
 		pthread_barrier_wait(r->bar);
-	double t0 = now_s(), c0 = thread_cpu_s();
+	double t0 = tu_now(), c0 = thread_cpu_s();
 	if (r->add == 2) {
 		void (*f)(iog_metric *, uint64_t) = empty_fn;
 		for (long i = 0; i < r->n; i++)
@@ -184,7 +164,7 @@ static void *run_main(void *arg)
 		for (long i = 0; i < r->n; i++)
 			iog_record(m, vals[i & (NVALS - 1)]);
 	}
-	r->secs = now_s() - t0;
+	r->secs = tu_now() - t0;
 	r->cpu = thread_cpu_s() - c0;
 	return NULL;
 }
@@ -307,17 +287,17 @@ static void cpu(double seconds)
 {
 	struct tcpu a[16], b[16];
 	int na = agent_threads(a, 16);
-	double t0 = now_s();
+	double t0 = tu_now();
 	long k = 0;
 
 	/* a busy program: every metric changes in every interval */
-	while (now_s() - t0 < seconds) {
+	while (tu_now() - t0 < seconds) {
 		for (int i = 0; i < 1000; i++, k++)
 			iog_record(metrics[k % NHIST], vals[k & (NVALS - 1)]);
 		iog_add(metrics[NHIST + (int)(k % (NMETRICS - NHIST))], 1);
 		usleep(1000);
 	}
-	double el = now_s() - t0;
+	double el = tu_now() - t0;
 	int nb = agent_threads(b, 16);
 	uint64_t pub = 0, zmq = 0;
 	for (int i = 0; i < nb; i++) {
@@ -383,9 +363,9 @@ int main(int argc, char **argv)
 		timing(metrics[NHIST], 1, "iog_add");
 	}
 	cpu(cpu_s);
-	double t0 = now_s();
+	double t0 = tu_now();
 	iog_shutdown();
-	printf("iog_shutdown with a subscriber: %.2f ms\n", (now_s() - t0) * 1e3);
+	printf("iog_shutdown with a subscriber: %.2f ms\n", (tu_now() - t0) * 1e3);
 	stop_subscriber();
 	return 0;
 }

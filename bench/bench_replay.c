@@ -9,6 +9,7 @@
 
 #include "iogp.h"
 #include "realistic.h"
+#include "testutil.h"
 
 #define NSRC 16
 #define NSEQ 1000                   /* 16,000 distinct DELTAs, ~4 MB: more than zstd's window */
@@ -23,13 +24,6 @@ static struct msgbuf *deltas;       /* [seq * NSRC + src] */
 static struct msgbuf snaps[NSRC];
 static size_t ndeltas;
 static double delta_bytes;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int keep(struct msgbuf *b, const iogp_msg *m)
 {
@@ -85,7 +79,7 @@ static int write_run(const char *path, int compress, int level, int flush_every,
 		return -1;
 	}
 	uint64_t t_ns = 1700000000000000000ull, rec = 0;
-	double t0 = now(), t;
+	double t0 = tu_now(), t;
 	int rc = 0;
 	do {
 		for (size_t i = 0; i < ndeltas && rc >= 0; i++) {
@@ -105,7 +99,7 @@ static int write_run(const char *path, int compress, int level, int flush_every,
 			if (rc >= 0 && flush_every && rec % (uint64_t)flush_every == 0)
 				rc = iogp_replay_flush(w);
 		}
-		t = now();
+		t = tu_now();
 	} while (rc >= 0 && t - t0 < secs);
 	iogp_replay_wstats st;
 	iogp_replay_writer_stats(w, &st);
@@ -113,7 +107,7 @@ static int write_run(const char *path, int compress, int level, int flush_every,
 		fprintf(stderr, "bench_replay: write: %s\n", iogp_strerror(rc));
 		return -1;
 	}
-	res->secs = now() - t0;
+	res->secs = tu_now() - t0;
 	res->records = st.records;
 	res->payload = st.payload_bytes;
 	res->file = st.file_bytes;
@@ -124,7 +118,7 @@ static int read_run(const char *path, struct result *res, uint64_t *check)
 {
 	iogp_replay_reader *r;
 	char err[256];
-	double t0 = now();
+	double t0 = tu_now();
 	if (iogp_replay_open(&r, path, err, sizeof err) < 0) {
 		fprintf(stderr, "bench_replay: %s\n", err);
 		return -1;
@@ -142,7 +136,7 @@ static int read_run(const char *path, struct result *res, uint64_t *check)
 	iogp_replay_rstats st;
 	iogp_replay_reader_stats(r, &st);
 	iogp_replay_close_reader(r);
-	res->secs = now() - t0;
+	res->secs = tu_now() - t0;
 	res->file = info.file_bytes;
 	if (rc != IOGP_EEOF || st.bad_frames || st.skipped_bytes) {
 		fprintf(stderr, "bench_replay: read: %s, %llu bad frames\n", iogp_strerror(rc),

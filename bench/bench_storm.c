@@ -13,6 +13,7 @@
 #include <zmq.h>
 
 #include "iogp_wire.h"
+#include "testutil.h"
 
 #define ROUNDS 5
 
@@ -51,34 +52,14 @@ static void *pump(void *x)
 
 static double run_once(const char *run, const char *prog, const char *file, const char *ep)
 {
-	int p[2];
-	if (pipe(p) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl(run, run, "--endpoint", ep, "--interval", "100", "--", prog, file, "2000000", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	char out[256] = "";
-	ssize_t n = read(p[0], out, sizeof(out) - 1);
-	close(p[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return -1;
-	out[n] = '\0';
+	char *argv[] = { (char *)run, "--endpoint", (char *)ep, "--interval", "100", "--", (char *)prog,
+	                 (char *)file, "2000000", NULL };
+	tu_result r = tu_capture(argv, &(tu_opts){ .keep_err = 1 }, 0);
 	double ns = -1;
-	sscanf(out, "ns/op %lf", &ns);
+	if (r.status == 0 && r.out[0])
+		sscanf(r.out, "ns/op %lf", &ns);
+	tu_result_free(&r);
 	return ns;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 int main(void)
@@ -89,7 +70,7 @@ int main(void)
 		return 1;
 	}
 	char prog[512], file[] = "/tmp/iogram-bench-storm-XXXXXX";
-	snprintf(prog, sizeof(prog), "%s/prog_pread_loop", progs);
+	tu_prog(prog, sizeof(prog), "pread_loop");
 	int fd = mkstemp(file);
 	static char blk[1 << 20];
 	for (int i = 0; fd >= 0 && i < 16; i++)
@@ -116,20 +97,17 @@ int main(void)
 		storming = 0;
 		q[r] = run_once(run, prog, file, ep);
 		storming = 1;
-		struct timespec a, b;
-		clock_gettime(CLOCK_MONOTONIC, &a);
+		double t0 = tu_now();
 		s[r] = run_once(run, prog, file, ep);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		storm_secs += (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		storm_secs += tu_now() - t0;
 		failed |= q[r] < 0 || s[r] < 0;
 	}
 	stop = 1;
 	pthread_join(t, NULL);
-	qsort(q, ROUNDS, sizeof(double), cmp);
-	qsort(s, ROUNDS, sizeof(double), cmp);
+	double mq = tu_median(q, ROUNDS), ms = tu_median(s, ROUNDS);
 	printf("subscription storm: 4 KiB pread from page cache under the agent, median of %d\n", ROUNDS);
-	printf("  quiet subscriber   %7.1f ns/op  (the pump spins elsewhere)\n", q[ROUNDS / 2]);
-	printf("  storm              %7.1f ns/op  (%.2fx)\n", s[ROUNDS / 2], s[ROUNDS / 2] / q[ROUNDS / 2]);
+	printf("  quiet subscriber   %7.1f ns/op  (the pump spins elsewhere)\n", mq);
+	printf("  storm              %7.1f ns/op  (%.2fx)\n", ms, ms / mq);
 	printf("  SNAPSHOTs the storm got: %.1f per second (bound: 4 + the periodic one)\n",
 	       (double)snapshots / storm_secs);
 	zmq_close(x);

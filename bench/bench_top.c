@@ -15,80 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/iogram-bench-top-XXXXXX";
+#include "testutil.h"
+
+static char dir[256];
 static char sock[64];
-
-static char *fmt(const char *f, ...)
-{
-	static char bufs[8][4400];
-	static int k;
-	char *b = bufs[k++ % 8];
-	va_list ap;
-	va_start(ap, f);
-	vsnprintf(b, 4400, f, ap);
-	va_end(ap);
-	return b;
-}
-
-static int run(const char *cmd)
-{
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void nap(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-	nanosleep(&ts, NULL);
-}
-
-static int free_port(void)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	if (bind(s, (struct sockaddr *)&a, sizeof(a)) < 0)
-		return 17999;
-	socklen_t l = sizeof(a);
-	getsockname(s, (struct sockaddr *)&a, &l);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
-static long read_long(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	long v = -1;
-	if (p) {
-		if (fscanf(p, "%ld", &v) != 1)
-			v = -1;
-		pclose(p);
-	}
-	return v;
-}
-
-/* utime + stime of pid in seconds. */
-static double cpu_s(pid_t pid)
-{
-	FILE *f = fopen(fmt("/proc/%d/stat", (int)pid), "r");
-	if (!f)
-		return -1;
-	char buf[2048];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	unsigned long ut = 0, st = 0;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
 
 static long file_size(const char *path)
 {
@@ -101,41 +31,35 @@ static long file_size(const char *path)
 static int measure(int w, int h, int nsrc, double secs, double *cpu, double *bps)
 {
 	const char *top = getenv("IOGRAM_TOP"), *bin = getenv("IOGRAM_BIN");
-	int port = free_port();
 	char ep[64];
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", port);
+	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 	snprintf(sock, sizeof(sock), "b%d-%dx%d", (int)getpid(), w, h);
-	const char *bytes = fmt("%s/%s.bytes", dir, sock);
-	if (run(fmt("tmux -L %s -f /dev/null new-session -d -x %d -y %d "
-	            "\"env TERM=xterm-256color LANG=C.UTF-8 %s %s %s; sleep 60\"",
-	            sock, w, h, top, nsrc ? "--listen" : "--demo", nsrc ? ep : "")) != 0)
+	const char *bytes = tu_fmt("%s/%s.bytes", dir, sock);
+	if (tu_system(tu_fmt("tmux -L %s -f /dev/null new-session -d -x %d -y %d "
+	                     "\"env TERM=xterm-256color LANG=C.UTF-8 %s %s %s; sleep 60\"",
+	                     sock, w, h, top, nsrc ? "--listen" : "--demo", nsrc ? ep : "")) != 0)
 		return -1;
-	run(fmt("tmux -L %s pipe-pane -o 'cat >> %s'", sock, bytes));
+	tu_system(tu_fmt("tmux -L %s pipe-pane -o 'cat >> %s'", sock, bytes));
 	long pid = -1;
 	for (int i = 0; i < 50 && pid <= 0; i++) {
-		nap(0.1);
-		pid = read_long(fmt("pgrep -P $(tmux -L %s display -p '#{pane_pid}') -x iogram-top", sock));
+		tu_sleep_ms(100);
+		pid = tu_read_long(tu_fmt("pgrep -P $(tmux -L %s display -p '#{pane_pid}') -x iogram-top",
+		                          sock));
 	}
-	pid_t gen = nsrc ? fork() : -1;
-	if (gen == 0) {
-		int nul = open("/dev/null", 1);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execl(bin, bin, "loadgen", "--sources", fmt("%d", nsrc), "--rate", "1", "--endpoint", ep,
-		      "--quiet", (char *)NULL);
-		_exit(127);
-	}
-	nap(5);   /* every source known, panels filled */
-	double c0 = cpu_s((pid_t)pid), t0 = now_s();
+	pid_t gen = nsrc ? tu_spawn((char *[]){ (char *)bin, "loadgen", "--sources", tu_fmt("%d", nsrc),
+	                                        "--rate", "1", "--endpoint", ep, "--quiet", NULL },
+	                            NULL, NULL, 0) : -1;
+	tu_sleep_ms(5000);   /* every source known, panels filled */
+	double c0 = tu_cpu_s((pid_t)pid), t0 = tu_now();
 	long b0 = file_size(bytes);
-	nap(secs);
-	double c1 = cpu_s((pid_t)pid), t1 = now_s();
+	tu_sleep_ms((long)(secs * 1000));
+	double c1 = tu_cpu_s((pid_t)pid), t1 = tu_now();
 	long b1 = file_size(bytes);
 	if (gen > 0) {
 		kill(gen, SIGTERM);
 		waitpid(gen, NULL, 0);
 	}
-	run(fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
+	tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
 	if (pid <= 0 || c0 < 0 || c1 < 0)
 		return -1;
 	*cpu = (c1 - c0) / (t1 - t0);
@@ -149,8 +73,7 @@ int main(void)
 		fprintf(stderr, "bench_top: set IOGRAM_TOP and IOGRAM_BIN\n");
 		return 1;
 	}
-	if (!mkdtemp(dir))
-		return 1;
+	tu_tmpdir(dir, sizeof(dir), "iogram-bench-top");
 	setenv("TMUX_TMPDIR", dir, 1);
 	unsetenv("TMUX");
 	double secs = getenv("BENCH_TOP_SECONDS") ? atof(getenv("BENCH_TOP_SECONDS")) : 30;
@@ -178,6 +101,6 @@ int main(void)
 		if ((runs[i].n && cpu > 0.02) || (small && bps > 4096))
 			printf("  ABOVE TARGET\n");
 	}
-	run(fmt("rm -rf %s", dir));
+	tu_rmdir_all(dir);
 	return bad;
 }

@@ -23,6 +23,7 @@
 #include "iogp_model.h"
 #include "iogp_wire.h"
 #include "iogram.h"
+#include "testutil.h"
 
 #define SEED 0x10a9e7c0ffeeull
 
@@ -31,29 +32,17 @@ static uint64_t g_seed = SEED;
 #define CHECK(cond, fmt, ...) \
 	ck_assert_msg((cond), "seed %" PRIu64 ": " fmt, g_seed, ##__VA_ARGS__)
 
-static uint64_t splitmix(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Values of every magnitude: what real sizes and latencies look like. */
 static uint64_t spread_value(uint64_t *x)
 {
-	uint64_t r = splitmix(x);
+	uint64_t r = tu_splitmix(x);
 
-	return splitmix(x) >> (r % 64);
+	return tu_splitmix(x) >> (r % 64);
 }
 
 static uint64_t mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)(tu_now() * 1e3);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -573,10 +562,10 @@ START_TEST(test_engines)
 		for (int i = 0; i < 3; i++)
 			iog_record(m[i], v[i][n[i]++] = s);
 		/* FIXED: inside [1000, 5999] */
-		iog_record(m[3], v[3][n[3]++] = 1000 + splitmix(&x) % 5000);
-		iog_record(m[4], v[4][n[4]++] = splitmix(&x) % 20000);
+		iog_record(m[3], v[3][n[3]++] = 1000 + tu_splitmix(&x) % 5000);
+		iog_record(m[4], v[4][n[4]++] = tu_splitmix(&x) % 20000);
 		/* LEARNING: the first 100 set [min, max]; later ones stay inside */
-		uint64_t lv = j < 100 ? 5000 + splitmix(&x) % 5000 : lo + splitmix(&x) % (hi - lo + 1);
+		uint64_t lv = j < 100 ? 5000 + tu_splitmix(&x) % 5000 : lo + tu_splitmix(&x) % (hi - lo + 1);
 		if (j < 100) {
 			lo = lv < lo ? lv : lo;
 			hi = lv > hi ? lv : hi;
@@ -702,10 +691,10 @@ static void check_file(const char *path, const uint64_t *vals, int n, uint64_t s
 
 START_TEST(test_output_file)
 {
-	char tmpl[] = "/tmp/iogram-agent-XXXXXX", path[512], want[512];
+	char tmpl[128], path[512], want[512];
 	uint64_t vals[5000];
 
-	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	tu_tmpdir(tmpl, sizeof(tmpl), "iogram-agent");
 	snprintf(path, sizeof(path), "%s/out-%%p-%%h.iogr", tmpl);
 	start_agent("none", path, 20);
 	iog_metric *h = iog_histogram("f.size", "bytes", NULL);
@@ -716,18 +705,17 @@ START_TEST(test_output_file)
 	gethostname(host, sizeof(host));
 	snprintf(want, sizeof(want), "%s/out-%ld-%s.iogr", tmpl, (long)getpid(), host);
 	check_file(want, vals, 5000, iog__source_id());
-	unlink(want);
-	rmdir(tmpl);
+	tu_rmdir_all(tmpl);
 }
 END_TEST
 
 START_TEST(test_output_and_live)
 {
-	char tmpl[] = "/tmp/iogram-agent-XXXXXX", path[512];
+	char tmpl[128], path[512];
 	uint64_t vals[5000];
 	struct rx r;
 
-	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	tu_tmpdir(tmpl, sizeof(tmpl), "iogram-agent");
 	snprintf(path, sizeof(path), "%s/both.iogr", tmpl);
 	rx_bind(&r, NULL);
 	setenv("IOGRAM_OUTPUT", path, 1);
@@ -744,8 +732,7 @@ START_TEST(test_output_and_live)
 	check_hist(r.deltas, NULL, "f.size", vals, 5000);
 	check_hist(r.all, NULL, "f.size", vals, 5000);
 	check_file(path, vals, 5000, src);
-	unlink(path);
-	rmdir(tmpl);
+	tu_rmdir_all(tmpl);
 	rx_close(&r);
 }
 END_TEST
@@ -767,11 +754,11 @@ END_TEST
 
 START_TEST(test_bad_endpoint_with_file)
 {
-	char tmpl[] = "/tmp/iogram-agent-XXXXXX", path[512];
+	char tmpl[128], path[512];
 	uint64_t vals[5000];
 
 	/* the file still gets everything */
-	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	tu_tmpdir(tmpl, sizeof(tmpl), "iogram-agent");
 	snprintf(path, sizeof(path), "%s/bad.iogr", tmpl);
 	start_agent("bogus://nowhere", path, 20);
 	iog_metric *h = iog_histogram("f.size", "bytes", NULL);
@@ -779,8 +766,7 @@ START_TEST(test_bad_endpoint_with_file)
 	record_known(h, c, vals, 5000);
 	iog_shutdown();
 	check_file(path, vals, 5000, iog__source_id());
-	unlink(path);
-	rmdir(tmpl);
+	tu_rmdir_all(tmpl);
 }
 END_TEST
 
@@ -788,12 +774,10 @@ END_TEST
 
 static double shutdown_seconds(void)
 {
-	struct timespec a, b;
+	double t0 = tu_now();
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	iog_shutdown();
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+	return tu_now() - t0;
 }
 
 START_TEST(test_no_listener)
@@ -821,18 +805,13 @@ END_TEST
 START_TEST(test_silent_peer)
 {
 	/* a TCP peer that never speaks ZMTP: connected, never subscribes */
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t al = sizeof(a);
+	int port, fd = tu_listen(&port);
 	char ep[64];
 
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(listen(fd, 4), 0);
-	getsockname(fd, (struct sockaddr *)&a, &al);
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%u", ntohs(a.sin_port));
+	snprintf(ep, sizeof(ep), "%s", tu_ep(port));
 	/* the default budget; the finals wait in the spool, not the host */
-	char spool[] = "/tmp/iogram-spool-test-XXXXXX";
-	ck_assert_ptr_nonnull(mkdtemp(spool));
+	char spool[128];
+	tu_tmpdir(spool, sizeof(spool), "iogram-spool-test");
 	setenv("IOGRAM_SPOOL", spool, 1);
 	unsetenv("IOGRAM_EXIT_WAIT_MS");
 	start_agent(ep, NULL, 20);
@@ -844,17 +823,12 @@ START_TEST(test_silent_peer)
 	CHECK(s < 0.1, "shutdown took %.3f s (budget 2 ms + the spool)", s);
 	DIR *d = opendir(spool);
 	int files = 0;
-	char path[600] = "";
 	for (struct dirent *de; d && (de = readdir(d)) != NULL;)
-		if (de->d_name[0] != '.') {
-			files++;
-			snprintf(path, sizeof(path), "%s/%s", spool, de->d_name);
-		}
+		files += de->d_name[0] != '.';
 	if (d)
 		closedir(d);
 	CHECK(files == 1, "%d files spooled", files);
-	unlink(path);
-	rmdir(spool);
+	tu_rmdir_all(spool);
 	close(fd);
 }
 END_TEST
@@ -968,7 +942,7 @@ START_TEST(test_slow_subscriber)
 	for (int f = 0; f < 1000; f++) {
 		for (int i = 0; i < 8; i++)
 			for (int b = 0; b < 2048; b++) {
-				iog_record(h[i], splitmix(&x) >> (b & 63));
+				iog_record(h[i], tu_splitmix(&x) >> (b & 63));
 				total++;
 			}
 		iog_flush();
@@ -1012,7 +986,7 @@ START_TEST(test_stuck_viewer_exit)
 	rx_pause(&r, 1);
 	for (int f = 0; f < 1500; f++) {
 		for (int b = 0; b < 4096; b++)
-			iog_record(h, splitmix(&x) >> (b & 63));
+			iog_record(h, tu_splitmix(&x) >> (b & 63));
 		iog_flush();
 	}
 	/* queues full, the viewer reads nothing: exit is still bounded */
@@ -1287,18 +1261,10 @@ START_TEST(test_clock)
 }
 END_TEST
 
-static int is_fork_case(const char *n)
+int main(void)
 {
-	return !strcmp(n, "fork");
-}
-
-static Suite *agent_suite(void)
-{
-	Suite *s = suite_create("agent");
-	const struct {
-		const char *name;
-		const TTest *test;
-	} tests[] = {
+	/* one case per test: CK_RUN_CASE=<name> runs one */
+	const tu_case tests[] = {
 		{ "threads_exact", test_threads_exact },
 		{ "late_subscriber", test_late_subscriber },
 		{ "engines", test_engines },
@@ -1319,35 +1285,14 @@ static Suite *agent_suite(void)
 		{ "before_exec_restart", test_before_exec_restart },
 		{ "clock", test_clock },
 	};
-
-	/* one case per test: CK_RUN_CASE=<name> runs one */
 	/* GCC 12's libasan has no fork handler for its allocator (LLVM added one
 	 * in 17): a child forked while another thread holds its lock can hang
 	 * in the agent's new thread. Those cases run in the plain build only. */
-	const char *asan = getenv("IOGRAM_ASAN_BUILD");
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (asan && *asan == '1' && is_fork_case(tests[i].name)) {
-			printf("not registered under ASan (runs in the plain build): %s\n", tests[i].name);
-			continue;
-		}
-		TCase *tc = tcase_create(tests[i].name);
-		tcase_set_timeout(tc, 60);
-		tcase_add_test(tc, tests[i].test);
-		suite_add_tcase(s, tc);
-	}
-	return s;
-}
+	static const char *const fork_cases[] = { "fork", NULL };
+	const tu_suite_opts o = { .timeout_s = 60, .not_asan = fork_cases, .fork = 1 };
+	int failed = tu_run_cases("agent", tests, sizeof(tests) / sizeof(tests[0]), &o);
 
-int main(void)
-{
-	SRunner *sr = srunner_create(agent_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
 	if (failed)
 		fprintf(stderr, "seed %" PRIu64 "\n", (uint64_t)SEED);
-	return failed ? 1 : 0;
+	return failed;
 }

@@ -14,117 +14,13 @@
 #include <unistd.h>
 
 #include "iogp.h"
+#include "testutil.h"
 
 static const char *bin, *synth;
-static char dir[] = "/tmp/iogram-check-cli-XXXXXX";
+static char dir[256];
 
-typedef struct run_result {
-	int status;       /* exit code, or 128+signal */
-	char *out, *err;
-} run_result;
-
-static void rr_free(run_result *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static void slurp(int fd, char **buf, size_t *len, size_t *cap)
-{
-	if (*len + 4096 > *cap) {
-		*cap = (*cap + 4096) * 2;
-		*buf = realloc(*buf, *cap);
-	}
-	ssize_t n = read(fd, *buf + *len, *cap - *len - 1);
-	if (n > 0)
-		*len += (size_t)n;
-	(*buf)[*len] = 0;
-}
-
-/* Run argv (NULL-terminated) with a 60 s bound; capture both streams. */
-static run_result run_argv(char *const argv[])
-{
-	int po[2], pe[2];
-	ck_assert_int_eq(pipe(po), 0);
-	ck_assert_int_eq(pipe(pe), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		close(po[0]);
-		close(pe[0]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	run_result r = { 0 };
-	size_t ol = 0, oc = 0, el = 0, ec = 0;
-	r.out = calloc(1, 1);
-	r.err = calloc(1, 1);
-	struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-	time_t start = time(NULL);
-	int open_fds = 2;
-	while (open_fds && time(NULL) - start < 60) {
-		if (poll(fds, 2, 1000) <= 0)
-			continue;
-		for (int i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
-				continue;
-			size_t before = i ? el : ol;
-			if (i)
-				slurp(fds[i].fd, &r.err, &el, &ec);
-			else
-				slurp(fds[i].fd, &r.out, &ol, &oc);
-			if ((i ? el : ol) == before) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
-				open_fds--;
-			}
-		}
-	}
-	if (open_fds)
-		kill(pid, SIGKILL);
-	int st;
-	waitpid(pid, &st, 0);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	for (int i = 0; i < 2; i++)
-		if (fds[i].fd >= 0)
-			close(fds[i].fd);
-	return r;
-}
-
-#define RUN(...) run_argv((char *const[]){ __VA_ARGS__, NULL })
-
-static char *fmt(const char *f, ...)
-{
-	static char bufs[8][4096];
-	static int k;
-	char *b = bufs[k++ % 8];
-	va_list ap;
-	va_start(ap, f);
-	vsnprintf(b, 4096, f, ap);
-	va_end(ap);
-	return b;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		fwrite(tmp, 1, n, m);
-	fclose(m);
-	fclose(f);
-	return buf;
-}
+/* Run the arguments with a 60 s bound; both streams captured. */
+#define RUN(...) tu_capture((char *const[]){ __VA_ARGS__, NULL }, NULL, 60)
 
 static char file[600], truth[600];
 
@@ -140,9 +36,9 @@ static void make_job(const char *extra1, const char *extra2)
 	if (extra2)
 		argv[n++] = (char *)extra2;
 	argv[n] = NULL;
-	run_result r = run_argv(argv);
+	tu_result r = tu_capture(argv, NULL, 60);
 	ck_assert_msg(r.status == 0, "synth failed: %s", r.err);
-	rr_free(&r);
+	tu_result_free(&r);
 }
 
 static void setup(void)
@@ -150,23 +46,20 @@ static void setup(void)
 	bin = getenv("IOGRAM_BIN");
 	synth = getenv("IOGRAM_SYNTH");
 	ck_assert_msg(bin && synth, "IOGRAM_BIN and IOGRAM_SYNTH must be set (run via meson test)");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	tu_tmpdir(dir, sizeof(dir), "iogram-check-cli");
 }
 
 static void teardown(void)
 {
-	char cmd[700];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-	strcpy(dir, "/tmp/iogram-check-cli-XXXXXX");
+	ck_assert_int_eq(tu_rmdir_all(dir), 0);
 }
 
 /* Value of metric/node in the truth counters.csv. */
 static unsigned long long truth_counter(const char *metric, const char *node)
 {
-	char *t = read_file(fmt("%s/counters.csv", truth));
+	char *t = tu_read_file(tu_fmt("%s/counters.csv", truth), NULL);
 	ck_assert_ptr_nonnull(t);
-	char *p = strstr(t, fmt("\n%s,%s,", metric, node));
+	char *p = strstr(t, tu_fmt("\n%s,%s,", metric, node));
 	ck_assert_ptr_nonnull(p);
 	unsigned long long v = strtoull(p + 1 + strlen(metric) + 1 + strlen(node) + 1, NULL, 10);
 	free(t);
@@ -175,31 +68,31 @@ static unsigned long long truth_counter(const char *metric, const char *node)
 
 START_TEST(test_help_version_usage)
 {
-	run_result r = RUN((char *)bin, "--help");
+	tu_result r = RUN((char *)bin, "--help");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "EXAMPLES"));
 	ck_assert_ptr_nonnull(strstr(r.out, "export"));
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "--version");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "iogram "));
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin);
 	ck_assert_int_eq(r.status, 2);
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "frobnicate");
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "unknown verb"));
-	rr_free(&r);
+	tu_result_free(&r);
 	const char *verbs[] = { "info", "export" };
 	for (int i = 0; i < 2; i++) {
 		r = RUN((char *)bin, (char *)verbs[i], "--help");
 		ck_assert_int_eq(r.status, 0);
 		ck_assert_ptr_nonnull(strstr(r.out, "EXAMPLES"));
-		rr_free(&r);
+		tu_result_free(&r);
 		r = RUN((char *)bin, (char *)verbs[i], "--no-such-flag");
 		ck_assert_int_eq(r.status, 2);
-		rr_free(&r);
+		tu_result_free(&r);
 	}
 }
 END_TEST
@@ -210,20 +103,20 @@ START_TEST(test_hist_matches_truth)
 	const char *metrics[] = { "posix.read.size", "posix.write.size", "posix.read.latency",
 	                          "posix.queue_depth" };
 	for (int i = 0; i < 4; i++) {
-		char *want = read_file(fmt("%s/%s.all.csv", truth, metrics[i]));
+		char *want = tu_read_file(tu_fmt("%s/%s.all.csv", truth, metrics[i]), NULL);
 		ck_assert_ptr_nonnull(want);
-		run_result r = RUN((char *)bin, "export", "hist", file, "--metric", (char *)metrics[i]);
+		tu_result r = RUN((char *)bin, "export", "hist", file, "--metric", (char *)metrics[i]);
 		ck_assert_msg(r.status == 0, "%s", r.err);
 		ck_assert_str_eq(r.out, want);
 		ck_assert(strlen(want) > 40);   /* not an empty histogram */
 		free(want);
-		rr_free(&r);
-		want = read_file(fmt("%s/%s.node002.csv", truth, metrics[i]));
+		tu_result_free(&r);
+		want = tu_read_file(tu_fmt("%s/%s.node002.csv", truth, metrics[i]), NULL);
 		r = RUN((char *)bin, "export", "hist", file, "--metric", (char *)metrics[i], "--node", "node002");
 		ck_assert_int_eq(r.status, 0);
 		ck_assert_str_eq(r.out, want);
 		free(want);
-		rr_free(&r);
+		tu_result_free(&r);
 	}
 }
 END_TEST
@@ -231,7 +124,7 @@ END_TEST
 /* Re-bin the truth (native CSV) with the library and compare with the tool. */
 static void check_rebinned(const char *metric, const char *spec)
 {
-	char *t = read_file(fmt("%s/%s.all.csv", truth, metric));
+	char *t = tu_read_file(tu_fmt("%s/%s.all.csv", truth, metric), NULL);
 	iogp_bins nb;
 	iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
 	iogp_hist h, out;
@@ -250,10 +143,10 @@ static void check_rebinned(const char *metric, const char *spec)
 	FILE *f = open_memstream(&want, &len);
 	iogp_hist_write_csv(&out, f);
 	fclose(f);
-	run_result r = RUN((char *)bin, "export", "hist", file, "--metric", (char *)metric, "--bins", (char *)spec);
+	tu_result r = RUN((char *)bin, "export", "hist", file, "--metric", (char *)metric, "--bins", (char *)spec);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, want);
-	rr_free(&r);
+	tu_result_free(&r);
 	free(want);
 	free(t);
 	iogp_hist_free(&h);
@@ -268,11 +161,11 @@ START_TEST(test_hist_bins_and_output)
 	check_rebinned("posix.read.latency", "fixed:10000:5000");
 	check_rebinned("posix.read.size", "edges:4096,65536,1048576");
 	/* log2 of read sizes: 4096 falls in [4096,8191]; the truth has 70% 4 KiB reads */
-	run_result r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size", "--bins", "log2");
+	tu_result r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size", "--bins", "log2");
 	ck_assert_ptr_nonnull(strstr(r.out, "lower_bound,upper_bound,count\n"));
 	ck_assert_ptr_nonnull(strstr(r.out, "\n4096,8191,"));
 	ck_assert_ptr_nonnull(strstr(r.out, "\n1048576,2097151,"));
-	rr_free(&r);
+	tu_result_free(&r);
 	/* equal:N: N bins or fewer, counts preserved */
 	r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.queue_depth", "--bins", "equal:4");
 	ck_assert_int_eq(r.status, 0);
@@ -285,23 +178,24 @@ START_TEST(test_hist_bins_and_output)
 	}
 	ck_assert_int_le(rows, 4);
 	ck_assert_uint_eq(total, truth_counter("posix.read.ops", "all") + truth_counter("posix.write.ops", "all"));
-	rr_free(&r);
+	tu_result_free(&r);
 	/* -o FILE */
-	char *o = fmt("%s/out.csv", dir);
+	char *o = tu_fmt("%s/out.csv", dir);
 	r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.write.size", "-o", o);
 	ck_assert_int_eq(r.status, 0);
-	char *got = read_file(o), *want = read_file(fmt("%s/posix.write.size.all.csv", truth));
+	char *got = tu_read_file(o, NULL);
+	char *want = tu_read_file(tu_fmt("%s/posix.write.size.all.csv", truth), NULL);
 	ck_assert_str_eq(got, want);
 	free(got);
 	free(want);
-	rr_free(&r);
+	tu_result_free(&r);
 }
 END_TEST
 
 START_TEST(test_source_selection)
 {
 	make_job(NULL, NULL);
-	run_result r = RUN((char *)bin, "info", file);
+	tu_result r = RUN((char *)bin, "info", file);
 	ck_assert_int_eq(r.status, 0);
 	/* the source on node003 (one source per node): find its id in the table */
 	char *p = strstr(r.out, "node003");
@@ -310,27 +204,27 @@ START_TEST(test_source_selection)
 		p--;
 	char id[17];
 	ck_assert_int_eq(sscanf(p, " %16s", id), 1);
-	run_result e = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size", "--source", id);
+	tu_result e = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size", "--source", id);
 	ck_assert_int_eq(e.status, 0);
-	char *want = read_file(fmt("%s/posix.read.size.node003.csv", truth));
+	char *want = tu_read_file(tu_fmt("%s/posix.read.size.node003.csv", truth), NULL);
 	ck_assert_str_eq(e.out, want);
 	free(want);
-	rr_free(&e);
-	rr_free(&r);
+	tu_result_free(&e);
+	tu_result_free(&r);
 }
 END_TEST
 
 START_TEST(test_info_totals)
 {
 	make_job(NULL, NULL);
-	run_result r = RUN((char *)bin, "info", file);
+	tu_result r = RUN((char *)bin, "info", file);
 	ck_assert_msg(r.status == 0, "%s", r.err);
 	ck_assert_ptr_nonnull(strstr(r.out, "sources:    3 on 3 nodes; gaps 0"));
 	ck_assert_ptr_nonnull(strstr(r.out, "index found"));
 	ck_assert_ptr_nonnull(strstr(r.out, "skipped:    0 bytes"));
 	const char *cs[] = { "posix.read.bytes", "posix.write.ops", "posix.meta.ops" };
 	for (int i = 0; i < 3; i++) {
-		char *line = strstr(r.out, fmt("  %s ", cs[i]));
+		char *line = strstr(r.out, tu_fmt("  %s ", cs[i]));
 		ck_assert_ptr_nonnull(line);
 		unsigned long long v;
 		ck_assert_int_eq(sscanf(line + strlen(cs[i]) + 2, " counter %llu", &v), 1);
@@ -342,7 +236,7 @@ START_TEST(test_info_totals)
 	ck_assert_int_eq(sscanf(line + strlen("  posix.read.size "), " histogram %llu", &v), 1);
 	ck_assert_uint_eq(v, truth_counter("posix.read.ops", "all"));
 	ck_assert_ptr_nonnull(strstr(r.out, "p99"));
-	rr_free(&r);
+	tu_result_free(&r);
 }
 END_TEST
 
@@ -350,19 +244,19 @@ START_TEST(test_gaps_resync_exact)
 {
 	/* every 4th DELTA lost: gaps reported, totals exact again after the final snapshot */
 	make_job("--drop-every", "4");
-	run_result r = RUN((char *)bin, "info", file);
+	tu_result r = RUN((char *)bin, "info", file);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_null(strstr(r.out, "gaps 0,"));
 	char *line = strstr(r.out, "  posix.write.bytes ");
 	unsigned long long v;
 	ck_assert_int_eq(sscanf(line + strlen("  posix.write.bytes "), " counter %llu", &v), 1);
 	ck_assert_uint_eq(v, truth_counter("posix.write.bytes", "all"));
-	rr_free(&r);
-	char *want = read_file(fmt("%s/posix.read.size.all.csv", truth));
+	tu_result_free(&r);
+	char *want = tu_read_file(tu_fmt("%s/posix.read.size.all.csv", truth), NULL);
 	r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size");
 	ck_assert_str_eq(r.out, want);
 	free(want);
-	rr_free(&r);
+	tu_result_free(&r);
 }
 END_TEST
 
@@ -372,7 +266,7 @@ START_TEST(test_series_totals)
 	for (int si = 0; si < 2; si++) {
 		const char *step = si ? "5" : "1";
 		double stepv = si ? 5.0 : 1.0;
-		run_result r = RUN((char *)bin, "export", "series", file, "--metric", "posix.write.bytes",
+		tu_result r = RUN((char *)bin, "export", "series", file, "--metric", "posix.write.bytes",
 		                   "--step", (char *)step);
 		ck_assert_msg(r.status == 0, "%s", r.err);
 		const char *hdr = "time,elapsed_s,min_node,min,avg,max_node,max,total,node001,node002,node003\n";
@@ -401,10 +295,10 @@ START_TEST(test_series_totals)
 		double want = (double)truth_counter("posix.write.bytes", "all");
 		ck_assert_double_eq_tol(tot, want, want * 1e-6);
 		for (int k = 0; k < 3; k++) {
-			double w = (double)truth_counter("posix.write.bytes", fmt("node%03d", k + 1));
+			double w = (double)truth_counter("posix.write.bytes", tu_fmt("node%03d", k + 1));
 			ck_assert_double_eq_tol(node[k], w, w * 1e-6);
 		}
-		rr_free(&r);
+		tu_result_free(&r);
 	}
 }
 END_TEST
@@ -412,23 +306,23 @@ END_TEST
 START_TEST(test_export_all)
 {
 	make_job(NULL, NULL);
-	char *o = fmt("%s/all", dir);
-	run_result r = RUN((char *)bin, "export", "all", file, "-o", o);
+	char *o = tu_fmt("%s/all", dir);
+	tu_result r = RUN((char *)bin, "export", "all", file, "-o", o);
 	ck_assert_msg(r.status == 0, "%s", r.err);
-	rr_free(&r);
-	char *got = read_file(fmt("%s/posix.read.size.hist.csv", o));
-	char *want = read_file(fmt("%s/posix.read.size.all.csv", truth));
+	tu_result_free(&r);
+	char *got = tu_read_file(tu_fmt("%s/posix.read.size.hist.csv", o), NULL);
+	char *want = tu_read_file(tu_fmt("%s/posix.read.size.all.csv", truth), NULL);
 	ck_assert_ptr_nonnull(got);
 	ck_assert_str_eq(got, want);
 	free(got);
 	free(want);
-	got = read_file(fmt("%s/posix.queue_depth.node-node001.hist.csv", o));
-	want = read_file(fmt("%s/posix.queue_depth.node001.csv", truth));
+	got = tu_read_file(tu_fmt("%s/posix.queue_depth.node-node001.hist.csv", o), NULL);
+	want = tu_read_file(tu_fmt("%s/posix.queue_depth.node001.csv", truth), NULL);
 	ck_assert_ptr_nonnull(got);
 	ck_assert_str_eq(got, want);
 	free(got);
 	free(want);
-	got = read_file(fmt("%s/posix.read.bytes.series.csv", o));
+	got = tu_read_file(tu_fmt("%s/posix.read.bytes.series.csv", o), NULL);
 	ck_assert_ptr_nonnull(got);
 	ck_assert_ptr_nonnull(strstr(got, "node003"));
 	free(got);
@@ -438,53 +332,53 @@ END_TEST
 START_TEST(test_bad_input)
 {
 	make_job(NULL, NULL);
-	run_result r = RUN((char *)bin, "info", fmt("%s/missing.iogr", dir));
+	tu_result r = RUN((char *)bin, "info", tu_fmt("%s/missing.iogr", dir));
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.err, "No such file"));
-	rr_free(&r);
-	char *junk = fmt("%s/junk.iogr", dir);
+	tu_result_free(&r);
+	char *junk = tu_fmt("%s/junk.iogr", dir);
 	FILE *f = fopen(junk, "w");
 	fputs("this is not a replay file at all, just text\n", f);
 	fclose(f);
 	r = RUN((char *)bin, "info", junk);
 	ck_assert_int_eq(r.status, 1);
 	ck_assert(strlen(r.err) > 10);
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "export", "hist", file, "--metric", "no.such.metric");
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.err, "unknown metric"));
 	ck_assert_ptr_nonnull(strstr(r.err, "posix.read.size"));   /* lists what exists */
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.bytes");
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.err, "not a histogram"));
-	rr_free(&r);
+	tu_result_free(&r);
 	const char *badbins[] = { "fixed:0", "fixed:x", "edges:5,3", "equal:0", "wat", "native:99" };
 	for (int i = 0; i < 6; i++) {
 		r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size", "--bins", (char *)badbins[i]);
 		ck_assert_msg(r.status == 2, "--bins %s gave %d", badbins[i], r.status);
 		ck_assert_ptr_nonnull(strstr(r.err, "bad --bins"));
-		rr_free(&r);
+		tu_result_free(&r);
 	}
 	r = RUN((char *)bin, "export", "series", file, "--metric", "posix.read.bytes", "--step", "-1");
 	ck_assert_int_eq(r.status, 2);
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size", "--node", "nowhere");
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.err, "no node"));
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size", "--source", "xyz");
 	ck_assert_int_eq(r.status, 2);
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "export", "hist", file);
 	ck_assert_int_eq(r.status, 2);
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "export", "pie", file);
 	ck_assert_int_eq(r.status, 2);
-	rr_free(&r);
+	tu_result_free(&r);
 	r = RUN((char *)bin, "export", "hist", file, "--metric", "posix.read.size", "-o", "/nonexistent/dir/x.csv");
 	ck_assert_int_eq(r.status, 1);
-	rr_free(&r);
+	tu_result_free(&r);
 }
 END_TEST
 
@@ -493,14 +387,14 @@ START_TEST(test_damaged_files)
 	/* a crashed recorder (no index) and files cut at many points: readable,
 	 * skipped bytes reported, never a crash */
 	make_job("--crash", NULL);
-	run_result r = RUN((char *)bin, "info", file);
+	tu_result r = RUN((char *)bin, "info", file);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "rebuilt by a scan"));
-	rr_free(&r);
+	tu_result_free(&r);
 	struct stat sb;
 	ck_assert_int_eq(stat(file, &sb), 0);
-	char *data = read_file(file);
-	char *cut = fmt("%s/cut.iogr", dir);
+	char *data = tu_read_file(file, NULL);
+	char *cut = tu_fmt("%s/cut.iogr", dir);
 	for (int i = 1; i <= 23; i++) {
 		off_t at = sb.st_size * i / 24 + i;
 		if (at >= sb.st_size)
@@ -512,10 +406,10 @@ START_TEST(test_damaged_files)
 		ck_assert_msg(r.status == 0 || r.status == 1, "cut at %lld: status %d", (long long)at, r.status);
 		if (r.status == 0)
 			ck_assert_ptr_nonnull(strstr(r.err, "skipped"));
-		rr_free(&r);
+		tu_result_free(&r);
 		r = RUN((char *)bin, "export", "series", cut, "--metric", "posix.read.bytes");
 		ck_assert_int_lt(r.status, 3);
-		rr_free(&r);
+		tu_result_free(&r);
 	}
 	free(data);
 }
@@ -523,24 +417,14 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("iogram");
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_help_version_usage);
-	tcase_add_test(tc, test_hist_matches_truth);
-	tcase_add_test(tc, test_hist_bins_and_output);
-	tcase_add_test(tc, test_source_selection);
-	tcase_add_test(tc, test_info_totals);
-	tcase_add_test(tc, test_gaps_resync_exact);
-	tcase_add_test(tc, test_series_totals);
-	tcase_add_test(tc, test_export_all);
-	tcase_add_test(tc, test_bad_input);
-	tcase_add_test(tc, test_damaged_files);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	const tu_case cases[] = {
+		{ "help_version_usage", test_help_version_usage },
+		{ "hist_matches_truth", test_hist_matches_truth },
+		{ "hist_bins_and_output", test_hist_bins_and_output },
+		{ "source_selection", test_source_selection }, { "info_totals", test_info_totals },
+		{ "gaps_resync_exact", test_gaps_resync_exact }, { "series_totals", test_series_totals },
+		{ "export_all", test_export_all }, { "bad_input", test_bad_input },
+		{ "damaged_files", test_damaged_files },
+	};
+	return tu_run_suite("cli", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 120);
 }

@@ -6,21 +6,20 @@
 #include <unistd.h>
 
 #include "iogp.h"
+#include "testutil.h"
 
-static char dir[] = "/tmp/iogram-check-export-XXXXXX";
+static char dir[256];
 static char path[512];
 
 static void setup(void)
 {
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	tu_tmpdir(dir, sizeof(dir), "iogram-check-export");
 	snprintf(path, sizeof(path), "%s/x.iogr", dir);
 }
 
 static void teardown(void)
 {
-	unlink(path);
-	rmdir(dir);
-	strcpy(dir, "/tmp/iogram-check-export-XXXXXX");
+	tu_rmdir_all(dir);
 }
 
 static iogp_label lab[2];
@@ -219,18 +218,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("export");
-	TCase *tc = tcase_create("series");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_series_sum_equals_counted);
-	tcase_add_test(tc, test_series_prepend_and_csv);
-	tcase_add_test(tc, test_series_errors);
-	tcase_add_test(tc, test_load_file_counts);
-	tcase_add_test(tc, test_filename);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	const tu_case cases[] = {
+		{ "series_sum_equals_counted", test_series_sum_equals_counted },
+		{ "series_prepend_and_csv", test_series_prepend_and_csv },
+		{ "series_errors", test_series_errors }, { "load_file_counts", test_load_file_counts },
+		{ "filename", test_filename },
+	};
+	/* no timeout of their own: Check's default (CK_DEFAULT_TIMEOUT) */
+	return tu_run_suite("export", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 0);
 }

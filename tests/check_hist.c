@@ -8,6 +8,7 @@
 
 #include "iogp_err.h"
 #include "iogp_hist.h"
+#include "testutil.h"
 
 static uint64_t seed0 = 0x10a7a11dULL;
 static uint64_t rng_state;
@@ -30,11 +31,7 @@ static void rng_seed(uint64_t s)
 
 static uint64_t rng(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return tu_splitmix(&rng_state);
 }
 
 static uint64_t rng_below(uint64_t n)
@@ -1153,15 +1150,11 @@ static Suite *hist_suite(void)
 int main(void)
 {
 	const char *env = getenv("IOGRAM_SEED");
-	SRunner *sr;
 	int failed;
 
 	if (env)
 		seed0 = strtoull(env, NULL, 0);
-	sr = srunner_create(hist_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = tu_run_srunner(hist_suite());
 	if (failed)
 		fprintf(stderr, "check_hist: seed %" PRIu64 " (set IOGRAM_SEED to repeat)\n", seed0);
 	return failed ? 1 : 0;

@@ -38,11 +38,7 @@ static void teardown(void)
 
 static char *in_dir(const char *name)
 {
-	static char bufs[16][400];
-	static int next;
-	char *b = bufs[next++ % 16];
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
+	return tu_fmt("%s/%s", dir, name);
 }
 
 /* ---- a recorder to talk to ------------------------------------------------ */
@@ -53,28 +49,15 @@ typedef struct rec {
 	char file[400];
 } rec;
 
-static int port_open(int port)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int ok = connect(s, (struct sockaddr *)&a, sizeof(a)) == 0;
-	close(s);
-	return ok;
-}
-
 static void rec_start(rec *r, const char *name)
 {
 	int port = tu_free_port();
-	snprintf(r->ep, sizeof(r->ep), "tcp://127.0.0.1:%d", port);
+	snprintf(r->ep, sizeof(r->ep), "%s", tu_ep(port));
 	snprintf(r->file, sizeof(r->file), "%s", in_dir(name));
 	unlink(r->file);   /* recordings are never replaced without --force */
 	r->pid = tu_spawn((char *[]){ (char *)tu_env("IOGRAM_BIN"), "record", "--listen", r->ep,
 	                              "-o", r->file, NULL }, NULL, NULL, 0);
-	double end = tu_now() + 10;
-	while (!port_open(port) && tu_now() < end)
-		tu_sleep_ms(10);
-	ck_assert_msg(port_open(port), "recorder did not listen on %s", r->ep);
+	ck_assert_msg(tu_wait_port(port, 10), "recorder did not listen on %s", r->ep);
 }
 
 static void rec_stop(rec *r)
@@ -243,7 +226,7 @@ START_TEST(test_rlimit)
 	/* coreutils too: cat a file with 8 descriptors */
 	seq_file(in_dir("in.txt"), 100, 1000);
 	char ep[64];
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", tu_free_port());
+	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 	ck_assert_int_eq(host_run(1, ep, (char *[]){ "cat", in_dir("in.txt"), NULL }, in_dir("c.out"), 8), 0);
 	ck_assert(tu_same_file(in_dir("in.txt"), in_dir("c.out")));
 }
@@ -335,7 +318,7 @@ START_TEST(test_spool_stopped_listener)
 	kill(r.pid, SIGCONT);
 	/* the next program of this user with a subscriber sends them on */
 	char p[400];
-	snprintf(p, sizeof(p), "%s/prog_fdhost", tu_env("IOGRAM_PROGS"));
+	tu_prog(p, sizeof(p), "fdhost");
 	ck_assert_int_eq(host_run(1, r.ep, (char *[]){ p, "fcntl", dir, in_dir("f.txt"), NULL }, NULL, 0), 0);
 	double end = tu_now() + 10;
 	while (spooled() > 0 && tu_now() < end)

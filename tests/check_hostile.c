@@ -40,39 +40,7 @@ static void teardown(void)
 
 static char *in_dir(const char *name)
 {
-	static char bufs[8][400];
-	static int next;
-	char *b = bufs[next++ % 8];
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
-}
-
-/* Resident memory of pid in KiB (VmRSS), -1 if gone. */
-static long rss_kib(pid_t pid)
-{
-	char p[64], line[256];
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(p, "r");
-	long v = -1;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
-static int tcp_to(int port)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	if (connect(s, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		close(s);
-		return -1;
-	}
-	return s;
+	return tu_fmt("%s/%s", dir, name);
 }
 
 static int send_all(int fd, const void *b, size_t n)
@@ -155,30 +123,21 @@ static size_t claim_huge(int fd, size_t bytes)
 
 static void wait_port(int port)
 {
-	double end = tu_now() + 10;
-	for (;;) {
-		int s = tcp_to(port);
-		if (s >= 0) {
-			close(s);
-			return;
-		}
-		ck_assert_msg(tu_now() < end, "port %d never opened", port);
-		tu_sleep_ms(10);
-	}
+	ck_assert_msg(tu_wait_port(port, 10), "port %d never opened", port);
 }
 
 /* Memory of pid stays within limit_kib of where it was while a hostile
  * peer (speaking as `type`) claims a huge frame at port. */
 static void attack(pid_t pid, int port, const char *type, long limit_kib, const char *what)
 {
-	long before = rss_kib(pid);
-	int fd = tcp_to(port);
+	long before = tu_rss_kib(pid);
+	int fd = tu_tcp_connect(port);
 	ck_assert_msg(fd >= 0, "%s: cannot connect", what);
 	ck_assert_msg(zmtp_hello(fd, type) == 0, "%s: no ZMTP handshake", what);
 	size_t took = claim_huge(fd, 64u << 20);
 	close(fd);
 	tu_sleep_ms(200);
-	long after = rss_kib(pid);
+	long after = tu_rss_kib(pid);
 	fprintf(stderr, "%s: took %zu bytes of the claimed 8 GiB frame; RSS %ld -> %ld KiB\n", what,
 	        took, before, after);
 	ck_assert_msg(after > 0, "%s: the process died", what);
@@ -191,8 +150,8 @@ static pid_t relay_start(int *lp, char le[64], int *pp, char pe[64])
 {
 	*lp = tu_free_port();
 	*pp = tu_free_port();
-	snprintf(le, 64, "tcp://127.0.0.1:%d", *lp);
-	snprintf(pe, 64, "tcp://127.0.0.1:%d", *pp);
+	snprintf(le, 64, "%s", tu_ep(*lp));
+	snprintf(pe, 64, "%s", tu_ep(*pp));
 	pid_t relay = tu_spawn((char *[]){ (char *)tu_env("IOGRAM_BIN"), "relay", "--listen", le,
 	                                   "--publish", pe, "--quiet", NULL }, NULL, NULL, 0);
 	wait_port(*lp);
@@ -204,7 +163,7 @@ START_TEST(test_oversize_recorder)
 {
 	int port = tu_free_port();
 	char ep[64];
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", port);
+	snprintf(ep, sizeof(ep), "%s", tu_ep(port));
 	pid_t rec = tu_spawn((char *[]){ (char *)tu_env("IOGRAM_BIN"), "record", "--listen", ep, "-o",
 	                                 in_dir("r.iogr"), NULL }, NULL, NULL, 0);
 	wait_port(port);
@@ -245,14 +204,9 @@ END_TEST
  * "subscription". The host must neither grow nor notice. */
 START_TEST(test_oversize_agent)
 {
-	int ls = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t al = sizeof(a);
-	ck_assert_int_eq(bind(ls, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(listen(ls, 4), 0);
-	getsockname(ls, (struct sockaddr *)&a, &al);
+	int port, ls = tu_listen(&port);
 	char ep[64];
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", ntohs(a.sin_port));
+	snprintf(ep, sizeof(ep), "%s", tu_ep(port));
 	pid_t host = tu_spawn((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", ep, "--", "bash", "-c",
 		"for i in $(seq 40); do echo $i >> \"$1\"; sleep 0.05; done; cat \"$1\" | wc -l", "bash",
 		in_dir("host.txt"), NULL }, in_dir("host.out"), NULL, 0);
@@ -262,9 +216,9 @@ START_TEST(test_oversize_agent)
 	ck_assert_msg(fd >= 0, "the agent never connected");
 	ck_assert_int_eq(zmtp_hello(fd, "SUB"), 0);
 	tu_sleep_ms(100);
-	long before = rss_kib(host);
+	long before = tu_rss_kib(host);
 	size_t took = claim_huge(fd, 64u << 20);
-	long after = rss_kib(host);
+	long after = tu_rss_kib(host);
 	fprintf(stderr, "agent: took %zu bytes of the claimed frame; host RSS %ld -> %ld KiB\n", took,
 	        before, after);
 	close(fd);
@@ -476,7 +430,7 @@ START_TEST(test_curve)
 
 	/* the owner's recorder: its own agent gets in exactly, a wrong key and
 	 * no key get nothing in */
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", tu_free_port());
+	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 	pid_t r = recorder(k1, ep, in_dir("owner.iogr"));
 	tu_sleep_ms(400);
 	dd_as(k1, ep, "50");
@@ -503,7 +457,7 @@ START_TEST(test_curve)
 	for (int i = 0; i < 2; i++) {
 		char file[64];
 		snprintf(file, sizeof(file), "squat%d.iogr", i);
-		snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", tu_free_port());
+		snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 		pid_t sq = recorder(squat[i], ep, in_dir(file));
 		tu_sleep_ms(400);
 		dd_as(k1, ep, "30");

@@ -14,6 +14,7 @@
 #include "iogp_hist.h"
 #include "iogp_model.h"
 #include "iogp_wire.h"
+#include "testutil.h"
 
 #define SEED 0x10c4a7e5eedull
 #define NC 10
@@ -34,11 +35,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return tu_splitmix(&rng_state);
 }
 
 static uint64_t rnd_below(uint64_t n)
@@ -2025,14 +2022,6 @@ static uint64_t mix_id(int i)
 	return (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* 2000 sources x 20 deltas stays fast, and is exact. */
 START_TEST(test_stress)
 {
@@ -2058,17 +2047,17 @@ START_TEST(test_stress)
 			struct truth *extra[2] = { all, node0 };
 
 			make_delta(b, &snd[i], extra, i % NODES == 0 ? 2 : 1);
-			t0 = now_s();
+			t0 = tu_now();
 			apply_ok(m, &b->msg, 2);
-			apply_s += now_s() - t0;
+			apply_s += tu_now() - t0;
 		}
 	}
-	q0 = now_s();
+	q0 = tu_now();
 	sel = sel_all();
 	check_matches(m, &sel, all, "stress all");
 	sel = sel_node("node000");
 	check_matches(m, &sel, node0, "stress node");
-	q_s = now_s() - q0;
+	q_s = tu_now() - q0;
 	ck_assert_uint_eq(iogp_model_source_count(m), NS);
 	ck_assert_uint_eq(iogp_model_node_count(m), NODES);
 	printf("model stress: %d deltas applied in %.1f ms (%.2f us each); queries %.1f ms\n",
@@ -2590,7 +2579,7 @@ START_TEST(test_rate_ring_wrap)
 	{
 		iogp_counter_val cv = { LI_RB, 12345 };
 		iogp_msg msg;
-		double t0 = now_s();
+		double t0 = tu_now();
 
 		memset(&msg, 0, sizeof msg);
 		msg.kind = IOGP_DELTA;
@@ -2612,7 +2601,7 @@ START_TEST(test_rate_ring_wrap)
 			msg.wall_ns = t[i][2];
 			apply_ok(m, &msg, 2);
 		}
-		CHECK(now_s() - t0 < 1.0, "hostile intervals took %.3f s", now_s() - t0);
+		CHECK(tu_now() - t0 < 1.0, "hostile intervals took %.3f s", tu_now() - t0);
 		iogp_model_get_live(m, &lv);
 		ck_assert_uint_eq(lv.rate_skipped, 3);
 		ck_assert_uint_eq(lv.rate_clipped, 3);  /* longer than the ring twice, then older */
@@ -2992,12 +2981,12 @@ START_TEST(test_live_stress)
 
 			make_delta(b, &snd[i], extra, 1);
 			b->msg.wall_ns = wall[i] += b->msg.t1_ns - b->msg.t0_ns;
-			t0 = now_s();
+			t0 = tu_now();
 			apply_ok(m, &b->msg, 2);
-			apply_s += now_s() - t0;
+			apply_s += tu_now() - t0;
 		}
 	}
-	q0 = now_s();
+	q0 = tu_now();
 	sel = sel_all();
 	check_matches(m, &sel, all, "live stress all");
 	iogp_model_tick(m, T0_WALL + 6 * SEC);
@@ -3014,7 +3003,7 @@ START_TEST(test_live_stress)
 		iogp_hist_free(&h);
 		ck_assert_int_eq(iogp_model_rate_across(m, "posix.read.bytes", 0, 300, a, NULL), 0);
 	}
-	q_s = now_s() - q0;
+	q_s = tu_now() - q0;
 	iogp_model_get_live(m, &lv);
 	printf("live stress: %d deltas applied in %.1f ms (%.2f us each); queries %.1f ms; "
 	       "live memory %.0f bytes per source (rate ring %zu, windows %.0f)\n",
@@ -3033,55 +3022,26 @@ START_TEST(test_live_stress)
 }
 END_TEST
 
-static Suite *model_suite(void)
-{
-	Suite *s = suite_create("model");
-	TCase *tc = tcase_create("core");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_hello_deltas);
-	tcase_add_test(tc, test_gaps_resync);
-	tcase_add_test(tc, test_lossy_sender);
-	tcase_add_test(tc, test_duplicates);
-	tcase_add_test(tc, test_seq_spoof);
-	tcase_add_test(tc, test_bin_bomb);
-	tcase_add_test(tc, test_hello_bomb);
-	tcase_add_test(tc, test_unknown_source);
-	tcase_add_test(tc, test_aggregation);
-	tcase_add_test(tc, test_schemes);
-	tcase_add_test(tc, test_hist_many_sources);
-	tcase_add_test(tc, test_gauge_latest);
-	tcase_add_test(tc, test_access_ring);
-	tcase_add_test(tc, test_files);
-	tcase_add_test(tc, test_bye);
-	tcase_add_test(tc, test_snapshot_direct);
-	tcase_add_test(tc, test_snapshot_wire);
-	tcase_add_test(tc, test_feed);
-	tcase_add_test(tc, test_max_sources);
-	tcase_add_test(tc, test_catalog);
-	tcase_add_test(tc, test_metric_limit);
-	tcase_add_test(tc, test_steady_state);
-	tcase_add_test(tc, test_stress);
-	tcase_add_test(tc, test_rate_drift);
-	tcase_add_test(tc, test_rate_across);
-	tcase_add_test(tc, test_live_opts);
-	tcase_add_test(tc, test_rate_ring_wrap);
-	tcase_add_test(tc, test_hist_window);
-	tcase_add_test(tc, test_window_budget);
-	tcase_add_test(tc, test_lifecycle);
-	tcase_add_test(tc, test_msgs_per_s);
-	tcase_add_test(tc, test_live_stress);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(model_suite());
-	int failed;
+	const tu_case tests[] = {
+		{ "hello_deltas", test_hello_deltas }, { "gaps_resync", test_gaps_resync },
+		{ "lossy_sender", test_lossy_sender }, { "duplicates", test_duplicates },
+		{ "seq_spoof", test_seq_spoof }, { "bin_bomb", test_bin_bomb },
+		{ "hello_bomb", test_hello_bomb }, { "unknown_source", test_unknown_source },
+		{ "aggregation", test_aggregation }, { "schemes", test_schemes },
+		{ "hist_many_sources", test_hist_many_sources }, { "gauge_latest", test_gauge_latest },
+		{ "access_ring", test_access_ring }, { "files", test_files }, { "bye", test_bye },
+		{ "snapshot_direct", test_snapshot_direct }, { "snapshot_wire", test_snapshot_wire },
+		{ "feed", test_feed }, { "max_sources", test_max_sources }, { "catalog", test_catalog },
+		{ "metric_limit", test_metric_limit }, { "steady_state", test_steady_state },
+		{ "stress", test_stress }, { "rate_drift", test_rate_drift },
+		{ "rate_across", test_rate_across }, { "live_opts", test_live_opts },
+		{ "rate_ring_wrap", test_rate_ring_wrap }, { "hist_window", test_hist_window },
+		{ "window_budget", test_window_budget }, { "lifecycle", test_lifecycle },
+		{ "msgs_per_s", test_msgs_per_s }, { "live_stress", test_live_stress },
+	};
+	const tu_suite_opts o = { .timeout_s = 60 };
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return tu_run_cases("model", tests, sizeof tests / sizeof tests[0], &o);
 }

@@ -17,9 +17,10 @@
 
 #include "iogplot.h"
 #include "session.h"
+#include "testutil.h"
 
 static const char *view_bin, *synth_bin;
-static char dir[] = "/tmp/iogram-check-plot-XXXXXX";
+static char dir[256];
 static char rec[600], truth[600];
 
 /* ---- helpers ---- */
@@ -29,37 +30,15 @@ typedef struct run_result {
 	char err[8192];
 } run_result;
 
-/* Run argv without a display; stderr captured; bounded to 60 s. */
+/* Run argv without a display (stdin from /dev/null); stderr captured;
+ * bounded to 60 s. */
 static run_result run(char *const argv[])
 {
-	run_result r;
-	memset(&r, 0, sizeof(r));
-	int pe[2];
-	ck_assert_int_eq(pipe(pe), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		unsetenv("DISPLAY");
-		unsetenv("WAYLAND_DISPLAY");
-		int nul = open("/dev/null", O_RDWR);
-		dup2(nul, 0);
-		dup2(nul, 1);
-		dup2(pe[1], 2);
-		close(pe[0]);
-		alarm(60);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(pe[1]);
-	size_t n = 0;
-	ssize_t k;
-	while ((k = read(pe[0], r.err + n, sizeof(r.err) - 1 - n)) > 0)
-		n += (size_t)k;
-	r.err[n] = 0;
-	close(pe[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	static const char *const no_display[] = { "DISPLAY", "WAYLAND_DISPLAY", NULL };
+	tu_result t = tu_capture(argv, &(tu_opts){ .null_in = 1, .env = no_display }, 60);
+	run_result r = { .status = t.status };
+	snprintf(r.err, sizeof(r.err), "%s", t.err);
+	tu_result_free(&t);
 	return r;
 }
 
@@ -113,21 +92,6 @@ static cairo_surface_t *render_panel(const iogplot_style *st, const iogplot_fram
 	cairo_destroy(cr);
 	cairo_surface_flush(s);
 	return s;
-}
-
-static char *slurp_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)n + 1);
-	ck_assert_int_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	b[n] = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return b;
 }
 
 /* Truth CSV "lower_bound,upper_bound,count" of a histogram into h. */
@@ -358,7 +322,7 @@ START_TEST(test_svg_pdf)
 	char *a[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, NULL };
 	run_result r = run(a);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	char *b = slurp_file(out, &n);
+	char *b = tu_load(out, &n);
 	ck_assert_msg(!strncmp(b, "<?xml", 5), "SVG starts '%.20s'", b);
 	ck_assert_ptr_nonnull(strstr(b, "<svg"));
 	ck_assert_ptr_nonnull(strstr(b, "</svg>"));
@@ -373,7 +337,7 @@ START_TEST(test_svg_pdf)
 	char *p[] = { (char *)view_bin, "--replay", rec, "--snapshot", out, "--panel", "rates", NULL };
 	r = run(p);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	b = slurp_file(out, &n);
+	b = tu_load(out, &n);
 	ck_assert_msg(!strncmp(b, "%PDF-", 5), "PDF starts '%.8s'", b);
 	ck_assert_uint_gt(n, 2000);
 	int eof = 0;
@@ -593,14 +557,14 @@ START_TEST(test_csv)
 		size_t la, lb;
 		snprintf(a, sizeof(a), "%s/%s", out, pairs[i][0]);
 		snprintf(b, sizeof(b), "%s/%s", truth, pairs[i][1]);
-		char *x = slurp_file(a, &la), *y = slurp_file(b, &lb);
+		char *x = tu_load(a, &la), *y = tu_load(b, &lb);
 		ck_assert_msg(la == lb && !memcmp(x, y, la), "%s differs from the truth", pairs[i][0]);
 		free(x);
 		free(y);
 	}
 	size_t lr;
 	snprintf(a, sizeof(a), "%s/rates-read.csv", out);
-	char *x = slurp_file(a, &lr);
+	char *x = tu_load(a, &lr);
 	ck_assert(!strncmp(x, "time,elapsed_s,min_node,min,avg,max_node,max,total,node001", 58));
 	free(x);
 	/* an unwritable place is an error with a message */
@@ -675,17 +639,11 @@ END_TEST
 
 static int run_synth(void)
 {
-	pid_t pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR);
-		dup2(nul, 1);
-		execl(synth_bin, synth_bin, "--nodes", "4", "--sources-per-node", "2", "--seconds", "120",
-		      "--seed", "7", "-o", rec, "--truth", truth, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "4", "--sources-per-node", "2",
+	                                     "--seconds", "120", "--seed", "7", "-o", rec, "--truth", truth,
+	                                     NULL },
+	                         &(tu_opts){ .keep_err = 1 });
+	return tu_wait(pid, 0) == 0 ? 0 : -1;
 }
 
 int main(void)
@@ -696,10 +654,7 @@ int main(void)
 		fprintf(stderr, "check_plot: set IOGRAM_VIEW and IOGRAM_SYNTH\n");
 		return 1;
 	}
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	tu_tmpdir(dir, sizeof(dir), "iogram-check-plot");
 	snprintf(rec, sizeof(rec), "%s/job.iogr", dir);
 	snprintf(truth, sizeof(truth), "%s/truth", dir);
 	if (run_synth() < 0) {
@@ -722,13 +677,8 @@ int main(void)
 	tcase_add_test(tc, test_seek);
 	tcase_add_test(tc, test_empty);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	char cmd[700];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (!failed && system(cmd) != 0)
+	int failed = tu_run_srunner(s);
+	if (!failed && tu_rmdir_all(dir) != 0)
 		fprintf(stderr, "check_plot: could not remove %s\n", dir);
 	return failed ? 1 : 0;
 }

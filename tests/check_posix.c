@@ -22,99 +22,32 @@
 #include "iogp_export.h"
 #include "iogp_model.h"
 #include "iogp_wire.h"
+#include "testutil.h"
 
 #define RUN_TIMEOUT_S 60
 
 static char dir[256];
 
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-	ck_assert_msg(v != NULL && *v, "%s is not set (run through meson test)", name);
-	return v;
-}
-
-static void prog(char *buf, size_t len, const char *name)
-{
-	snprintf(buf, len, "%s/prog_%s", env("IOGRAM_PROGS"), name);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void setup(void)
 {
-	const char *t = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/iogram-posix-XXXXXX", t && *t ? t : "/tmp");
-	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+	tu_tmpdir(dir, sizeof(dir), "iogram-posix");
 }
 
 static void teardown(void)
 {
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *de;
-		char p[1024];
-		int n = 0;
-		while ((de = readdir(d)) != NULL && n++ < 10000) {
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-			unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
+	tu_rmdir_all(dir);
 }
 
 /* Run argv (NULL-terminated); stdout to out_path (NULL: /dev/null), stderr
- * to /dev/null unless keep_err. Returns the exit status, 128 + signal, or
- * -1 on timeout (the child is killed). */
-static int run_full(char *const argv[], const char *out_path, int keep_err, const char *preload)
-{
-	pid_t pid = fork();
-	ck_assert(pid >= 0);
-	if (pid == 0) {
-		int o = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (o >= 0)
-			dup2(o, 1);
-		if (!keep_err) {
-			int n = open("/dev/null", O_WRONLY);
-			if (n >= 0)
-				dup2(n, 2);
-		}
-		if (preload)
-			setenv("LD_PRELOAD", preload, 1);
-		execvp(argv[0], argv);
-		_exit(126);
-	}
-	double end = now_s() + RUN_TIMEOUT_S;
-	for (;;) {
-		int st;
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		ck_assert(r == 0);
-		if (now_s() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-		usleep(2000);
-	}
-}
-
+ * to /dev/null. Returns the exit status, 128 + signal, or -1 on timeout
+ * (the child is killed). */
 static int run(char *const argv[], const char *out_path)
 {
-	return run_full(argv, out_path, 0, NULL);
+	return tu_run(argv, out_path, RUN_TIMEOUT_S);
 }
 
 /* Run CMD... under iogram-run recording to dir/run-%p.iogr, no live stream. */
-#define RUN_RECORDED(...) run((char *[]){ (char *)env("IOGRAM_RUN"), "--endpoint", "none", \
+#define RUN_RECORDED(...) run((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", "none", \
 	"--interval", "100", "--output", out_tmpl(), "--", __VA_ARGS__, NULL }, NULL)
 
 static char *out_tmpl(void)
@@ -126,11 +59,7 @@ static char *out_tmpl(void)
 
 static char *path_in(const char *name)
 {
-	static char bufs[8][300];
-	static int next;
-	char *b = bufs[next++ % 8];
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
+	return tu_fmt("%s/%s", dir, name);
 }
 
 /* Every run-*.iogr of the test directory loaded into one model. */
@@ -198,18 +127,6 @@ static uint64_t hist_total(const iogp_model *m, const char *name)
 	return t;
 }
 
-static char *slurp(const char *path);
-
-/* With a sanitized build the preloaded library carries the ASan runtime into
- * programs that were not built with it: let them start. */
-static void asan_option(const char *opt)
-{
-	const char *o = getenv("ASAN_OPTIONS");
-	char buf[1024];
-	snprintf(buf, sizeof(buf), "%s%s%s", o && *o ? o : "", o && *o ? ":" : "", opt);
-	setenv("ASAN_OPTIONS", buf, 1);
-}
-
 static void write_file(const char *path, size_t size, uint64_t seed)
 {
 	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
@@ -228,24 +145,6 @@ static void write_file(const char *path, size_t size, uint64_t seed)
 		done += n;
 	}
 	close(fd);
-}
-
-static int same_files(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-	int same = fa && fb;
-	while (same) {
-		int ca = getc(fa), cb = getc(fb);
-		if (ca != cb)
-			same = 0;
-		if (ca == EOF || cb == EOF)
-			break;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
 }
 
 /* Data requests: every one counted in a spatial class, a latency and a
@@ -312,9 +211,9 @@ START_TEST(test_dd)
 		if (!strncmp(de->d_name, "run-", 4))
 			snprintf(rec, sizeof(rec), "%s/%s", dir, de->d_name);
 	closedir(d);
-	ck_assert_int_eq(run((char *[]){ (char *)env("IOGRAM_BIN"), "export", "hist", rec, "--metric",
+	ck_assert_int_eq(run((char *[]){ (char *)tu_env("IOGRAM_BIN"), "export", "hist", rec, "--metric",
 	                                 "posix.write.size", NULL }, path_in("hist.csv")), 0);
-	ck_assert_str_eq(slurp(path_in("hist.csv")), "lower_bound,upper_bound,count\n65536,69631,100\n");
+	ck_assert_str_eq(tu_slurp(path_in("hist.csv")), "lower_bound,upper_bound,count\n65536,69631,100\n");
 }
 END_TEST
 
@@ -322,9 +221,9 @@ START_TEST(test_cat)
 {
 	const size_t size = 300001;
 	write_file(path_in("cat.in"), size, 11);
-	ck_assert_int_eq(run((char *[]){ (char *)env("IOGRAM_RUN"), "--endpoint", "none",
+	ck_assert_int_eq(run((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", "none",
 		"--output", out_tmpl(), "--", "cat", path_in("cat.in"), NULL }, path_in("cat.out")), 0);
-	ck_assert(same_files(path_in("cat.in"), path_in("cat.out")));
+	ck_assert(tu_same_file(path_in("cat.in"), path_in("cat.out")));
 	iogp_model *m = load_all(NULL);
 	ck_assert_uint_eq(counter(m, "posix.read.bytes"), size);
 	ck_assert_uint_eq(counter(m, "posix.write.bytes"), size);
@@ -342,7 +241,7 @@ START_TEST(test_cp)
 	const size_t size = 1 << 20;
 	write_file(path_in("cp.in"), size, 12);
 	ck_assert_int_eq(RUN_RECORDED("cp", path_in("cp.in"), path_in("cp.out")), 0);
-	ck_assert(same_files(path_in("cp.in"), path_in("cp.out")));
+	ck_assert(tu_same_file(path_in("cp.in"), path_in("cp.out")));
 	iogp_model *m = load_all(NULL);
 	/* cp moves the data with copy_file_range (or read/write if refused):
 	 * either way, a read of every byte on the source, a write on the copy */
@@ -369,7 +268,7 @@ END_TEST
 START_TEST(test_threads)
 {
 	char p[300];
-	prog(p, sizeof(p), "threads");
+	tu_prog(p, sizeof(p), "threads");
 	ck_assert_int_eq(RUN_RECORDED(p, dir), 0);
 	iogp_model *m = load_all(NULL);
 	ck_assert_uint_eq(iogp_model_source_count(m), 1);
@@ -397,7 +296,7 @@ END_TEST
 START_TEST(test_stdio)
 {
 	char p[300];
-	prog(p, sizeof(p), "stdio_ops");
+	tu_prog(p, sizeof(p), "stdio_ops");
 	ck_assert_int_eq(RUN_RECORDED(p, path_in("stdio.dat")), 0);
 	iogp_model *m = load_all(NULL);
 	ck_assert_uint_eq(counter(m, "posix.write.ops"), 10);
@@ -423,7 +322,7 @@ END_TEST
 START_TEST(test_aio_qd)
 {
 	char p[300];
-	prog(p, sizeof(p), "aio_qd");
+	tu_prog(p, sizeof(p), "aio_qd");
 	const uint64_t n = 4096;
 	ck_assert_int_eq(RUN_RECORDED(p, path_in("aio.dat"), "4096"), 0);
 	iogp_model *m = load_all(NULL);
@@ -447,7 +346,7 @@ END_TEST
 START_TEST(test_posix_aio)
 {
 	char p[300];
-	prog(p, sizeof(p), "aio_qd");
+	tu_prog(p, sizeof(p), "aio_qd");
 	const uint64_t n = 2048;
 	ck_assert_int_eq(RUN_RECORDED(p, path_in("paio.dat"), "2048", "posix"), 0);
 	iogp_model *m = load_all(NULL);
@@ -541,14 +440,14 @@ START_TEST(test_strace)
 	snprintf(ifa, sizeof(ifa), "if=%s", in);
 	snprintf(ofa, sizeof(ofa), "of=%s", out);
 	char *log = path_in("strace.log");
-	asan_option("detect_leaks=0");   /* LeakSanitizer cannot run under ptrace */
+	tu_asan_option("detect_leaks=0");   /* LeakSanitizer cannot run under ptrace */
 	int rc = run((char *[]){ "strace", "-f", "-qq", "-s", "0", "-o", log,
 		"-e", "trace=openat,open,dup,dup2,dup3,fcntl,close,read,write,pread64,pwrite64,readv,writev",
 		"-e", "signal=none",
-		(char *)env("IOGRAM_RUN"), "--endpoint", "none", "--output", out_tmpl(), "--",
+		(char *)tu_env("IOGRAM_RUN"), "--endpoint", "none", "--output", out_tmpl(), "--",
 		"dd", ifa, ofa, "ibs=10000", "obs=65536", NULL }, NULL);
 	ck_assert_int_eq(rc, 0);
-	ck_assert(same_files(in, out));
+	ck_assert(tu_same_file(in, out));
 
 	iogp_bins nb;
 	iogp_bins_native(&nb, 4);
@@ -696,7 +595,7 @@ static void live_run(live *l, int finals, char *const cmd[])
 {
 	char *argv[32];
 	int n = 0;
-	argv[n++] = (char *)env("IOGRAM_RUN");
+	argv[n++] = (char *)tu_env("IOGRAM_RUN");
 	argv[n++] = "--endpoint";
 	argv[n++] = l->ep;
 	argv[n++] = "--interval";
@@ -705,18 +604,11 @@ static void live_run(live *l, int finals, char *const cmd[])
 	for (int i = 0; cmd[i] && n < 31; i++)
 		argv[n++] = cmd[i];
 	argv[n] = NULL;
-	pid_t pid = fork();
-	ck_assert(pid >= 0);
-	if (pid == 0) {
-		int o = open("/dev/null", O_WRONLY);
-		dup2(o, 1);
-		execv(argv[0], argv);
-		_exit(126);
-	}
+	pid_t pid = tu_spawn_opt(argv, &(tu_opts){ .keep_err = 1 });
 	int exited = 0;
 	l->status = -1;
-	double end = now_s() + 30;
-	while (now_s() < end && !(exited && l->final >= finals)) {
+	double end = tu_now() + 30;
+	while (tu_now() < end && !(exited && l->final >= finals)) {
 		zmq_pollitem_t it = { .socket = l->sub, .events = ZMQ_POLLIN };
 		if (zmq_poll(&it, 1, 20) > 0) {
 			zmq_msg_t topic, body;
@@ -738,7 +630,7 @@ static void live_run(live *l, int finals, char *const cmd[])
 			 * joiner) is refused as unknown; the SNAPSHOT that answers our
 			 * subscription brings the source in with exact totals */
 			int rc = iogp_model_feed(l->m, zmq_msg_data(&body), zmq_msg_size(&body),
-			                         (uint64_t)(now_s() * 1e9));
+			                         (uint64_t)(tu_now() * 1e9));
 			ck_assert_msg(rc >= 0 || rc == IOGP_EUNKNOWN, "feed: %d", rc);
 			zmq_msg_close(&topic);
 			zmq_msg_close(&body);
@@ -747,7 +639,7 @@ static void live_run(live *l, int finals, char *const cmd[])
 		if (!exited && waitpid(pid, &st, WNOHANG) == pid) {
 			exited = 1;
 			l->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			end = now_s() + 3;   /* the final messages are already on their way */
+			end = tu_now() + 3;   /* the final messages are already on their way */
 		}
 	}
 	if (!exited) {
@@ -762,7 +654,7 @@ START_TEST(test_live)
 	live l;
 	live_open(&l);
 	char p[300], ns[32];
-	prog(p, sizeof(p), "pread_loop");
+	tu_prog(p, sizeof(p), "pread_loop");
 	write_file(path_in("live.dat"), 1 << 20, 14);
 	const long n = 400000;
 	snprintf(ns, sizeof(ns), "%ld", n);
@@ -825,10 +717,10 @@ START_TEST(test_forkexec)
 	live l;
 	live_open(&l);
 	char p[300];
-	prog(p, sizeof(p), "forkexec");
-	double t0 = now_s();
+	tu_prog(p, sizeof(p), "forkexec");
+	double t0 = tu_now();
 	live_run(&l, 3, (char *[]){ p, dir, NULL });
-	ck_assert_msg(now_s() - t0 < 20, "fork/exec run took %.1f s", now_s() - t0);
+	ck_assert_msg(tu_now() - t0 < 20, "fork/exec run took %.1f s", tu_now() - t0);
 	ck_assert_int_eq(l.status, 0);
 	ck_assert_msg(l.final == 3, "%s", describe(&l));
 	const uint64_t want[3] = { 10 * 1000, 20 * 2000, 30 * 3000 };
@@ -846,7 +738,7 @@ START_TEST(test_forkexec_cat)
 	live l;
 	live_open(&l);
 	char p[300];
-	prog(p, sizeof(p), "forkexec");
+	tu_prog(p, sizeof(p), "forkexec");
 	live_run(&l, 3, (char *[]){ p, dir, "cat", NULL });
 	ck_assert_int_eq(l.status, 0);
 	/* cat reads the parent's 10000 B and writes them to /dev/null (a
@@ -866,7 +758,7 @@ START_TEST(test_vfork)
 	live l;
 	live_open(&l);
 	char p[300];
-	prog(p, sizeof(p), "forkexec");
+	tu_prog(p, sizeof(p), "forkexec");
 	live_run(&l, 2, (char *[]){ p, dir, "vfork", NULL });
 	ck_assert_int_eq(l.status, 0);
 	ck_assert_msg(l.final == 2 && iogp_model_source_count(l.m) == 2, "%s", describe(&l));
@@ -881,7 +773,7 @@ END_TEST
 START_TEST(test_forkexec_files)
 {
 	char p[300];
-	prog(p, sizeof(p), "forkexec");
+	tu_prog(p, sizeof(p), "forkexec");
 	ck_assert_int_eq(RUN_RECORDED(p, dir), 0);
 	iogp_model *m = load_all(NULL);
 	const uint64_t want[3] = { 10 * 1000, 20 * 2000, 30 * 3000 };
@@ -890,45 +782,26 @@ START_TEST(test_forkexec_files)
 }
 END_TEST
 
-static int free_port(void)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	ck_assert(s >= 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	socklen_t l = sizeof(a);
-	ck_assert_int_eq(getsockname(s, (struct sockaddr *)&a, &l), 0);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 START_TEST(test_nobody_listening)
 {
 	char p[300], ep[64];
-	prog(p, sizeof(p), "stdio_ops");
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", free_port());
+	tu_prog(p, sizeof(p), "stdio_ops");
+	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 	enum { RUNS = 5 };
 	double plain[RUNS], under[RUNS];
 	for (int i = 0; i < RUNS; i++) {
-		double t0 = now_s();
+		double t0 = tu_now();
 		ck_assert_int_eq(run((char *[]){ p, path_in("quiet.dat"), NULL }, NULL), 0);
-		plain[i] = now_s() - t0;
-		t0 = now_s();
-		ck_assert_int_eq(run((char *[]){ (char *)env("IOGRAM_RUN"), "--endpoint", ep, "--",
+		plain[i] = tu_now() - t0;
+		t0 = tu_now();
+		ck_assert_int_eq(run((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", ep, "--",
 		                                 p, path_in("quiet.dat"), NULL }, NULL), 0);
-		under[i] = now_s() - t0;
+		under[i] = tu_now() - t0;
 	}
-	qsort(plain, RUNS, sizeof(double), cmp_double);
-	qsort(under, RUNS, sizeof(double), cmp_double);
-	double extra = under[RUNS / 2] - plain[RUNS / 2];
+	double mp = tu_median(plain, RUNS), mu = tu_median(under, RUNS);
+	double extra = mu - mp;
 	fprintf(stderr, "nobody listening: median %.1f ms plain, %.1f ms under iogram-run\n",
-	        plain[RUNS / 2] * 1e3, under[RUNS / 2] * 1e3);
+	        mp * 1e3, mu * 1e3);
 	ck_assert_msg(extra < 0.3, "run with nobody listening took %.0f ms longer", extra * 1e3);
 }
 END_TEST
@@ -937,7 +810,7 @@ END_TEST
 
 START_TEST(test_exit_codes)
 {
-	char *r = (char *)env("IOGRAM_RUN");
+	char *r = (char *)tu_env("IOGRAM_RUN");
 	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "false", NULL }, NULL), 1);
 	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "true", NULL }, NULL), 0);
 	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "sh", "-c", "exit 42", NULL }, NULL), 42);
@@ -957,39 +830,30 @@ START_TEST(test_exit_codes)
 }
 END_TEST
 
-static char *slurp(const char *path)
-{
-	static char buf[65536];
-	FILE *f = fopen(path, "r");
-	ck_assert(f != NULL);
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 START_TEST(test_help_version)
 {
-	char *r = (char *)env("IOGRAM_RUN");
+	char *r = (char *)tu_env("IOGRAM_RUN");
 	ck_assert_int_eq(run((char *[]){ r, "--help", NULL }, path_in("help.txt")), 0);
-	char *h = slurp(path_in("help.txt"));
+	const char *h = tu_slurp(path_in("help.txt"));
 	ck_assert_ptr_nonnull(strstr(h, "EXAMPLES"));
 	ck_assert_ptr_nonnull(strstr(h, "--endpoint"));
 	ck_assert_ptr_nonnull(strstr(h, "--output"));
 	ck_assert_int_eq(run((char *[]){ r, "--version", NULL }, path_in("version.txt")), 0);
-	ck_assert_ptr_nonnull(strstr(slurp(path_in("version.txt")), "iogram-run"));
+	ck_assert_ptr_nonnull(strstr(tu_slurp(path_in("version.txt")), "iogram-run"));
 }
 END_TEST
 
 START_TEST(test_env_and_preload)
 {
-	char *r = (char *)env("IOGRAM_RUN");
+	char *r = (char *)tu_env("IOGRAM_RUN");
 	/* an existing LD_PRELOAD is kept after ours */
-	ck_assert_int_eq(run_full((char *[]){ r, "--endpoint", "none", "--node", "n042", "--interval", "250",
-		"--output", "/dev/null", "--disable", "--", "sh", "-c",
+	const tu_opts preload = { .out = path_in("env.txt"),
+	                          .env = (const char *const[]){ "LD_PRELOAD=libc.so.6", NULL } };
+	ck_assert_int_eq(tu_wait(tu_spawn_opt((char *[]){ r, "--endpoint", "none", "--node", "n042",
+		"--interval", "250", "--output", "/dev/null", "--disable", "--", "sh", "-c",
 		"echo \"$LD_PRELOAD|$IOGRAM_NODE|$IOGRAM_INTERVAL_MS|$IOGRAM_ENDPOINT|$IOGRAM_OUTPUT|$IOGRAM_DISABLE\"",
-		NULL }, path_in("env.txt"), 0, "libc.so.6"), 0);
-	char *s = slurp(path_in("env.txt"));
+		NULL }, &preload), RUN_TIMEOUT_S), 0);
+	char *s = strdup(tu_slurp(path_in("env.txt")));
 	char *bar = strchr(s, '|');
 	ck_assert_ptr_nonnull(bar);
 	*bar = '\0';
@@ -997,14 +861,15 @@ START_TEST(test_env_and_preload)
 	size_t l = strlen(s);
 	ck_assert_msg(l > 29 && !strcmp(s + l - 29, "/libiogram-posix.so:libc.so.6"), "LD_PRELOAD=%s", s);
 	ck_assert_str_eq(bar + 1, "n042|250|none|/dev/null|1\n");
+	free(s);
 }
 END_TEST
 
 START_TEST(test_disabled)
 {
 	char p[300];
-	prog(p, sizeof(p), "threads");
-	ck_assert_int_eq(run((char *[]){ (char *)env("IOGRAM_RUN"), "--disable", "--endpoint", "none",
+	tu_prog(p, sizeof(p), "threads");
+	ck_assert_int_eq(run((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--disable", "--endpoint", "none",
 		"--output", out_tmpl(), "--", p, dir, NULL }, NULL), 0);
 	/* nothing recorded, or a file without I/O */
 	int nf;
@@ -1015,15 +880,9 @@ START_TEST(test_disabled)
 }
 END_TEST
 
-static int is_fork_case(const char *n)
+int main(void)
 {
-	return !strcmp(n, "forkexec") || !strcmp(n, "forkexec_cat") || !strcmp(n, "forkexec_files");
-}
-
-static Suite *suite(void)
-{
-	Suite *s = suite_create("posix");
-	struct { const char *name; const TTest *fn; } tests[] = {
+	const tu_case cases[] = {
 		{ "dd", test_dd }, { "cat", test_cat }, { "cp", test_cp },
 		{ "threads", test_threads }, { "stdio", test_stdio },
 		{ "forkexec", test_forkexec }, { "forkexec_cat", test_forkexec_cat },
@@ -1036,28 +895,9 @@ static Suite *suite(void)
 	/* GCC 12's libasan has no fork handler for its allocator (LLVM added one
 	 * in 17): a child forked while another thread holds its lock can hang
 	 * in the agent's new thread. Those cases run in the plain build only. */
-	const char *asan = getenv("IOGRAM_ASAN_BUILD");
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (asan && *asan == '1' && is_fork_case(tests[i].name)) {
-			printf("not registered under ASan (runs in the plain build): %s\n", tests[i].name);
-			continue;
-		}
-		TCase *tc = tcase_create(tests[i].name);
-		/* unchecked: runs in the parent, so a failed test leaves no directory */
-		tcase_add_unchecked_fixture(tc, setup, teardown);
-		tcase_set_timeout(tc, 120);
-		tcase_add_test(tc, tests[i].fn);
-		suite_add_tcase(s, tc);
-	}
-	return s;
-}
-
-int main(void)
-{
-	asan_option("verify_asan_link_order=0");
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	static const char *const fork_cases[] = { "forkexec", "forkexec_cat", "forkexec_files", NULL };
+	/* (tu_run_cases lets programs the sanitized agent is preloaded into start) */
+	const tu_suite_opts o = { .setup = setup, .teardown = teardown, .timeout_s = 120,
+	                          .not_asan = fork_cases };
+	return tu_run_cases("posix", cases, sizeof(cases) / sizeof(cases[0]), &o);
 }

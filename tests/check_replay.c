@@ -4,7 +4,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "iogp_testing.h"
 #include "iogp_wire.h"
 #include "realistic.h"
+#include "testutil.h"
 
 #define SEED 0x5eed2e91a7ULL
 #define CREATOR "check_replay"
@@ -32,10 +32,7 @@ static uint64_t rng_state;
 
 static uint64_t rng(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return tu_splitmix(&rng_state);
 }
 
 static uint64_t rng_below(uint64_t n)
@@ -73,16 +70,7 @@ static uint64_t get64(const uint8_t *p)
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
-	fseeko(f, 0, SEEK_END);
-	*len = (size_t)ftello(f);
-	fseeko(f, 0, SEEK_SET);
-	uint8_t *b = malloc(*len + 1);
-	ck_assert(b != NULL);
-	ck_assert_uint_eq(fread(b, 1, *len, f), *len);
-	fclose(f);
-	return b;
+	return (uint8_t *)tu_load(path, len);
 }
 
 static void spit(const char *path, const void *buf, size_t len)
@@ -938,13 +926,6 @@ static void frame(uint8_t *out, uint32_t flags, uint64_t t, const void *body, ui
 	put32(out + 4, iogp_crc32c(iogp_crc32c(0, out, 4), out + 8, 8 + (size_t)n));
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* 1 MiB of junk whose every 4th word claims a 2 MiB frame that would fit:
  * checking each claim would cost 512 GiB of CRC; the budget keeps it to
  * well under 100 MiB and the records after the junk are found. */
@@ -979,11 +960,11 @@ START_TEST(test_resync_bounded)
 	p += 16 + 5;
 	ck_assert_uint_eq(p, total);
 	spit(path, f, total);
-	double t0 = now_s();
+	double t0 = tu_now();
 	iogp_replay_reader *r = open_ok(path);
 	static struct rrec got[8];
 	int m = read_some(r, got, 8);
-	double dt = now_s() - t0;
+	double dt = tu_now() - t0;
 	ck_assert_msg(dt < 10, "resync took %.1f s", dt);
 	ck_assert_int_eq(m, 4);
 	ck_assert_uint_eq(got[0].t, 1);
@@ -1933,21 +1914,9 @@ START_TEST(test_writer_stats)
 }
 END_TEST
 
-static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 int main(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/check_replay.XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	tu_tmpdir(tmpdir, sizeof tmpdir, "check_replay");
 	Suite *s = suite_create("replay");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
@@ -1985,16 +1954,13 @@ int main(void)
 	tcase_add_test(tt, test_torn_wire);
 	tcase_add_test(tt, test_corrupt_wire);
 	suite_add_tcase(s, tt);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = tu_run_srunner(s);
 	for (int i = 0; i < NRSRC; i++)
 		realistic_free(rsrc[i]);
 	iogp_msg_free(&rmsg);
 	/* CHECK_REPLAY_KEEP=1 keeps the files of a failed test to look at. */
 	if (!getenv("CHECK_REPLAY_KEEP"))
-		nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+		tu_rmdir_all(tmpdir);
 	else
 		fprintf(stderr, "check_replay: files kept in %s\n", tmpdir);
 	if (failed)

@@ -22,41 +22,11 @@
 
 #include "iogp.h"
 #include "iogp_units.h"
+#include "testutil.h"
 
 static const char *top_bin, *synth_bin, *run_bin, *iogram_bin;
-static char dir[] = "/tmp/iogram-check-top-XXXXXX";
+static char dir[256];
 static char replay[4200], truth[4200];
-
-static char *fmt(const char *f, ...)
-{
-	static char bufs[16][4400];
-	static int k;
-	char *b = bufs[k++ % 16];
-	va_list ap;
-	va_start(ap, f);
-	vsnprintf(b, 4400, f, ap);
-	va_end(ap);
-	return b;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void nap(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-	nanosleep(&ts, NULL);
-}
-
-static int run(const char *cmd)
-{
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 /* ---- tmux ---------------------------------------------------------------- */
 
@@ -74,7 +44,7 @@ static char screen[65536];
 static void tmux_kill(void)
 {
 	if (sock[0])
-		run(fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
+		tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
 	sock[0] = '\0';
 }
 
@@ -85,17 +55,18 @@ static void tmux_start(int w, int h, const char *env, const char *cmd)
 	static int n;
 	tmux_kill();
 	snprintf(sock, sizeof(sock), "t%d-%d", (int)getpid(), n++);
-	int rc = run(fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
-	                 "\"env %s %s; echo IOGTOP-EXIT=\\$?; stty -a | tr '\\n' ' '; echo; sleep 120\"",
-	                 dir, sock, w, h, env, cmd));
+	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
+	                          "\"env %s %s; echo IOGTOP-EXIT=\\$?; stty -a | tr '\\n' ' '; "
+	                          "echo; sleep 120\"",
+	                          dir, sock, w, h, env, cmd));
 	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
 }
 
 /* esc: 1 with escape sequences, 2 joining wrapped lines */
 static const char *capture(int esc)
 {
-	FILE *p = popen(fmt("tmux -L %s capture-pane -p %s 2>/dev/null", sock,
-	                    esc == 1 ? "-e" : esc == 2 ? "-J" : ""), "r");
+	FILE *p = popen(tu_fmt("tmux -L %s capture-pane -p %s 2>/dev/null", sock,
+	                       esc == 1 ? "-e" : esc == 2 ? "-J" : ""), "r");
 	screen[0] = '\0';
 	if (!p)
 		return screen;
@@ -107,19 +78,19 @@ static const char *capture(int esc)
 
 static void keys(const char *k)
 {
-	run(fmt("tmux -L %s send-keys %s", sock, k));
+	tu_system(tu_fmt("tmux -L %s send-keys %s", sock, k));
 }
 
 /* Wait until the screen holds text (or not); 1 on success. */
 static int wait_text(const char *text, int present, double secs)
 {
-	double end = now_s() + secs;
+	double end = tu_now() + secs;
 	do {
 		capture(0);
 		if ((strstr(screen, text) != NULL) == present)
 			return 1;
-		nap(0.03);
-	} while (now_s() < end);
+		tu_sleep_ms(30);
+	} while (tu_now() < end);
 	return 0;
 }
 
@@ -150,7 +121,7 @@ static void load_truth(iogp_hist *h, const char *metric, const char *scope)
 	iogp_bins nb;
 	iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
 	iogp_hist_init(h, &nb);
-	FILE *f = fopen(fmt("%s/%s.%s.csv", truth, metric, scope), "r");
+	FILE *f = fopen(tu_fmt("%s/%s.%s.csv", truth, metric, scope), "r");
 	CHECK(f != NULL, "no truth for %s %s", metric, scope);
 	char line[256];
 	ck_assert(fgets(line, sizeof(line), f) != NULL);
@@ -174,7 +145,7 @@ static const char *summary_of(const iogp_hist *h, const char *what, const char *
 	iogp_fmt_value(c, sizeof(c), unit, (double)v, IOGP_UNITS_CELL);
 	iogp_hist_max(h, &v);
 	iogp_fmt_value(d, sizeof(d), unit, (double)v, IOGP_UNITS_CELL);
-	return fmt("%s n=%s p50 %s p90 %s p99 %s max %s", what, n, a, b, c, d);
+	return tu_fmt("%s n=%s p50 %s p90 %s p99 %s max %s", what, n, a, b, c, d);
 }
 
 /* Does the captured (-e) screen set a colour (SGR 30-37, 38, 40-47, 48, 90-107)? */
@@ -204,26 +175,29 @@ static const char *utf8_bar(void)
 
 START_TEST(test_cli)
 {
-	ck_assert_int_eq(run(fmt("%s --help | grep -q EXAMPLES", top_bin)), 0);
-	ck_assert_int_eq(run(fmt("%s --version | grep -q 'iogram-top '", top_bin)), 0);
-	ck_assert_int_eq(run(fmt("%s --bogus >/dev/null 2>&1", top_bin)), 2);
-	ck_assert_int_eq(run(fmt("%s --window -3 >/dev/null 2>&1", top_bin)), 2);
-	ck_assert_int_eq(run(fmt("%s --demo --replay x >/dev/null 2>&1", top_bin)), 2);
-	ck_assert_int_eq(run(fmt("%s --listen tcp://10.1.2.3:9 </dev/null >/dev/null 2>&1", top_bin)), 2);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --help | grep -q EXAMPLES", top_bin)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --version | grep -q 'iogram-top '", top_bin)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --bogus >/dev/null 2>&1", top_bin)), 2);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --window -3 >/dev/null 2>&1", top_bin)), 2);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --demo --replay x >/dev/null 2>&1", top_bin)), 2);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --listen tcp://10.1.2.3:9 </dev/null >/dev/null 2>&1",
+	                                  top_bin)), 2);
 	/* not a replay file, a missing one: a message and 1, never a crash */
-	ck_assert_int_eq(run(fmt("head -c 5000 /dev/urandom > %s/garbage.iogr", dir)), 0);
-	ck_assert_int_eq(run(fmt("%s --replay %s/garbage.iogr </dev/null >/dev/null 2>%s/g.err", top_bin, dir, dir)), 1);
-	ck_assert_int_eq(run(fmt("grep -q 'iogram-top: ' %s/g.err", dir)), 0);
-	ck_assert_int_eq(run(fmt("%s --replay %s/missing.iogr </dev/null >/dev/null 2>&1", top_bin, dir)), 1);
+	ck_assert_int_eq(tu_system(tu_fmt("head -c 5000 /dev/urandom > %s/garbage.iogr", dir)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --replay %s/garbage.iogr </dev/null >/dev/null 2>%s/g.err",
+	                                  top_bin, dir, dir)), 1);
+	ck_assert_int_eq(tu_system(tu_fmt("grep -q 'iogram-top: ' %s/g.err", dir)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --replay %s/missing.iogr </dev/null >/dev/null 2>&1", top_bin,
+	                                  dir)), 1);
 	/* no terminal */
-	ck_assert_int_eq(run(fmt("%s --replay %s </dev/null >/dev/null 2>&1", top_bin, replay)), 1);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --replay %s </dev/null >/dev/null 2>&1", top_bin, replay)), 1);
 }
 END_TEST
 
 /* 80x24, UTF-8 and colours: titles, counts and quantiles as in the file. */
 START_TEST(test_replay_80x24)
 {
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
 	EXPECT("REPLAY", 5);
 	keys("G");
 	EXPECT("END", 5);
@@ -259,7 +233,7 @@ END_TEST
 /* 160x48: zoomed panels row by row against the truth. */
 START_TEST(test_replay_160x48_rows)
 {
-	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
+	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
 	EXPECT("REPLAY", 5);
 	keys("G");
 	EXPECT("END", 5);
@@ -284,7 +258,7 @@ START_TEST(test_replay_160x48_rows)
 		char a[32], z[32];
 		iogp_fmt_bytes(a, sizeof(a), (double)lo, IOGP_UNITS_CELL);
 		iogp_fmt_bytes(z, sizeof(z), (double)hi, IOGP_UNITS_CELL);
-		const char *lab = lo == hi ? fmt("%s ", a) : fmt("%s-%s ", a, z);
+		const char *lab = lo == hi ? tu_fmt("%s ", a) : tu_fmt("%s-%s ", a, z);
 		/* the row: label first, then the bar, then the exact count */
 		int found = 0;
 		for (char *p = screen; (p = strstr(p, lab)) != NULL; p++) {
@@ -293,7 +267,7 @@ START_TEST(test_replay_160x48_rows)
 			const char *eol = strchr(p, '\n');
 			char row[512];
 			snprintf(row, sizeof(row), "%.*s", (int)(eol ? eol - p : (long)strlen(p)), p);
-			if (strstr(row, fmt(" %" PRIu64 " ", l2.bins[i].count))) {
+			if (strstr(row, tu_fmt(" %" PRIu64 " ", l2.bins[i].count))) {
 				found = 1;
 				break;
 			}
@@ -310,13 +284,13 @@ START_TEST(test_replay_160x48_rows)
 	/* with iogram-view's plot library: a PNG of the zoomed panel */
 	CHECK(strstr(screen, "size.png") || strstr(screen, "PNG: not built"), "PNG not mentioned");
 	if (strstr(screen, "size.png")) {
-		FILE *pf = fopen(fmt("%s/%s/size.png", dir, snapdir), "rb");
+		FILE *pf = fopen(tu_fmt("%s/%s/size.png", dir, snapdir), "rb");
 		unsigned char magic[8] = { 0 };
 		CHECK(pf && fread(magic, 1, 8, pf) == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8),
 		      "size.png is not a PNG");
 		fclose(pf);
 	}
-	FILE *f = fopen(fmt("%s/%s/size-read.csv", dir, snapdir), "r");
+	FILE *f = fopen(tu_fmt("%s/%s/size-read.csv", dir, snapdir), "r");
 	CHECK(f != NULL, "no %s/size-read.csv", snapdir);
 	char got[65536];
 	size_t n = fread(got, 1, sizeof(got) - 1, f);
@@ -343,14 +317,14 @@ START_TEST(test_replay_160x48_rows)
 		for (char *p = screen; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
 			char num[32], next[32];
 			if (*p != '\n' && sscanf(p, "%31s %31s", num, next) == 2 && strcmp(next, "queue") &&
-			    !strcmp(num, fmt("%" PRIu64, lo))) {
+			    !strcmp(num, tu_fmt("%" PRIu64, lo))) {
 				row = line_with(p);
 				break;
 			}
 			if (!strchr(p, '\n'))
 				break;
 		}
-		CHECK(row && strstr(row, fmt(" %" PRIu64 " ", h.bins[i].count)),
+		CHECK(row && strstr(row, tu_fmt(" %" PRIu64 " ", h.bins[i].count)),
 		              "queue depth %" PRIu64 ": %" PRIu64 " missing", lo, h.bins[i].count);
 	}
 	iogp_hist_free(&h);
@@ -363,7 +337,7 @@ END_TEST
 /* vt100 and LANG=C: plain ASCII, no colours, still every panel. */
 START_TEST(test_vt100_ascii)
 {
-	tmux_start(80, 24, "TERM=vt100 LANG=C LC_ALL=C", fmt("%s --replay %s", top_bin, replay));
+	tmux_start(80, 24, "TERM=vt100 LANG=C LC_ALL=C", tu_fmt("%s --replay %s", top_bin, replay));
 	EXPECT("REPLAY", 5);
 	keys("G");
 	EXPECT("END", 5);
@@ -385,7 +359,7 @@ START_TEST(test_vt100_ascii)
 	tmux_kill();
 	/* NO_COLOR on a colour terminal; --no-unicode in UTF-8 */
 	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1",
-	           fmt("%s --no-unicode --replay %s", top_bin, replay));
+	           tu_fmt("%s --no-unicode --replay %s", top_bin, replay));
 	EXPECT("REPLAY", 5);
 	keys("G");
 	EXPECT("END", 5);
@@ -411,12 +385,12 @@ static const char *position(void)
 
 static int wait_pos(const char *want, double secs)
 {
-	double end = now_s() + secs;
+	double end = tu_now() + secs;
 	do {
 		if (!strcmp(position(), want))
 			return 1;
-		nap(0.03);
-	} while (now_s() < end);
+		tu_sleep_ms(30);
+	} while (tu_now() < end);
 	return 0;
 }
 
@@ -425,7 +399,8 @@ static int wait_pos(const char *want, double secs)
 /* Every key in the help, and what it does. */
 START_TEST(test_keys)
 {
-	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1", fmt("%s --replay %s", top_bin, replay));
+	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1",
+	           tu_fmt("%s --replay %s", top_bin, replay));
 	EXPECT("REPLAY", 5);
 	/* help lists every key; ? and h open it, any key closes it */
 	keys("?");
@@ -445,7 +420,7 @@ START_TEST(test_keys)
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		const char *l = line_with(names[i][1]);
-		const char *k = strstr(l, fmt(" %s ", names[i][0]));
+		const char *k = strstr(l, tu_fmt(" %s ", names[i][0]));
 		CHECK(k && k < strstr(l, names[i][1]), "key %s (%s) not in the help", names[i][0], names[i][1]);
 	}
 	keys("Escape");
@@ -550,19 +525,19 @@ START_TEST(test_keys)
 	capture(1);
 	CHECK(strstr(screen, "7m3 latency"), "latency not focused first");
 	keys("Tab");
-	double end = now_s() + 2;
-	while (!strstr(capture(1), "7m4 access") && now_s() < end)
-		nap(0.03);
+	double end = tu_now() + 2;
+	while (!strstr(capture(1), "7m4 access") && tu_now() < end)
+		tu_sleep_ms(30);
 	CHECK(strstr(screen, "7m4 access"), "Tab did not focus access");
 	keys("BTab");
-	end = now_s() + 2;
-	while (!strstr(capture(1), "7m3 latency") && now_s() < end)
-		nap(0.03);
+	end = tu_now() + 2;
+	while (!strstr(capture(1), "7m3 latency") && tu_now() < end)
+		tu_sleep_ms(30);
 	CHECK(strstr(screen, "7m3 latency"), "S-Tab did not go back");
 	for (int p = 1; p <= 5; p++) {
-		keys(fmt("%d", p));
+		keys(tu_fmt("%d", p));
 		EXPECT_NOT(p == 1 ? "3 latency" : "1 request size", 2);
-		keys(fmt("%d", p));
+		keys(tu_fmt("%d", p));
 		EXPECT("1 request size", 2);
 		EXPECT("3 latency", 2);
 	}
@@ -585,7 +560,7 @@ START_TEST(test_keys)
 	sscanf(strstr(screen, "recording stopped: "), "recording stopped: %255s", name);
 	iogp_replay_reader *r;
 	char err[256];
-	CHECK(iogp_replay_open(&r, fmt("%s/%s", dir, name), err, sizeof(err)) == 0, "%s: %s", name, err);
+	CHECK(iogp_replay_open(&r, tu_fmt("%s/%s", dir, name), err, sizeof(err)) == 0, "%s: %s", name, err);
 	iogp_replay_rec rec;
 	ck_assert_int_eq(iogp_replay_next(r, &rec), 0);
 	iogp_replay_close_reader(r);
@@ -612,15 +587,15 @@ END_TEST
  * iogram-top must exit, not spin. */
 START_TEST(test_terminal_gone)
 {
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
 	EXPECT("REPLAY", 5);
 	char line[64] = "";
-	FILE *p = popen(fmt("tmux -L %s display -p '#{pid}'", sock), "r");
+	FILE *p = popen(tu_fmt("tmux -L %s display -p '#{pid}'", sock), "r");
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
 	pclose(p);
 	pid_t server = (pid_t)atoi(line);
-	p = popen(fmt("pgrep -f -n -- '%s --replay %s'", top_bin, replay), "r");
+	p = popen(tu_fmt("pgrep -f -n -- '%s --replay %s'", top_bin, replay), "r");
 	ck_assert_ptr_nonnull(p);
 	line[0] = '\0';
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
@@ -643,23 +618,23 @@ END_TEST
 
 START_TEST(test_resize)
 {
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s", top_bin, replay));
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
 	EXPECT("5 node rates", 5);
 	capture(0);
 	CHECK(!strstr(line_with("1 request size"), "3 latency"), "80 columns: narrow layout");
-	run(fmt("tmux -L %s resize-window -x 160 -y 48", sock));
-	double end = now_s() + 3;
+	tu_system(tu_fmt("tmux -L %s resize-window -x 160 -y 48", sock));
+	double end = tu_now() + 3;
 	while (!(strstr(capture(0), "1 request size") && strstr(line_with("1 request size"), "3 latency")) &&
-	       now_s() < end)
-		nap(0.05);
+	       tu_now() < end)
+		tu_sleep_ms(50);
 	CHECK(strstr(line_with("1 request size"), "3 latency"), "160 columns: wide layout");
-	run(fmt("tmux -L %s resize-window -x 50 -y 12", sock));
+	tu_system(tu_fmt("tmux -L %s resize-window -x 50 -y 12", sock));
 	EXPECT("terminal too small: 50x12", 3);
 	keys("3");   /* a zoomed panel fits */
 	EXPECT("3 latency", 2);
 	keys("3");
 	EXPECT("terminal too small", 2);
-	run(fmt("tmux -L %s resize-window -x 80 -y 24", sock));
+	tu_system(tu_fmt("tmux -L %s resize-window -x 80 -y 24", sock));
 	EXPECT("5 node rates", 3);
 	EXPECT_NOT("too small", 2);
 	keys("q");
@@ -673,8 +648,10 @@ START_TEST(test_damaged_replay)
 {
 	struct stat st;
 	ck_assert_int_eq(stat(replay, &st), 0);
-	ck_assert_int_eq(run(fmt("head -c %lld %s > %s/cut.iogr", (long long)st.st_size / 2, replay, dir)), 0);
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --replay %s/cut.iogr", top_bin, dir));
+	ck_assert_int_eq(tu_system(tu_fmt("head -c %lld %s > %s/cut.iogr", (long long)st.st_size / 2, replay,
+	                                  dir)), 0);
+	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8",
+	           tu_fmt("%s --replay %s/cut.iogr", top_bin, dir));
 	EXPECT("REPLAY", 5);
 	keys("G");
 	EXPECT("END", 5);
@@ -686,52 +663,34 @@ START_TEST(test_damaged_replay)
 }
 END_TEST
 
-static int free_port(void)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	socklen_t l = sizeof(a);
-	getsockname(s, (struct sockaddr *)&a, &l);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
 /* Live: a real program under iogram-run; then a stream that stops (quiet)
  * and a source that restarts. */
 START_TEST(test_live)
 {
-	int port = free_port();
 	char ep[64];
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", port);
-	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", fmt("%s --listen %s", top_bin, ep));
+	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
+	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --listen %s", top_bin, ep));
 	EXPECT("LIVE tcp://127.0.0.1:", 5);
-	ck_assert_int_eq(run(fmt("%s -e %s -n livenode -i 100 -- dd if=/dev/zero of=/dev/null bs=4k "
-	                         "count=50000 status=none", run_bin, ep)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("%s -e %s -n livenode -i 100 -- dd if=/dev/zero of=/dev/null "
+	                                  "bs=4k count=50000 status=none", run_bin, ep)), 0);
 	EXPECT("write n=50000 ", 5);
 	EXPECT("read n=50000 ", 2);
 	EXPECT("livenode", 2);
 	EXPECT("0 up 0 quiet 1 gone", 5);
 	/* emulated agents that stop talking: quiet */
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execl(iogram_bin, iogram_bin, "loadgen", "--sources", "3", "--rate", "5", "--endpoint", ep,
-		      "--quiet", (char *)NULL);
-		_exit(127);
-	}
+	pid_t pid = tu_spawn((char *[]){ (char *)iogram_bin, "loadgen", "--sources", "3", "--rate", "5",
+	                                 "--endpoint", ep, "--quiet", NULL }, NULL, NULL, 0);
 	EXPECT("3 up 0 quiet 1 gone", 8);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	EXPECT("0 up 3 quiet 1 gone", 8);
 	/* a rank that comes back under a new process: a restart */
-	ck_assert_int_eq(run(fmt("SLURM_PROCID=7 SLURM_JOB_ID=99 %s -e %s -n rnode -i 100 -- dd if=/dev/zero "
-	                         "of=/dev/null bs=4k count=20000 status=none", run_bin, ep)), 0);
-	ck_assert_int_eq(run(fmt("SLURM_PROCID=7 SLURM_JOB_ID=99 %s -e %s -n rnode -i 100 -- dd if=/dev/zero "
-	                         "of=/dev/null bs=4k count=20000 status=none", run_bin, ep)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("SLURM_PROCID=7 SLURM_JOB_ID=99 %s -e %s -n rnode -i 100 -- dd "
+	                                  "if=/dev/zero of=/dev/null bs=4k count=20000 status=none", run_bin,
+	                                  ep)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("SLURM_PROCID=7 SLURM_JOB_ID=99 %s -e %s -n rnode -i 100 -- dd "
+	                                  "if=/dev/zero of=/dev/null bs=4k count=20000 status=none", run_bin,
+	                                  ep)), 0);
 	EXPECT("1 restarted", 5);
 	keys("q");
 	EXPECT("IOGTOP-EXIT=0", 5);
@@ -754,19 +713,14 @@ static int demo_dirs(const char *tmp)
 /* iogram-top's pid (the pane's shell runs it), and its worker children. */
 static pid_t top_pid(void)
 {
-	FILE *p = popen(fmt("pgrep -P $(tmux -L %s display -p '#{pane_pid}') -x iogram-top", sock), "r");
-	int pid = 0;
-	if (p) {
-		if (fscanf(p, "%d", &pid) != 1)
-			pid = 0;
-		pclose(p);
-	}
-	return (pid_t)pid;
+	long pid = tu_read_long(tu_fmt("pgrep -P $(tmux -L %s display -p '#{pane_pid}') -x iogram-top",
+	                               sock));
+	return (pid_t)(pid > 0 ? pid : 0);
 }
 
 static int children(pid_t parent, pid_t *out, int max)
 {
-	FILE *p = popen(fmt("pgrep -P %d", (int)parent), "r");
+	FILE *p = popen(tu_fmt("pgrep -P %d", (int)parent), "r");
 	int n = 0, pid;
 	while (p && n < max && fscanf(p, "%d", &pid) == 1)
 		out[n++] = (pid_t)pid;
@@ -780,7 +734,7 @@ static int alive(const pid_t *pids, int n)
 {
 	for (int i = 0; i < n; i++) {
 		char st = 0;
-		FILE *f = fopen(fmt("/proc/%d/stat", (int)pids[i]), "r");
+		FILE *f = fopen(tu_fmt("/proc/%d/stat", (int)pids[i]), "r");
 		if (!f)
 			continue;
 		if (fscanf(f, "%*d %*s %c", &st) != 1)
@@ -798,7 +752,8 @@ START_TEST(test_demo)
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s/demotmp", dir);
 	mkdir(tmp, 0755);
-	tmux_start(80, 24, fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp), fmt("%s --demo", top_bin));
+	tmux_start(80, 24, tu_fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp),
+	           tu_fmt("%s --demo", top_bin));
 	EXPECT("DEMO 5 workers", 5);
 	EXPECT("5 up", 8);
 	EXPECT("demo-node", 5);
@@ -808,10 +763,10 @@ START_TEST(test_demo)
 	int nw = children(tp, w, 16);
 	ck_assert_int_eq(nw, 5);
 	/* real numbers in every panel */
-	double end = now_s() + 8;
-	while (now_s() < end && !(strstr(capture(0), "write n=") && !strstr(screen, "write n=0 ") &&
+	double end = tu_now() + 8;
+	while (tu_now() < end && !(strstr(capture(0), "write n=") && !strstr(screen, "write n=0 ") &&
 	                          strstr(screen, "p99") && strstr(screen, "M/s")))
-		nap(0.2);
+		tu_sleep_ms(200);
 	CHECK(strstr(screen, "M/s") && !strstr(screen, "write n=0 "), "no demo data");
 	keys("q");
 	EXPECT("IOGTOP-EXIT=0", 5);
@@ -819,7 +774,8 @@ START_TEST(test_demo)
 	CHECK(!alive(w, nw), "demo workers left running");
 	tmux_kill();
 	/* SIGTERM */
-	tmux_start(80, 24, fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp), fmt("%s --demo", top_bin));
+	tmux_start(80, 24, tu_fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp),
+	           tu_fmt("%s --demo", top_bin));
 	EXPECT("5 up", 8);
 	tp = top_pid();
 	ck_assert_int_gt(tp, 0);
@@ -837,11 +793,11 @@ static void sweep(void)
 {
 	tmux_kill();
 	const char *tdir = getenv("TMUX_TMPDIR");
-	DIR *d = tdir ? opendir(fmt("%s/tmux-%d", tdir, (int)getuid())) : NULL;
+	DIR *d = tdir ? opendir(tu_fmt("%s/tmux-%d", tdir, (int)getuid())) : NULL;
 	struct dirent *e;
 	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.')
-			run(fmt("tmux -L %s kill-server >/dev/null 2>&1", e->d_name));
+			tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", e->d_name));
 	if (d)
 		closedir(d);
 }
@@ -856,22 +812,21 @@ int main(void)
 		fprintf(stderr, "check_top: set IOGRAM_TOP, IOGRAM_SYNTH, IOGRAM_RUN, IOGRAM_BIN\n");
 		return 1;
 	}
-	if (run("tmux -V >/dev/null 2>&1") != 0) {
+	if (tu_system("tmux -V >/dev/null 2>&1") != 0) {
 		fprintf(stderr, "check_top: tmux is needed\n");
 		return 1;
 	}
-	if (!mkdtemp(dir))
-		return 1;
+	tu_tmpdir(dir, sizeof(dir), "iogram-check-top");
 	/* under ASan the interposer (itself instrumented) is preloaded into
 	 * programs that are not: let the runtime come second */
-	const char *ao = getenv("ASAN_OPTIONS");
-	setenv("ASAN_OPTIONS", fmt("%s%sverify_asan_link_order=0", ao ? ao : "", ao && *ao ? ":" : ""), 1);
+	tu_asan_option("verify_asan_link_order=0");
 	/* every tmux server of this run lives here */
 	setenv("TMUX_TMPDIR", dir, 1);
 	unsetenv("TMUX");
 	snprintf(replay, sizeof(replay), "%s/job.iogr", dir);
 	snprintf(truth, sizeof(truth), "%s/truth", dir);
-	if (run(fmt("%s --nodes 2 --seconds 30 --seed 7 -o %s --truth %s", synth_bin, replay, truth)) != 0) {
+	if (tu_system(tu_fmt("%s --nodes 2 --seconds 30 --seed 7 -o %s --truth %s", synth_bin, replay,
+	                     truth)) != 0) {
 		fprintf(stderr, "check_top: iogram-synth failed\n");
 		return 1;
 	}
@@ -890,13 +845,10 @@ int main(void)
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_demo);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = tu_run_srunner(s);
 	sweep();
 	if (!failed)
-		run(fmt("rm -rf %s", dir));
+		tu_rmdir_all(dir);
 	else
 		fprintf(stderr, "check_top: files kept in %s\n", dir);
 	return failed ? 1 : 0;

@@ -23,9 +23,10 @@
 #include <unistd.h>
 
 #include "iogplot.h"
+#include "testutil.h"
 
 static const char *view_bin, *synth_bin, *iogram_bin;
-static char dir[] = "/tmp/iogram-check-view-XXXXXX";
+static char dir[256];
 static char rec[600];
 static char display[32];
 static pid_t xvfb;
@@ -33,65 +34,24 @@ static pid_t xvfb;
 #define SCREEN_W 1600
 #define SCREEN_H 1000
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* ---- Xvfb on a free display number, stopped by its pid ---- */
+
+static int x_answers(const char *name)
+{
+	Display *d = XOpenDisplay(name);
+	if (!d)
+		return 0;
+	XCloseDisplay(d);
+	return 1;
+}
 
 static int start_xvfb(void)
 {
-	for (int n = 91; n < 160; n++) {
-		char lock[64], sock[64];
-		snprintf(lock, sizeof(lock), "/tmp/.X%d-lock", n);
-		snprintf(sock, sizeof(sock), "/tmp/.X11-unix/X%d", n);
-		if (access(lock, F_OK) == 0 || access(sock, F_OK) == 0)
-			continue;
-		snprintf(display, sizeof(display), ":%d", n);
-		pid_t pid = fork();
-		if (pid == 0) {
-			int nul = open("/dev/null", O_RDWR);
-			dup2(nul, 1);
-			dup2(nul, 2);
-			char geom[32];
-			snprintf(geom, sizeof(geom), "%dx%dx24", SCREEN_W, SCREEN_H);
-			execlp("Xvfb", "Xvfb", display, "-screen", "0", geom, "-nolisten", "tcp", "-noreset",
-			       (char *)NULL);
-			_exit(127);
-		}
-		for (double t0 = now_s(); now_s() - t0 < 10;) {
-			Display *d = XOpenDisplay(display);
-			if (d) {
-				XCloseDisplay(d);
-				xvfb = pid;
-				return 0;
-			}
-			int st;
-			if (waitpid(pid, &st, WNOHANG) == pid)
-				break;   /* lost a race for this number: try the next */
-			sleep_ms(100);
-		}
-		kill(pid, SIGTERM);
-		waitpid(pid, NULL, 0);
-	}
-	return -1;
-}
-
-static void stop_xvfb(void)
-{
-	if (xvfb > 0) {
-		kill(xvfb, SIGTERM);
-		waitpid(xvfb, NULL, 0);
-	}
+	static const char *const noreset[] = { "-noreset", NULL };
+	char geom[32];
+	snprintf(geom, sizeof(geom), "%dx%dx24", SCREEN_W, SCREEN_H);
+	xvfb = tu_xvfb_start(display, sizeof(display), 91, 160, geom, noreset, x_answers);
+	return xvfb > 0 ? 0 : -1;
 }
 
 /* ---- the viewer ---- */
@@ -111,24 +71,12 @@ static void start_view(viewer *v, const char *tag, char *const args[])
 	for (int i = 0; args[i] && n < 30; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	v->pid = fork();
-	ck_assert_int_ge(v->pid, 0);
-	if (v->pid == 0) {
-		setenv("DISPLAY", display, 1);
-		unsetenv("WAYLAND_DISPLAY");
-		setenv("GDK_BACKEND", "x11", 1);
-		setenv("NO_AT_BRIDGE", "1", 1);
-		setenv("GSETTINGS_BACKEND", "memory", 1);
-		setenv("GTK_THEME", "Adwaita", 1);
-		setenv("IOGRAM_VIEW_SCREENSHOT", v->shot, 1);
-		int fd = open(v->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 2);
-		int nul = open("/dev/null", O_RDWR);
-		dup2(nul, 0);
-		dup2(nul, 1);
-		execv(argv[0], argv);
-		_exit(127);
-	}
+	char disp[64], shot[760];
+	snprintf(disp, sizeof(disp), "DISPLAY=%s", display);
+	snprintf(shot, sizeof(shot), "IOGRAM_VIEW_SCREENSHOT=%s", v->shot);
+	const char *env[] = { disp, "WAYLAND_DISPLAY", "GDK_BACKEND=x11", "NO_AT_BRIDGE=1",
+	                      "GSETTINGS_BACKEND=memory", "GTK_THEME=Adwaita", shot, NULL };
+	v->pid = tu_spawn_opt(argv, &(tu_opts){ .err = v->log, .null_in = 1, .env = env });
 }
 
 static char *read_log(const viewer *v)
@@ -146,7 +94,7 @@ static char *read_log(const viewer *v)
 
 static int wait_log(const viewer *v, const char *what, double timeout)
 {
-	for (double t0 = now_s(); now_s() - t0 < timeout; sleep_ms(100)) {
+	for (double t0 = tu_now(); tu_now() - t0 < timeout; tu_sleep_ms(100)) {
 		if (strstr(read_log(v), what))
 			return 1;
 		int st;
@@ -159,18 +107,10 @@ static int wait_log(const viewer *v, const char *what, double timeout)
 /* SIGTERM: the window closes cleanly (exit 0), never a crash. */
 static void stop_view(viewer *v)
 {
-	kill(v->pid, SIGTERM);
-	int st = 0;
-	pid_t r = 0;
-	for (double t0 = now_s(); now_s() - t0 < 10 && r != v->pid; sleep_ms(50))
-		r = waitpid(v->pid, &st, WNOHANG);
-	if (r != v->pid) {
-		kill(v->pid, SIGKILL);
-		waitpid(v->pid, &st, 0);
+	int st = tu_stop(v->pid, SIGTERM, 10);
+	if (st < 0)
 		ck_abort_msg("iogram-view did not exit on SIGTERM; log:\n%s", read_log(v));
-	}
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "iogram-view ended with status %d; log:\n%s",
-	              st, read_log(v));
+	ck_assert_msg(st == 0, "iogram-view ended with status %d; log:\n%s", st, read_log(v));
 }
 
 typedef struct area {
@@ -302,7 +242,7 @@ static Window find_window(Display *d, Window w, const char *name, int depth)
 
 static Window wait_window(Display *d, const char *name, double timeout)
 {
-	for (double t0 = now_s(); now_s() - t0 < timeout; sleep_ms(100)) {
+	for (double t0 = tu_now(); tu_now() - t0 < timeout; tu_sleep_ms(100)) {
 		Window w = find_window(d, DefaultRootWindow(d), name, 0);
 		if (w)
 			return w;
@@ -327,7 +267,7 @@ static void key(Display *d, KeySym ks, int ctrl)
 	if (ctrl)
 		XTestFakeKeyEvent(d, kctrl, False, 0);
 	XSync(d, False);
-	sleep_ms(15);
+	tu_sleep_ms(15);
 }
 
 static void type(Display *d, const char *s)
@@ -355,7 +295,7 @@ static void focus(Display *d, Window w)
 	XTestFakeMotionEvent(d, -1, x, y, 0);
 	XSetInputFocus(d, w, RevertToPointerRoot, CurrentTime);
 	XSync(d, False);
-	sleep_ms(200);
+	tu_sleep_ms(200);
 }
 
 /* Ctrl+E in the main window, a path typed into the save dialog, Return. */
@@ -366,35 +306,13 @@ static void export_via_dialog(Display *d, Window main, const char *path)
 	Window dlg = wait_window(d, "Export", 8);
 	ck_assert_msg(dlg != 0, "no Export dialog appeared");
 	focus(d, dlg);
-	sleep_ms(300);
+	tu_sleep_ms(300);
 	key(d, XK_a, 1);      /* select the proposed name */
 	type(d, path);
-	sleep_ms(200);
+	tu_sleep_ms(200);
 	key(d, XK_Return, 0);
-	for (double t0 = now_s(); now_s() - t0 < 5 && find_window(d, DefaultRootWindow(d), "Export", 0);)
-		sleep_ms(100);
-}
-
-static int wait_file(const char *path, double timeout)
-{
-	struct stat sb;
-	for (double t0 = now_s(); now_s() - t0 < timeout; sleep_ms(100))
-		if (stat(path, &sb) == 0 && sb.st_size > 0) {
-			sleep_ms(300);   /* let the writer finish */
-			return 1;
-		}
-	return 0;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
-	char *b = malloc(1 << 24);
-	*len = fread(b, 1, (1 << 24) - 1, f);
-	b[*len] = 0;
-	fclose(f);
-	return b;
+	for (double t0 = tu_now(); tu_now() - t0 < 5 && find_window(d, DefaultRootWindow(d), "Export", 0);)
+		tu_sleep_ms(100);
 }
 
 /* ---- tests ---- */
@@ -429,7 +347,7 @@ START_TEST(test_replay_window)
 	ck_assert_int_eq(mkdir(path, 0777), 0);
 	snprintf(path, sizeof(path), "%s/out/dash.png", dir);
 	export_via_dialog(d, w, path);
-	ck_assert_msg(wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	ck_assert_msg(tu_wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
 	image ex;
 	image_from_cairo(&ex, path);
 	ck_assert_int_eq(ex.w, a.w);
@@ -441,33 +359,33 @@ START_TEST(test_replay_window)
 	size_t n;
 	snprintf(path, sizeof(path), "%s/out/dash.svg", dir);
 	export_via_dialog(d, w, path);
-	ck_assert_msg(wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
-	char *b = slurp(path, &n);
+	ck_assert_msg(tu_wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	char *b = tu_load(path, &n);
 	ck_assert(!strncmp(b, "<?xml", 5) && strstr(b, "<svg") && strstr(b, "</svg>"));
 	free(b);
 	snprintf(path, sizeof(path), "%s/out/dash.pdf", dir);
 	export_via_dialog(d, w, path);
-	ck_assert_msg(wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
-	b = slurp(path, &n);
+	ck_assert_msg(tu_wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	b = tu_load(path, &n);
 	ck_assert(!strncmp(b, "%PDF-", 5) && n > 2000);
 	free(b);
 	snprintf(path, sizeof(path), "%s/out/tables.csv", dir);
 	export_via_dialog(d, w, path);
 	snprintf(path, sizeof(path), "%s/out/tables/queue_depth.csv", dir);
-	ck_assert_msg(wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
-	b = slurp(path, &n);
+	ck_assert_msg(tu_wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	b = tu_load(path, &n);
 	ck_assert(!strncmp(b, "lower_bound,upper_bound,count\n", 30));
 	free(b);
 	/* keys: pause/seek do not crash, the window stays */
 	focus(d, w);
 	key(d, XK_Home, 0);
 	key(d, XK_space, 0);
-	sleep_ms(500);
+	tu_sleep_ms(500);
 	key(d, XK_space, 0);
 	key(d, XK_4, 0);
 	key(d, XK_Escape, 0);
 	XCloseDisplay(d);
-	sleep_ms(300);
+	tu_sleep_ms(300);
 	ck_assert_int_eq(waitpid(v.pid, NULL, WNOHANG), 0);
 	stop_view(&v);
 }
@@ -491,35 +409,18 @@ START_TEST(test_errors_shown)
 }
 END_TEST
 
-static int free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(sa);
-	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	getsockname(fd, (struct sockaddr *)&sa, &l);
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
 START_TEST(test_live)
 {
 	char ep[64], out[700];
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", free_port());
+	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 	snprintf(out, sizeof(out), "%s/live.iogr", dir);
 	viewer v;
 	char *args[] = { "--listen", ep, "--record", out, NULL };
 	start_view(&v, "live", args);
-	sleep_ms(1500);
-	pid_t lg = fork();
-	if (lg == 0) {
-		int nul = open("/dev/null", O_RDWR);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execl(iogram_bin, iogram_bin, "loadgen", "--sources", "8", "--rate", "4", "--endpoint", ep,
-		      "--duration", "6", "--quiet", (char *)NULL);
-		_exit(127);
-	}
+	tu_sleep_ms(1500);
+	pid_t lg = tu_spawn((char *[]){ (char *)iogram_bin, "loadgen", "--sources", "8", "--rate", "4",
+	                                "--endpoint", ep, "--duration", "6", "--quiet", NULL },
+	                    NULL, NULL, 0);
 	ck_assert_msg(wait_log(&v, "screenshot written", 30), "log:\n%s", read_log(&v));
 	area a;
 	parse_area(&v, &a);
@@ -529,48 +430,23 @@ START_TEST(test_live)
 	unsigned need = 1u << IOGPLOT_HEADER | 1u << IOGPLOT_SIZE | 1u << IOGPLOT_QD | 1u << IOGPLOT_LATENCY;
 	ck_assert_msg((m & need) == need, "live: panels drawn mask %x", m);
 	free(self.px);
-	int st;
-	waitpid(lg, &st, 0);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_int_eq(tu_wait(lg, 0), 0);
 	stop_view(&v);
 	/* the recording holds the sources */
 	char *info[] = { (char *)iogram_bin, "info", out, NULL };
-	int po[2];
-	ck_assert_int_eq(pipe(po), 0);
-	pid_t ip = fork();
-	if (ip == 0) {
-		dup2(po[1], 1);
-		close(po[0]);
-		execv(info[0], info);
-		_exit(127);
-	}
-	close(po[1]);
-	char buf[8192];
-	size_t n = 0;
-	ssize_t k;
-	while ((k = read(po[0], buf + n, sizeof(buf) - 1 - n)) > 0)
-		n += (size_t)k;
-	buf[n] = 0;
-	close(po[0]);
-	waitpid(ip, &st, 0);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "iogram info: %s", buf);
-	ck_assert_msg(strstr(buf, "sources:    8 ") != NULL, "iogram info: %s", buf);
+	tu_result r = tu_capture(info, &(tu_opts){ .keep_err = 1 }, 0);
+	ck_assert_msg(r.status == 0, "iogram info: %s", r.out);
+	ck_assert_msg(strstr(r.out, "sources:    8 ") != NULL, "iogram info: %s", r.out);
+	tu_result_free(&r);
 }
 END_TEST
 
 static int run_synth(void)
 {
-	pid_t pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR);
-		dup2(nul, 1);
-		execl(synth_bin, synth_bin, "--nodes", "6", "--sources-per-node", "2", "--seconds", "180",
-		      "--seed", "11", "-o", rec, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "6", "--sources-per-node", "2",
+	                                     "--seconds", "180", "--seed", "11", "-o", rec, NULL },
+	                         &(tu_opts){ .keep_err = 1 });
+	return tu_wait(pid, 0) == 0 ? 0 : -1;
 }
 
 int main(void)
@@ -582,10 +458,7 @@ int main(void)
 		fprintf(stderr, "check_view: set IOGRAM_VIEW, IOGRAM_SYNTH and IOGRAM_BIN\n");
 		return 1;
 	}
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	tu_tmpdir(dir, sizeof(dir), "iogram-check-view");
 	snprintf(rec, sizeof(rec), "%s/job.iogr", dir);
 	if (run_synth() < 0) {
 		fprintf(stderr, "check_view: iogram-synth failed\n");
@@ -603,14 +476,9 @@ int main(void)
 	tcase_add_test(tc, test_errors_shown);
 	tcase_add_test(tc, test_live);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	stop_xvfb();
-	char cmd[700];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (!failed && !getenv("IOGRAM_KEEP") && system(cmd) != 0)
+	int failed = tu_run_srunner(s);
+	tu_xvfb_stop(xvfb);
+	if (!failed && !getenv("IOGRAM_KEEP") && tu_rmdir_all(dir) != 0)
 		fprintf(stderr, "check_view: could not remove %s\n", dir);
 	else if (failed || getenv("IOGRAM_KEEP"))
 		fprintf(stderr, "check_view: files kept in %s\n", dir);

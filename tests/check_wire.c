@@ -8,6 +8,7 @@
 #include "iogp.h"
 
 #include "realistic.h"
+#include "testutil.h"
 
 /* ck_assert* records a checkpoint (a pipe write) on success: in hot loops
  * use CHECK, which only acts on failure. */
@@ -18,11 +19,7 @@ static uint64_t rng_seed;
 
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return tu_splitmix(&rng_state);
 }
 
 static void seed_rng(uint64_t seed)
@@ -1371,12 +1368,10 @@ START_TEST(test_arena)
 }
 END_TEST
 
-static Suite *wire_suite(void)
+int main(void)
 {
-	const struct {
-		const char *name;
-		const TTest *test;
-	} tests[] = {
+	/* one case per test so CK_RUN_CASE=<name> runs a single one */
+	const tu_case tests[] = {
 		{ "varint_boundaries", test_varint_boundaries },
 		{ "varint_overlong", test_varint_overlong },
 		{ "roundtrip_kinds", test_roundtrip_kinds },
@@ -1393,29 +1388,10 @@ static Suite *wire_suite(void)
 		{ "topic_peek_label", test_topic_peek_label },
 		{ "arena", test_arena },
 	};
-	Suite *s = suite_create("wire");
-	size_t i;
+	const tu_suite_opts o = { .timeout_s = 120 };
+	int rc = tu_run_cases("wire", tests, sizeof tests / sizeof tests[0], &o);
 
-	/* one case per test so CK_RUN_CASE=<name> runs a single one */
-	for (i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-		TCase *tc = tcase_create(tests[i].name);
-
-		tcase_set_timeout(tc, 120);
-		tcase_add_test(tc, tests[i].test);
-		suite_add_tcase(s, tc);
-	}
-	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(wire_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	if (failed)
+	if (rc)
 		fprintf(stderr, "check_wire: PRNG seeds are fixed per test (seed_rng calls)\n");
-	return failed == 0 ? 0 : 1;
+	return rc;
 }
