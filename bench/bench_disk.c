@@ -47,7 +47,7 @@ static double run(const scenario *sc, const char *path, uint64_t *bytes_out)
 {
 	iogp_recorder *r;
 	char err[256];
-	iogp_recorder_opts ro = { .creator = "bench_disk", .plain = sc->plain,
+	iogp_recorder_opts ro = { .creator = "bench_disk", .plain = sc->plain, .replace = 1,
 	                          .zstd_level = getenv("LEVEL") ? atoi(getenv("LEVEL")) : 0,
 	                          .kf_ratio = getenv("KF_RATIO") ? (uint32_t)atoi(getenv("KF_RATIO")) : 0 };
 	struct kfacct k = { 0 };
