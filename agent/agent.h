@@ -129,6 +129,27 @@ uint64_t iog__now_ns(void);
 /* File table: id for a path (hash of the path, announced once). */
 uint64_t iog__file_id(const char *path);
 
+/* config.c: which descriptors the interposer counts as storage, from
+ * IOGRAM_ALL_FILES and path prefixes: the system's /proc, /sys and /dev,
+ * IOGRAM_EXCLUDE_DIRS and IOGRAM_INCLUDE_DIRS (':'-separated absolute
+ * directories, whole path components). The longest matching prefix decides;
+ * a tie goes to the exclusion, then the inclusion. */
+enum { IOG_DIR_NONE, IOG_DIR_SYSTEM, IOG_DIR_INCLUDE, IOG_DIR_EXCLUDE };
+#define IOG_SCOPE_DIRS 64
+typedef struct iog__scope {
+	int all_files;         /* IOGRAM_ALL_FILES=1: everything counts as storage */
+	uint32_t n, user;      /* directories; how many the user gave */
+	struct iog__scope_dir {
+		const char *path;  /* into buf, without trailing slashes */
+		size_t len;
+		int kind;          /* IOG_DIR_* */
+	} dir[IOG_SCOPE_DIRS];
+	size_t used;
+	char buf[8192];
+} iog__scope;
+void iog__scope_load(iog__scope *s);                      /* from the environment */
+int iog__scope_match(const iog__scope *s, const char *path);  /* IOG_DIR_* of an absolute path */
+
 /* Lifecycle hooks for the interposer. */
 void iog__before_exec(void);   /* final SNAPSHOT + BYE, bounded wait */
 void iog__at_exit(void);       /* same, for exit()/_exit() */

@@ -153,3 +153,55 @@ int iog__config_expand(char *dst, size_t len, const char *tmpl, const char *host
 	dst[o] = '\0';
 	return 0;
 }
+
+/* ---- what is storage (the interposer's descriptor classes) ------------------- */
+
+/* Add the ':'-separated absolute directories of v as kind; trailing slashes
+ * go ("/" matches everything), relative and empty entries are ignored, and
+ * what does not fit. */
+static void scope_add(iog__scope *s, const char *v, int kind)
+{
+	while (v && *v) {
+		size_t n = strcspn(v, ":");
+		size_t len = n;
+		while (len > 0 && v[len - 1] == '/')
+			len--;
+		if (v[0] == '/' && s->n < IOG_SCOPE_DIRS && s->used + len + 1 <= sizeof(s->buf)) {
+			memcpy(s->buf + s->used, v, len);
+			s->buf[s->used + len] = '\0';
+			s->dir[s->n++] = (struct iog__scope_dir){ s->buf + s->used, len, kind };
+			s->used += len + 1;
+			s->user += kind != IOG_DIR_SYSTEM;
+		}
+		v += n + (v[n] == ':');
+	}
+}
+
+void iog__scope_load(iog__scope *s)
+{
+	const char *e;
+
+	memset(s, 0, sizeof(*s));
+	e = getenv("IOGRAM_ALL_FILES");
+	s->all_files = e != NULL && *e && strcmp(e, "0") != 0;
+	scope_add(s, "/proc:/sys:/dev", IOG_DIR_SYSTEM);
+	scope_add(s, getenv("IOGRAM_EXCLUDE_DIRS"), IOG_DIR_EXCLUDE);
+	scope_add(s, getenv("IOGRAM_INCLUDE_DIRS"), IOG_DIR_INCLUDE);
+}
+
+int iog__scope_match(const iog__scope *s, const char *path)
+{
+	size_t best = 0;
+	int kind = IOG_DIR_NONE;
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct iog__scope_dir *d = &s->dir[i];
+		if (strncmp(path, d->path, d->len) != 0 || (path[d->len] != '/' && path[d->len] != '\0'))
+			continue;
+		if (kind == IOG_DIR_NONE || d->len > best || (d->len == best && d->kind > kind)) {
+			best = d->len;
+			kind = d->kind;
+		}
+	}
+	return kind;
+}

@@ -1,10 +1,17 @@
 /* iogram-run.c - run a command with the iogram POSIX interposer preloaded. */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #ifndef IOGRAM_LIBDIR
@@ -34,10 +41,14 @@ static void usage(FILE *out)
 	"  -i, --interval MS   send interval in milliseconds (default 1000, min 10)\n"
 	"  -n, --node NAME     node label (default: the host name)\n"
 	"  -d, --disable       preload the interposer but count nothing\n"
+	"      --all-files     count pipes, FIFOs, character devices and files under\n"
+	"                      /proc, /sys and /dev as storage too (IOGRAM_ALL_FILES=1)\n"
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
 	"The exit status is COMMAND's; 127 if it cannot be run, 2 on a usage error.\n"
+	"A statically linked or set-id COMMAND, which the loader does not preload\n"
+	"into, is run all the same, with a warning on stderr.\n"
 	"The library is looked up next to iogram-run, then in " IOGRAM_LIBDIR ",\n"
 	"then at $IOGRAM_PRELOAD. It is prepended to any existing LD_PRELOAD.\n"
 	"\n"
@@ -93,6 +104,128 @@ static int set_env(const char *name, const char *value)
 	return 0;
 }
 
+/* ---- programs the interposer cannot reach -------------------------------- */
+
+/* COMMAND as execvp will find it: itself when it has a slash, else the first
+ * executable regular file of that name on PATH (execvp's default path when
+ * PATH is unset). 0, or -1 when there is none (execvp reports it). */
+static int resolve(const char *cmd, char *out, size_t len)
+{
+	if (strchr(cmd, '/')) {
+		if (strlen(cmd) >= len)
+			return -1;
+		strcpy(out, cmd);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; ) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		struct stat st;
+		/* an empty entry is the current directory */
+		if ((size_t)snprintf(out, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd) < len &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		if (!colon)
+			return -1;
+		p = colon + 1;
+	}
+}
+
+/* 1 when path is an ELF executable without a program interpreter (static,
+ * or static-pie): the dynamic loader, and so LD_PRELOAD, never runs. A
+ * script (#!) is judged by its interpreter (then copied into interp, when
+ * not NULL), once. 0 otherwise, or when it cannot be read. */
+static int is_static(const char *path, char *interp, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	unsigned char h[256];
+	ssize_t n = pread(fd, h, sizeof(h) - 1, 0);
+	int r = 0;
+	if (n >= 2 && h[0] == '#' && h[1] == '!') {
+		h[n] = '\0';
+		char *p = (char *)h + 2;
+		p += strspn(p, " \t");
+		p[strcspn(p, " \t\r\n")] = '\0';
+		r = interp && p[0] == '/' && is_static(p, NULL, 0);
+		if (r)
+			snprintf(interp, len, "%s", p);
+	} else if (n >= (ssize_t)sizeof(Elf64_Ehdr) && memcmp(h, ELFMAG, SELFMAG) == 0) {
+		/* program headers as the kernel reads them: ours are native-endian */
+		uint64_t phoff;
+		unsigned phnum, phentsize, type;
+		if (h[EI_CLASS] == ELFCLASS64) {
+			Elf64_Ehdr e;
+			memcpy(&e, h, sizeof(e));
+			phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize, type = e.e_type;
+		} else if (h[EI_CLASS] == ELFCLASS32) {
+			Elf32_Ehdr e;
+			memcpy(&e, h, sizeof(e));
+			phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize, type = e.e_type;
+		} else {
+			goto out;
+		}
+		if ((type != ET_EXEC && type != ET_DYN) || phentsize < sizeof(uint32_t) || phnum == 0 ||
+		    phnum > 4096)
+			goto out;
+		r = 1;
+		for (unsigned i = 0; i < phnum; i++) {
+			uint32_t pt;
+			if (pread(fd, &pt, sizeof(pt), (off_t)(phoff + (uint64_t)i * phentsize)) != sizeof(pt)) {
+				r = 0;   /* unreadable: the kernel will say so */
+				break;
+			}
+			if (pt == PT_INTERP) {
+				r = 0;
+				break;
+			}
+		}
+	}
+out:
+	close(fd);
+	return r;
+}
+
+/* Why the loader will run path in secure-execution mode (AT_SECURE: it then
+ * drops LD_PRELOAD), or NULL: a set-user-ID or set-group-ID program whose
+ * owner or group is not ours, or one with file capabilities run by another
+ * user than root, unless the bits are ignored (a nosuid mount, no_new_privs). */
+static const char *secure_exec(const char *path)
+{
+	struct stat st;
+	struct statvfs fs;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	if ((statvfs(path, &fs) == 0 && (fs.f_flag & ST_NOSUID)) || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+		return NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+		return "setuid";
+	if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && st.st_gid != getgid())
+		return "setgid";
+	if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		return "given file capabilities";
+	return NULL;
+}
+
+/* Not a silent miss: say when COMMAND's own I/O cannot be counted. */
+static void warn_unreachable(const char *cmd)
+{
+	char path[PATH_MAX], interp[256] = "";
+	if (resolve(cmd, path, sizeof(path)) != 0)
+		return;
+	const char *why = secure_exec(path);
+	if (why)
+		fprintf(stderr, "iogram-run: %s is %s: the loader ignores LD_PRELOAD for it; its I/O "
+		        "cannot be counted\n", cmd, why);
+	else if (is_static(path, interp, sizeof(interp)))
+		fprintf(stderr, "iogram-run: %s%s%s is statically linked: its I/O cannot be counted "
+		        "(dynamic programs it starts are)\n", cmd, interp[0] ? ": its interpreter " : "", interp);
+}
+
 static int parse_interval(const char *s, unsigned long *out)
 {
 	char *end;
@@ -112,12 +245,13 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "node", required_argument, NULL, 'n' },
 		{ "disable", no_argument, NULL, 'd' },
+		{ "all-files", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *endpoint = NULL, *output = NULL, *interval = NULL, *node = NULL;
-	int disable = 0, c;
+	int disable = 0, all_files = 0, c;
 	unsigned long iv;
 
 	/* "+": stop at the first non-option, so COMMAND's own flags are its. */
@@ -134,6 +268,7 @@ int main(int argc, char **argv)
 			break;
 		case 'n': node = optarg; break;
 		case 'd': disable = 1; break;
+		case 'A': all_files = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("iogram-run %s\n", IOGRAM_VERSION); return 0;
 		default:
@@ -174,12 +309,15 @@ int main(int argc, char **argv)
 	    (output && set_env("IOGRAM_OUTPUT", output)) ||
 	    (interval && set_env("IOGRAM_INTERVAL_MS", interval)) ||
 	    (node && set_env("IOGRAM_NODE", node)) ||
-	    (disable && set_env("IOGRAM_DISABLE", "1"))) {
+	    (disable && set_env("IOGRAM_DISABLE", "1")) ||
+	    (all_files && set_env("IOGRAM_ALL_FILES", "1"))) {
 		free(preload);
 		return 127;
 	}
 	free(preload);   /* setenv copied it */
 
+	if (!disable)
+		warn_unreachable(argv[optind]);
 	execvp(argv[optind], &argv[optind]);
 	fprintf(stderr, "iogram-run: %s: %s\n", argv[optind], strerror(errno));
 	return 127;

@@ -4,9 +4,17 @@
  * What is counted (the catalog's names are part of the interface):
  *  - data requests (read/write families, stdio fread/fwrite, copy_file_range
  *    and sendfile as a read on the source plus a write on the destination)
- *    on descriptors that are regular files, block or character devices or
- *    FIFOs, classified on first use; sockets and anonymous inodes (eventfd,
- *    epoll, ...) are not counted. Sizes are the bytes transferred (as in
+ *    on storage: regular files and block devices. Each descriptor is
+ *    classified once, when it is opened (or at its first use when it was
+ *    inherited, duplicated or made otherwise): fstat's type and its path.
+ *    Pipes, FIFOs, character devices and the regular files under /proc,
+ *    /sys and /dev (and memfds) are not storage: their data requests count
+ *    in other.{read,write}.{ops,bytes} only. Sockets, anonymous inodes
+ *    (eventfd, epoll, ...) and files under IOGRAM_EXCLUDE_DIRS are not
+ *    counted at all; IOGRAM_ALL_FILES=1 counts every file, device and FIFO
+ *    as storage, IOGRAM_INCLUDE_DIRS the ones under its directories.
+ *    posix.{read,write}.direct.ops: those on O_DIRECT descriptors (at open
+ *    or by fcntl F_SETFL). Sizes are the bytes transferred (as in
  *    Darshan), latency is the call's duration, posix.queue_depth the data
  *    requests in flight as one starts, itself included.
  *  - spatiality per descriptor and direction (Darshan's classes, made a
@@ -14,11 +22,13 @@
  *    previous request ended, sequential after that, random before it; the
  *    first request is compared with offset 0, as if a previous one had ended
  *    at the start of the file (Darshan starts its last offset at 0 too).
- *  - meta ops: open/creat/fopen/fdopen/freopen, close/fclose of what we
- *    count, stat family (path-based always, descriptor-based on counted
+ *  - meta ops: open/creat/fopen/fdopen/freopen of storage or a directory,
+ *    close/fclose of what we count, stat family (path-based always, descriptor-based on counted
  *    descriptors), lseek/fseek, unlink, rename, mkdir, rmdir. Sync ops:
  *    fsync, fdatasync, fflush. posix.meta.latency times meta and sync ops.
  *  - a failed call counts in posix.errors only.
+ *  - mmap/mmap64 of a regular file: posix.mmap.{ops,bytes} (the mapping,
+ *    not the page I/O through it, which no wrapper sees).
  * Nothing is counted on agent threads (iog__tls_in_agent) or before the agent
  * has started. Real functions are found with dlsym(RTLD_NEXT); a call that
  * arrives while dlsym runs goes to the kernel directly. errno is kept. */
@@ -35,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -68,7 +79,14 @@ iog_posix_slots iog__ps;
 int iog__posix_ready;
 iog_fdent iog__fdtab[IOG_POSIX_NFD];
 uint64_t iog__inflight __attribute__((aligned(64)));
+iog_posix_xslots iog__px;
+static iog__scope scope;   /* IOGRAM_ALL_FILES, IOGRAM_{EXCLUDE,INCLUDE}_DIRS */
 static pid_t posix_pid;
+/* 1: the descriptor was a regular file when classified (valid while its
+ * entry is IOG_FD_TRACKED); mmap counts only those. */
+static uint8_t fd_regular[IOG_POSIX_NFD];
+static uint32_t mmap_slot[2];   /* posix.mmap.ops, .bytes */
+static int mmap_on;
 
 /* ---- real functions ------------------------------------------------------ */
 
@@ -149,6 +167,8 @@ static pid_t posix_pid;
 	X(fseeko, int, (FILE *, off_t, int)) \
 	X(fseeko64, int, (FILE *, off64_t, int)) \
 	X(fflush, int, (FILE *)) \
+	X(mmap, void *, (void *, size_t, int, int, int, off_t)) \
+	X(mmap64, void *, (void *, size_t, int, int, int, off64_t)) \
 	X(execve, int, (const char *, char *const[], char *const[])) \
 	X(execv, int, (const char *, char *const[])) \
 	X(execvp, int, (const char *, char *const[])) \
@@ -203,53 +223,113 @@ static uint64_t file_id(const char *path)
 	return id;
 }
 
-/* A descriptor just opened through our wrappers: its open was counted, its
- * file id is the path's. */
-static void fd_opened(int fd, const char *path, int counted)
+/* fd's path as /proc/self/fd tells it, into buf; NULL if it does not. */
+static const char *fd_path(int fd, char *buf, size_t len)
+{
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	long n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, len - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The class of a descriptor of type t (S_IFMT) whose absolute path is abs
+ * (NULL: not known): storage is a regular file or a block device, but not
+ * a regular file under /proc, /sys or /dev nor a memfd; with
+ * IOGRAM_ALL_FILES or under IOGRAM_INCLUDE_DIRS every file, device and
+ * FIFO is; under IOGRAM_EXCLUDE_DIRS nothing is counted. */
+static uint32_t fd_class(mode_t t, const char *abs)
+{
+	int dir = abs ? iog__scope_match(&scope, abs) : IOG_DIR_NONE;
+	if (dir == IOG_DIR_EXCLUDE)
+		return IOG_FD_UNTRACKED;
+	int wide = scope.all_files || dir == IOG_DIR_INCLUDE;
+	int sys = dir == IOG_DIR_SYSTEM || (abs && strncmp(abs, "/memfd:", 7) == 0);
+	switch (t) {
+	case S_IFBLK:
+		return IOG_FD_TRACKED;
+	case S_IFREG:
+		return wide || !sys ? IOG_FD_TRACKED : IOG_FD_OTHER;
+	case S_IFCHR:
+	case S_IFIFO:
+		return wide ? IOG_FD_TRACKED : IOG_FD_OTHER;
+	case S_IFDIR:
+		return wide || !sys ? IOG_FD_DIR : IOG_FD_UNTRACKED;
+	default:
+		return IOG_FD_UNTRACKED;
+	}
+}
+
+/* Classify fd (open) into e, once: its class and, for storage, its file
+ * id, position and O_DIRECT. path: as it was opened (NULL: not known, the
+ * name is /proc/self/fd's and the position the kernel's); flags: its open
+ * flags (-1: asked). The path is looked up only where it can decide.
+ * Returns the class (IOG_FD_UNKNOWN: fd is not open). errno is not kept. */
+static uint32_t fd_setup(int fd, iog_fdent *e, const char *path, long flags)
+{
+	struct stat st;
+	if (syscall(SYS_fstat, fd, &st) != 0)
+		return IOG_FD_UNKNOWN;
+	mode_t t = st.st_mode & S_IFMT;
+	char buf[4096];
+	const char *abs = path && path[0] == '/' ? path : NULL;
+	if (abs == NULL && (scope.user || (!scope.all_files && (t == S_IFREG || t == S_IFDIR))))
+		abs = fd_path(fd, buf, sizeof(buf));
+	uint32_t cls = fd_class(t, abs);
+	if (cls != IOG_FD_TRACKED) {
+		__atomic_store_n(&e->state, cls, __ATOMIC_RELEASE);
+		return cls;
+	}
+	if (flags < 0)
+		flags = syscall(SYS_fcntl, fd, F_GETFL, 0);
+	long pos = path || t == S_IFIFO ? 0 : syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+	if (pos < 0)
+		pos = 0;
+	if (flags >= 0 && (flags & O_APPEND) && t == S_IFREG)
+		pos = st.st_size;
+	if (path == NULL && abs == NULL)
+		abs = fd_path(fd, buf, sizeof(buf));
+	if (path == NULL && abs == NULL)
+		snprintf(buf, sizeof(buf), "fd:%d", fd);
+	IOG_STORE(&e->file, file_id(path ? path : abs ? abs : buf));
+	IOG_STORE(&e->pos, (uint64_t)pos);
+	IOG_STORE(&e->end[0], 0);
+	IOG_STORE(&e->end[1], 0);
+	IOG_STORE(&e->direct, (uint32_t)(flags >= 0 && (flags & O_DIRECT)));
+	IOG_STORE(&fd_regular[fd], (uint8_t)(t == S_IFREG));
+	__atomic_store_n(&e->state, IOG_FD_TRACKED, __ATOMIC_RELEASE);
+	return cls;
+}
+
+/* A descriptor just opened through our wrappers (counted: while counting,
+ * then it is classified now). Returns 1 when its open counts as a meta op:
+ * it is storage or a directory (its close counts then too). */
+static int fd_opened(int fd, const char *path, long flags, int counted)
 {
 	if ((unsigned)fd >= IOG_POSIX_NFD || iog__tls_agent_thread)
-		return;
+		return counted;
 	iog_fdent *e = &iog__fdtab[fd];
-	IOG_STORE(&e->file, counted && path ? file_id(path) : 0);
-	IOG_STORE(&e->opened, (uint32_t)counted);
+	IOG_STORE(&e->file, 0);
 	__atomic_store_n(&e->state, IOG_FD_UNKNOWN, __ATOMIC_RELEASE);
+	uint32_t cls = IOG_FD_UNKNOWN;
+	if (counted) {
+		int saved = errno;
+		cls = fd_setup(fd, e, path, flags);
+		errno = saved;
+	}
+	int counts = cls == IOG_FD_TRACKED || cls == IOG_FD_DIR;
+	IOG_STORE(&e->opened, (uint32_t)counts);
+	return counts;
 }
 
 iog_fdent *iog__fd_classify(int fd, iog_fdent *e)
 {
 	int saved = errno;
-	struct stat st;
-	iog_fdent *r = NULL;
-	if (syscall(SYS_fstat, fd, &st) != 0)
-		goto out;   /* not open: stays unknown */
-	mode_t t = st.st_mode & S_IFMT;
-	if (t != S_IFREG && t != S_IFBLK && t != S_IFCHR && t != S_IFIFO) {
-		__atomic_store_n(&e->state, IOG_FD_UNTRACKED, __ATOMIC_RELEASE);
-		goto out;
-	}
-	long pos = t == S_IFIFO ? 0 : syscall(SYS_lseek, fd, 0L, SEEK_CUR);
-	long fl = syscall(SYS_fcntl, fd, F_GETFL, 0);
-	if (pos < 0)
-		pos = 0;
-	if (fl >= 0 && (fl & O_APPEND) && t == S_IFREG)
-		pos = st.st_size;
-	if (IOG_LOAD(&e->file) == 0) {
-		char link[64], path[4096];
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		long n = syscall(SYS_readlinkat, AT_FDCWD, link, path, sizeof(path) - 1);
-		if (n <= 0)
-			n = snprintf(path, sizeof(path), "fd:%d", fd);
-		path[n < (long)sizeof(path) ? n : (long)sizeof(path) - 1] = '\0';
-		IOG_STORE(&e->file, file_id(path));
-	}
-	IOG_STORE(&e->pos, (uint64_t)pos);
-	IOG_STORE(&e->end[0], 0);
-	IOG_STORE(&e->end[1], 0);
-	__atomic_store_n(&e->state, IOG_FD_TRACKED, __ATOMIC_RELEASE);
-	r = e;
-out:
+	uint32_t cls = fd_setup(fd, e, NULL, -1);
 	errno = saved;
-	return r;
+	return cls == IOG_FD_TRACKED ? e : NULL;
 }
 
 /* ---- bookkeeping ----------------------------------------------------------- */
@@ -266,16 +346,23 @@ static inline void io_end(iog_fdent *e, int op, uint64_t off, ssize_t ret, uint6
 	iog__io_leave();
 	int spat = ret >= 0 ? iog__spatial(e, op, off, (uint64_t)ret) : 0;
 	iog__io_count(IOG_LOAD(&e->file), op, off, ret, spat, t0, t1);
+	iog__io_direct(IOG_LOAD(&e->direct), op, ret);
 }
 
-static inline void meta_end(uint64_t t0, int ok, iog_metric *ops)
+/* A meta op from t0 to t1 (ok: it succeeded). */
+static inline void meta_done(uint64_t t0, uint64_t t1, int ok, iog_metric *ops)
 {
 	if (!ok) {
 		iog__counter_add(iog__pm.errors, 1);
 		return;
 	}
 	iog__counter_add(ops, 1);
-	iog__hist_record(iog__pm.meta_lat, iog__now_ns() - t0);
+	iog__hist_record(iog__pm.meta_lat, t1 - t0);
+}
+
+static inline void meta_end(uint64_t t0, int ok, iog_metric *ops)
+{
+	meta_done(t0, ok ? iog__now_ns() : t0, ok, ops);
 }
 
 /* Meta op on a path: always counted (when counting at all). */
@@ -328,10 +415,10 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode, int whic
 		r = open_call(dirfd, path, flags, mode, which);
 	r = iog__fd_made(r);
 	int e = errno;
-	if (r >= 0)
-		fd_opened(r, path, counted);
-	if (counted)
-		meta_end(t0, r >= 0, iog__pm.meta_ops);
+	uint64_t t1 = counted ? iog__now_ns() : 0;
+	/* a failed open counts as an error: what it would have opened is not known */
+	if ((r < 0 || fd_opened(r, path, flags, counted)) && counted)
+		meta_done(t0, t1, r >= 0, iog__pm.meta_ops);
 	errno = e;
 	return r;
 }
@@ -432,11 +519,19 @@ EXPORT int close(int fd)
 
 /* ---- data ------------------------------------------------------------------ */
 
+/* Not storage (or not counted at all): the call, then other.* where the
+ * descriptor is not storage. */
+#define NOT_STORAGE(fd, op, call) do { \
+	ssize_t n_ = call; \
+	iog__other_io(fd, op, n_); \
+	return n_; \
+} while (0)
+
 /* read/write at the descriptor's position (which they advance). */
 #define RW_POS(fd, op, call) do { \
 	iog_fdent *e_ = iog__fd_track(fd); \
 	if (!e_) \
-		return call; \
+		NOT_STORAGE(fd, op, call); \
 	uint64_t off_ = IOG_LOAD(&e_->pos); \
 	uint64_t t0_ = iog__io_begin(); \
 	ssize_t r_ = call; \
@@ -452,7 +547,7 @@ EXPORT int close(int fd)
 #define RW_AT(fd, op, off, call) do { \
 	iog_fdent *e_ = iog__fd_track(fd); \
 	if (!e_) \
-		return call; \
+		NOT_STORAGE(fd, op, call); \
 	uint64_t t0_ = iog__io_begin(); \
 	ssize_t r_ = call; \
 	int er_ = errno; \
@@ -581,12 +676,14 @@ static void xfer_end(iog_fdent *ei, uint64_t offi, int adv_i, iog_fdent *eo, uin
 			IOG_STORE(&ei->pos, offi + (uint64_t)r);
 		int s = iog__spatial(ei, IOG_OP_READ, offi, (uint64_t)r);
 		iog__io_count(IOG_LOAD(&ei->file), IOG_OP_READ, offi, r, s, t0, t1);
+		iog__io_direct(IOG_LOAD(&ei->direct), IOG_OP_READ, r);
 	}
 	if (eo) {
 		if (adv_o)
 			IOG_STORE(&eo->pos, offo + (uint64_t)r);
 		int s = iog__spatial(eo, IOG_OP_WRITE, offo, (uint64_t)r);
 		iog__io_count(IOG_LOAD(&eo->file), IOG_OP_WRITE, offo, r, s, t0, t1);
+		iog__io_direct(IOG_LOAD(&eo->direct), IOG_OP_WRITE, r);
 	}
 }
 
@@ -600,14 +697,20 @@ static inline uint64_t xfer_begin(iog_fdent *ei, iog_fdent *eo)
 
 #define XFER(in, poffi, out, poffo, call) do { \
 	iog_fdent *ei_ = iog__fd_track(in), *eo_ = iog__fd_track(out); \
-	if (!ei_ && !eo_) \
-		return call; \
+	if (!ei_ && !eo_) { \
+		ssize_t n_ = call; \
+		iog__other_io(in, IOG_OP_READ, n_); \
+		iog__other_io(out, IOG_OP_WRITE, n_); \
+		return n_; \
+	} \
 	uint64_t oi_ = ei_ ? (poffi ? (uint64_t)*(poffi) : IOG_LOAD(&ei_->pos)) : 0; \
 	uint64_t oo_ = eo_ ? (poffo ? (uint64_t)*(poffo) : IOG_LOAD(&eo_->pos)) : 0; \
 	uint64_t t0_ = xfer_begin(ei_, eo_); \
 	ssize_t r_ = call; \
 	int er_ = errno; \
 	xfer_end(ei_, oi_, !(poffi), eo_, oo_, !(poffo), r_, t0_); \
+	if (!ei_ || !eo_) \
+		iog__other_io(ei_ ? out : in, ei_ ? IOG_OP_WRITE : IOG_OP_READ, r_); \
 	errno = er_; \
 	return r_; \
 } while (0)
@@ -807,9 +910,9 @@ static FILE *do_fopen(FILE *(*f)(const char *, const char *), const char *path, 
 	uint64_t t0 = iog__now_ns();
 	FILE *r = f(path, mode);
 	int e = errno;
-	if (r)
-		fd_opened(fileno_unlocked(r), path, 1);
-	meta_end(t0, r != NULL, iog__pm.meta_ops);
+	uint64_t t1 = iog__now_ns();
+	if (!r || fd_opened(fileno_unlocked(r), path, -1, 1))
+		meta_done(t0, t1, r != NULL, iog__pm.meta_ops);
 	errno = e;
 	return r;
 }
@@ -829,7 +932,7 @@ EXPORT FILE *fdopen(int fd, const char *mode)
 	fdopen_fn f = get_fdopen();
 	if (!f)
 		NOSYS(NULL);
-	META_PATH(f(fd, mode), r_ != NULL);
+	META_FD(fd, f(fd, mode), r_ != NULL, meta_ops);
 }
 
 static FILE *do_freopen(freopen_fn f, const char *path, const char *mode, FILE *s)
@@ -841,11 +944,11 @@ static FILE *do_freopen(freopen_fn f, const char *path, const char *mode, FILE *
 	uint64_t t0 = counted ? iog__now_ns() : 0;
 	FILE *r = f(path, mode, s);
 	int e = errno;
+	uint64_t t1 = counted ? iog__now_ns() : 0;
 	iog__fd_reset(old);
-	if (r)
-		fd_opened(fileno_unlocked(r), path, counted && path);
-	if (counted)
-		meta_end(t0, r != NULL, iog__pm.meta_ops);
+	int counts = r == NULL || fd_opened(fileno_unlocked(r), path, -1, counted && path) || !path;
+	if (counted && counts)
+		meta_done(t0, t1, r != NULL, iog__pm.meta_ops);
 	errno = e;
 	return r;
 }
@@ -901,8 +1004,12 @@ static inline iog_fdent *stream_track(FILE *s)
  * track it on its descriptor (stdio's own buffering is not seen). */
 #define STDIO_RW(s, op, size, call) do { \
 	iog_fdent *e_ = stream_track(s); \
-	if (!e_) \
-		return call; \
+	if (!e_) { \
+		size_t n_ = call; \
+		if (!(n_ == 0 && (size) > 0 && ferror_unlocked(s))) \
+			iog__other_io(fileno_unlocked(s), op, (ssize_t)(n_ * (size))); \
+		return n_; \
+	} \
 	uint64_t off_ = IOG_LOAD(&e_->pos); \
 	uint64_t t0_ = iog__io_begin(); \
 	size_t r_ = call; \
@@ -1000,6 +1107,38 @@ EXPORT int fflush(FILE *s)
 	META_FD(fileno_unlocked(s), f(s), r_ == 0, sync_ops);
 }
 
+/* ---- memory maps ------------------------------------------------------------ */
+
+/* A file mapped: one op and its length, for a regular file we count. The
+ * I/O through the mapping is not seen. Nothing but the table lookup is
+ * added to the call (the descriptor's first use classifies it, as for I/O). */
+static inline void *mmap_done(void *r, int flags, int fd, size_t len)
+{
+	if (r == MAP_FAILED || (flags & MAP_ANONYMOUS))
+		return r;
+	int e = errno;
+	iog_fdent *ent = iog__fd_track(fd);
+	iog_shard *s;
+	if (ent && IOG_LOAD(&fd_regular[fd]) && mmap_on && LIKELY((s = iog__shard()) != NULL)) {
+		s->counters[mmap_slot[0]]++;
+		s->counters[mmap_slot[1]] += len;
+	}
+	errno = e;
+	return r;
+}
+
+EXPORT void *mmap(void *a, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap_done(CALL_OR(mmap, (void *)syscall(SYS_mmap, a, len, prot, flags, fd, off),
+	                         a, len, prot, flags, fd, off), flags, fd, len);
+}
+
+EXPORT void *mmap64(void *a, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	return mmap_done(CALL_OR(mmap64, (void *)syscall(SYS_mmap, a, len, prot, flags, fd, off),
+	                         a, len, prot, flags, fd, off), flags, fd, len);
+}
+
 /* ---- process lifecycle ----------------------------------------------------- */
 
 /* Not in a vfork child (it shares our memory: the agent must not be touched)
@@ -1018,10 +1157,21 @@ static void before_exec(void)
 	}
 }
 
+/* The exec calls give a child whose environment lacks LD_PRELOAD or our
+ * IOGRAM_* settings a copy with them put back (posix_env.c): execv and
+ * execvp, whose environment is environ, become execve and execvpe then. */
+static int call_execve(const char *p, char *const argv[], char *const envp[])
+{
+	return CALL_OR(execve, (int)syscall(SYS_execve, p, argv, envp), p, argv, envp);
+}
+
 EXPORT int execve(const char *p, char *const argv[], char *const envp[])
 {
+	IOG_CHILD_ENV(ce, envp, iog__env_setid(AT_FDCWD, p, 0), own_process());
 	before_exec();
-	return CALL_OR(execve, (int)syscall(SYS_execve, p, argv, envp), p, argv, envp);
+	int r = call_execve(p, argv, ce);
+	IOG_CHILD_ENV_DONE(ce);
+	return r;
 }
 
 EXPORT int execv(const char *p, char *const argv[])
@@ -1029,8 +1179,13 @@ EXPORT int execv(const char *p, char *const argv[])
 	execv_fn f = get_execv();
 	if (!f)
 		NOSYS(-1);
+	IOG_CHILD_ENV(ce, environ, iog__env_setid(AT_FDCWD, p, 0), own_process());
 	before_exec();
-	return f(p, argv);
+	if (ce == environ)
+		return f(p, argv);
+	int r = call_execve(p, argv, ce);
+	IOG_CHILD_ENV_DONE(ce);
+	return r;
 }
 
 EXPORT int execvp(const char *p, char *const argv[])
@@ -1038,8 +1193,14 @@ EXPORT int execvp(const char *p, char *const argv[])
 	execvp_fn f = get_execvp();
 	if (!f)
 		NOSYS(-1);
+	execvpe_fn fe = get_execvpe();
+	IOG_CHILD_ENV(ce, environ, fe == NULL || iog__env_setid_search(p), own_process());
 	before_exec();
-	return f(p, argv);
+	if (ce == environ)
+		return f(p, argv);
+	int r = fe(p, argv, ce);
+	IOG_CHILD_ENV_DONE(ce);
+	return r;
 }
 
 EXPORT int execvpe(const char *p, char *const argv[], char *const envp[])
@@ -1047,8 +1208,11 @@ EXPORT int execvpe(const char *p, char *const argv[], char *const envp[])
 	execvpe_fn f = get_execvpe();
 	if (!f)
 		NOSYS(-1);
+	IOG_CHILD_ENV(ce, envp, iog__env_setid_search(p), own_process());
 	before_exec();
-	return f(p, argv, envp);
+	int r = f(p, argv, ce);
+	IOG_CHILD_ENV_DONE(ce);
+	return r;
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -1056,8 +1220,12 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	fexecve_fn f = get_fexecve();
 	if (!f)
 		NOSYS(-1);
+	/* no envp: libc's EINVAL, as it is */
+	IOG_CHILD_ENV(ce, envp, envp == NULL || iog__env_setid_fd(fd), own_process());
 	before_exec();
-	return f(fd, argv, envp);
+	int r = f(fd, argv, ce);
+	IOG_CHILD_ENV_DONE(ce);
+	return r;
 }
 
 EXPORT int execveat(int d, const char *p, char *const argv[], char *const envp[], int fl)
@@ -1065,8 +1233,11 @@ EXPORT int execveat(int d, const char *p, char *const argv[], char *const envp[]
 	execveat_fn f = get_execveat();
 	if (!f)
 		NOSYS(-1);
+	IOG_CHILD_ENV(ce, envp, iog__env_setid(d, p, fl), own_process());
 	before_exec();
-	return f(d, p, argv, envp, fl);
+	int r = f(d, p, argv, ce, fl);
+	IOG_CHILD_ENV_DONE(ce);
+	return r;
 }
 
 /* execl*: gather the variadic arguments (and execle's envp) into an array,
@@ -1226,6 +1397,35 @@ static int register_metrics(void)
 	}
 	p->errors = m->errors->slot;
 	p->qd = m->qd->slot;
+	/* the mmap counters, after the catalog */
+	iog_metric *mm[2] = { NULL, NULL };
+	int k = 0;
+#define X(id, name, kind, unit, label) mm[k++] = iog_counter(name, unit);
+	IOGP_POSIX_MMAP_METRICS(X)
+#undef X
+	if (mm[0] && mm[1]) {
+		mmap_slot[0] = mm[0]->slot;
+		mmap_slot[1] = mm[1]->slot;
+		mmap_on = 1;
+	}
+	/* other.* and the O_DIRECT counters, after the catalog too */
+	enum {
+#define X(id, name, kind, unit, label) CLASS_##id,
+		IOGP_POSIX_CLASS_METRICS(X)
+#undef X
+		CLASS_N
+	};
+	iog_metric *cm[CLASS_N];
+#define X(id, name, kind, unit, label) \
+	if ((cm[CLASS_##id] = iog_counter(name, unit)) == NULL) \
+		return -1;
+	IOGP_POSIX_CLASS_METRICS(X)
+#undef X
+	iog__px = (iog_posix_xslots){
+		.other_ops = { cm[CLASS_OTHER_READ_OPS]->slot, cm[CLASS_OTHER_WRITE_OPS]->slot },
+		.other_bytes = { cm[CLASS_OTHER_READ_BYTES]->slot, cm[CLASS_OTHER_WRITE_BYTES]->slot },
+		.direct = { cm[CLASS_READ_DIRECT_OPS]->slot, cm[CLASS_WRITE_DIRECT_OPS]->slot },
+	};
 	return m->qd->fast ? 0 : -1;
 }
 
@@ -1235,6 +1435,8 @@ __attribute__((constructor)) static void posix_init(void)
 	posix_pid = (pid_t)syscall(SYS_getpid);
 	resolve_all();
 	iog__posix_fd_resolve();
+	iog__posix_env_init();
+	iog__scope_load(&scope);
 	pthread_atfork(NULL, NULL, atfork_child);
 	if (iog__ensure_started() == 0 && register_metrics() == 0)
 		__atomic_store_n(&iog__posix_ready, 1, __ATOMIC_RELEASE);

@@ -11,7 +11,13 @@
 /* Descriptors at or beyond this are never tracked. */
 #define IOG_POSIX_NFD 65536
 
-enum { IOG_FD_UNKNOWN = 0, IOG_FD_TRACKED = 1, IOG_FD_UNTRACKED = 2 };
+/* A descriptor's class, found once (at open, or at its first use when it
+ * was inherited, duplicated or made otherwise): TRACKED is storage (the
+ * posix.* metrics), OTHER is what is not (pipes, FIFOs, character devices,
+ * files under /proc, /sys and /dev: other.* counters), DIR a directory (its
+ * open and close are meta ops), UNTRACKED never counted (sockets,
+ * anonymous inodes, IOGRAM_EXCLUDE_DIRS). */
+enum { IOG_FD_UNKNOWN = 0, IOG_FD_TRACKED = 1, IOG_FD_UNTRACKED = 2, IOG_FD_OTHER = 3, IOG_FD_DIR = 4 };
 enum { IOG_SPAT_CONSEC = 0, IOG_SPAT_SEQ = 1, IOG_SPAT_RANDOM = 2 };
 
 /* One per descriptor; fields are read and written with relaxed atomics
@@ -24,7 +30,9 @@ typedef struct iog_fdent {
 	uint64_t end[2];      /* end of the previous read / write (IOG_OP_*) */
 	uint32_t state;       /* IOG_FD_* */
 	uint32_t opened;      /* opened through our wrappers: its open was counted */
-	uint64_t pad[3];
+	uint32_t direct;      /* O_DIRECT (at open, or by fcntl F_SETFL) */
+	uint32_t pad32;
+	uint64_t pad[2];
 } __attribute__((aligned(64))) iog_fdent;
 
 typedef struct iog_posix_metrics {
@@ -39,7 +47,14 @@ typedef struct iog_posix_slots {
 	uint32_t errors, qd;
 } __attribute__((aligned(64))) iog_posix_slots;
 
+/* The counters beside the storage metrics: requests on what is not
+ * storage (other.*, IOG_FD_OTHER) and on O_DIRECT descriptors. */
+typedef struct iog_posix_xslots {
+	uint32_t other_ops[2], other_bytes[2], direct[2];
+} __attribute__((aligned(64))) iog_posix_xslots;
+
 extern iog_posix_slots iog__ps;
+extern iog_posix_xslots iog__px;
 extern iog_posix_metrics iog__pm;
 extern int iog__posix_ready;
 extern iog_fdent iog__fdtab[IOG_POSIX_NFD];
@@ -62,6 +77,32 @@ static inline iog_fdent *iog__fd_track(int fd)
 	if (__builtin_expect(st == IOG_FD_TRACKED, 1))
 		return e;
 	return st == IOG_FD_UNKNOWN ? iog__fd_classify(fd, e) : NULL;
+}
+
+/* A request on a descriptor: counted in other.* when it is not storage
+ * (nothing else: no time taken, no histogram). errno is kept. */
+static inline void iog__other_io(int fd, int op, int64_t ret)
+{
+	if (ret < 0 || (unsigned)fd >= IOG_POSIX_NFD || iog__tls_in_agent ||
+	    IOG_LOAD(&iog__fdtab[fd].state) != IOG_FD_OTHER)
+		return;
+	int e = errno;
+	iog_shard *s = iog__shard();
+	if (__builtin_expect(s != NULL, 1)) {
+		s->counters[iog__px.other_ops[op]]++;
+		s->counters[iog__px.other_bytes[op]] += (uint64_t)ret;
+	}
+	errno = e;
+}
+
+/* A successful request on a descriptor that was O_DIRECT. */
+static inline void iog__io_direct(uint32_t direct, int op, int64_t ret)
+{
+	if (__builtin_expect(direct != 0, 0) && ret >= 0) {
+		iog_shard *s = iog__shard();
+		if (s != NULL)
+			s->counters[iog__px.direct[op]]++;
+	}
 }
 
 /* Darshan's spatial classes, made a partition: consecutive starts where the
@@ -178,5 +219,35 @@ static inline int iog__host_emfile(int r)
 	return 1;
 }
 void iog__posix_fd_resolve(void);
+
+/* posix_env.c: a child started with an environment that lacks LD_PRELOAD
+ * or the IOGRAM_* settings we started with gets them back, in a new array. */
+#define IOG_ENV_STACK 16384   /* bytes of the new array on the caller's stack */
+void iog__posix_env_init(void);           /* resolve, note our settings */
+size_t iog__env_need(char *const envp[]); /* bytes of the new array; 0: envp as it is */
+char **iog__env_fill(char *const envp[], void *buf, size_t need);
+void *iog__env_map(size_t need);          /* larger arrays: a private mapping, or NULL */
+void iog__env_unmap(void *p, size_t need);
+/* 1 for a set-user-ID or set-group-ID target: its environment is left alone */
+int iog__env_setid(int dirfd, const char *path, int flags);
+int iog__env_setid_fd(int fd);
+int iog__env_setid_search(const char *file);   /* found on PATH as execvp would */
+
+/* Declares char *const *var: envp itself, or (when it needs our settings
+ * and setid is false) a new array on the stack of the calling function, or
+ * mapped when large and map_ok (never in a vfork child). No malloc. After
+ * the call that used it (when that call returns), IOG_CHILD_ENV_DONE(var)
+ * (errno kept). */
+#define IOG_CHILD_ENV(var, envp, setid, map_ok) \
+	size_t var##_need = iog__env_need(envp); \
+	char *const *var = (envp); \
+	void *var##_map = NULL; \
+	if (UNLIKELY(var##_need != 0) && !(setid)) { \
+		void *var##_b = var##_need <= IOG_ENV_STACK ? __builtin_alloca(var##_need) : \
+		                (map_ok) ? (var##_map = iog__env_map(var##_need)) : NULL; \
+		if (var##_b) \
+			var = iog__env_fill(envp, var##_b, var##_need); \
+	}
+#define IOG_CHILD_ENV_DONE(var) iog__env_unmap(var##_map, var##_need)
 
 #endif

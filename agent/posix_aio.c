@@ -37,7 +37,8 @@ typedef struct pend {
 	uint64_t ctx;          /* libaio context, 0 for POSIX AIO */
 	uint64_t file, off, t0, tdone;
 	uint32_t op, spat;
-	uint64_t pad;
+	uint32_t direct;       /* the descriptor was O_DIRECT */
+	uint32_t pad;
 } pend;
 
 static pend pend_tab[PEND_N];
@@ -89,6 +90,7 @@ static void pend_submit(const void *cb, uint64_t ctx, int fd, int op, uint64_t o
 		p->off = off;
 		p->op = (uint32_t)op;
 		p->spat = (uint32_t)iog__spatial(e, op, off, len);
+		p->direct = IOG_LOAD(&e->direct);
 		p->tdone = 0;
 		p->t0 = iog__io_begin();
 		__atomic_store_n(&p->key, key, __ATOMIC_RELEASE);
@@ -103,6 +105,7 @@ static void pend_done(pend *p, int64_t res)
 		t1 = iog__now_ns();
 	iog__io_leave();
 	iog__io_count(p->file, (int)p->op, p->off, res, (int)p->spat, p->t0, t1);
+	iog__io_direct(p->direct, (int)p->op, res);
 	pend_free(p);
 }
 

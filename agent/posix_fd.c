@@ -230,7 +230,12 @@ static int do_fcntl(fcntl_fn f, long nr, int fd, int cmd, void *arg)
 	}
 	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		return MAKE_FD(f ? f(fd, cmd, arg) : (int)syscall(nr, fd, cmd, arg));
-	return f ? f(fd, cmd, arg) : (int)syscall(nr, fd, cmd, arg);
+	int r = f ? f(fd, cmd, arg) : (int)syscall(nr, fd, cmd, arg);
+	/* O_DIRECT follows F_SETFL (an entry not classified yet asks at its
+	 * classification) */
+	if (cmd == F_SETFL && r == 0 && (unsigned)fd < IOG_POSIX_NFD && !iog__tls_agent_thread)
+		IOG_STORE(&iog__fdtab[fd].direct, (uint32_t)(((long)arg & O_DIRECT) != 0));
+	return r;
 }
 
 EXPORT int fcntl(int fd, int cmd, ...)

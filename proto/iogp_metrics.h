@@ -61,4 +61,39 @@ enum iogp_posix_metric {
 #define IOGP_POSIX_HISTS IOGP_M_READ_SIZE, IOGP_M_WRITE_SIZE, IOGP_M_READ_LATENCY, \
 	IOGP_M_WRITE_LATENCY, IOGP_M_META_LATENCY, IOGP_M_QUEUE_DEPTH
 
+/* Memory-mapped files: the pages a mapping brings in and writes back are
+ * moved by the CPU and the kernel, never as requests the interposer sees, so
+ * they cannot be counted per request; these show that it happens and how
+ * much is mapped (mmap/mmap64 of regular files; MAP_ANONYMOUS, devices and
+ * failed calls not counted). Registered after the catalog above (its wire
+ * order is unchanged). */
+#define IOGP_M_MMAP_OPS "posix.mmap.ops"
+#define IOGP_M_MMAP_BYTES "posix.mmap.bytes"
+#define IOGP_POSIX_MMAP_METRICS(X) \
+	X(MMAP_OPS, IOGP_M_MMAP_OPS, IOGP_COUNTER, "ops", "files mapped") \
+	X(MMAP_BYTES, IOGP_M_MMAP_BYTES, IOGP_COUNTER, "bytes", "bytes of files mapped")
+
+/* What is not storage, and O_DIRECT. By default posix.* counts only regular
+ * files and block devices (regular files under /proc, /sys and /dev, and
+ * memfds, are not storage); the data requests on pipes, FIFOs and character
+ * devices, and on those files, are counted apart in other.* (counters
+ * only). IOGRAM_ALL_FILES=1 counts them in posix.* instead; files under
+ * IOGRAM_EXCLUDE_DIRS are counted nowhere. posix.{read,write}.direct.ops:
+ * the successful posix.* requests on descriptors opened with O_DIRECT or
+ * switched to it with fcntl(F_SETFL). Registered after the catalog above
+ * (its wire order is unchanged). */
+#define IOGP_M_OTHER_READ_OPS "other.read.ops"
+#define IOGP_M_OTHER_READ_BYTES "other.read.bytes"
+#define IOGP_M_OTHER_WRITE_OPS "other.write.ops"
+#define IOGP_M_OTHER_WRITE_BYTES "other.write.bytes"
+#define IOGP_M_READ_DIRECT_OPS "posix.read.direct.ops"
+#define IOGP_M_WRITE_DIRECT_OPS "posix.write.direct.ops"
+#define IOGP_POSIX_CLASS_METRICS(X) \
+	X(OTHER_READ_OPS, IOGP_M_OTHER_READ_OPS, IOGP_COUNTER, "ops", "reads of what is not storage") \
+	X(OTHER_READ_BYTES, IOGP_M_OTHER_READ_BYTES, IOGP_COUNTER, "bytes", "bytes read from what is not storage") \
+	X(OTHER_WRITE_OPS, IOGP_M_OTHER_WRITE_OPS, IOGP_COUNTER, "ops", "writes to what is not storage") \
+	X(OTHER_WRITE_BYTES, IOGP_M_OTHER_WRITE_BYTES, IOGP_COUNTER, "bytes", "bytes written to what is not storage") \
+	X(READ_DIRECT_OPS, IOGP_M_READ_DIRECT_OPS, IOGP_COUNTER, "ops", "reads with O_DIRECT") \
+	X(WRITE_DIRECT_OPS, IOGP_M_WRITE_DIRECT_OPS, IOGP_COUNTER, "ops", "writes with O_DIRECT")
+
 #endif

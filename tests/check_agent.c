@@ -1234,6 +1234,45 @@ START_TEST(test_before_exec_restart)
 }
 END_TEST
 
+/* ---- what is storage: the interposer's directory lists ------------------------------------------ */
+
+START_TEST(test_scope_dirs)
+{
+	static iog__scope sc;
+	setenv("IOGRAM_EXCLUDE_DIRS", "/scratch/:relative::/data/tmp//:/", 1);
+	setenv("IOGRAM_INCLUDE_DIRS", "/data:/dev/shm:/scratch", 1);
+	setenv("IOGRAM_ALL_FILES", "0", 1);
+	iog__scope_load(&sc);
+	ck_assert_int_eq(sc.all_files, 0);
+	ck_assert_uint_eq(sc.user, 6);   /* "relative" and "" are ignored */
+	static const struct { const char *path; int kind; } want[] = {
+		{ "/scratch/x", IOG_DIR_EXCLUDE },     /* a tie: the exclusion */
+		{ "/scratch", IOG_DIR_EXCLUDE },
+		{ "/scratchy/x", IOG_DIR_EXCLUDE },    /* only "/" matches it */
+		{ "/data/x", IOG_DIR_INCLUDE },        /* longer than "/" */
+		{ "/data/tmp/x", IOG_DIR_EXCLUDE },    /* longer than /data */
+		{ "/data/tmpx", IOG_DIR_INCLUDE },     /* whole components */
+		{ "/dev/shm/seg", IOG_DIR_INCLUDE },   /* longer than the system's /dev */
+		{ "/dev/null", IOG_DIR_SYSTEM },
+		{ "/proc", IOG_DIR_SYSTEM },
+		{ "/sys/kernel/x", IOG_DIR_SYSTEM },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(iog__scope_match(&sc, want[i].path) == want[i].kind, "%s: %d, want %d",
+		              want[i].path, iog__scope_match(&sc, want[i].path), want[i].kind);
+	unsetenv("IOGRAM_EXCLUDE_DIRS");
+	unsetenv("IOGRAM_INCLUDE_DIRS");
+	setenv("IOGRAM_ALL_FILES", "1", 1);
+	iog__scope_load(&sc);
+	unsetenv("IOGRAM_ALL_FILES");
+	ck_assert_int_eq(sc.all_files, 1);
+	ck_assert_uint_eq(sc.user, 0);
+	ck_assert_int_eq(iog__scope_match(&sc, "/home/u/f"), IOG_DIR_NONE);
+	ck_assert_int_eq(iog__scope_match(&sc, "/procfs/f"), IOG_DIR_NONE);
+	ck_assert_int_eq(iog__scope_match(&sc, "/proc/self/status"), IOG_DIR_SYSTEM);
+}
+END_TEST
+
 /* ---- the clock --------------------------------------------------------------------------------- */
 
 START_TEST(test_clock)
@@ -1284,6 +1323,7 @@ int main(void)
 		{ "thread_churn", test_thread_churn },
 		{ "before_exec_restart", test_before_exec_restart },
 		{ "clock", test_clock },
+		{ "scope_dirs", test_scope_dirs },
 	};
 	/* GCC 12's libasan has no fork handler for its allocator (LLVM added one
 	 * in 17): a child forked while another thread holds its lock can hang

@@ -191,9 +191,10 @@ START_TEST(test_dd)
 	ck_assert_uint_eq(counter(m, "posix.write.bytes"), 6553600);
 	ck_assert_uint_eq(counter(m, "posix.write.ops"), 100);
 	ck_assert_uint_eq(counter(m, "posix.write.consecutive"), 100);
-	/* /dev/zero is a character device: its reads count */
-	ck_assert_uint_eq(bin_at(m, "posix.read.size", 65536, NULL), 100);
-	ck_assert_uint_eq(counter(m, "posix.read.bytes"), 6553600);
+	/* /dev/zero is a character device, not storage: its reads are other.* */
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), 0);
+	ck_assert_uint_eq(counter(m, "other.read.ops"), 100);
+	ck_assert_uint_eq(counter(m, "other.read.bytes"), 6553600);
 	ck_assert_uint_eq(counter(m, "posix.errors"), 0);
 	ck_assert_uint_ge(counter(m, "posix.meta.ops"), 2);
 	check_invariants(m);
@@ -742,12 +743,11 @@ START_TEST(test_forkexec_cat)
 	live_run(&l, 3, (char *[]){ p, dir, "cat", NULL });
 	ck_assert_int_eq(l.status, 0);
 	/* cat reads the parent's 10000 B and writes them to /dev/null (a
-	 * character device: counted) */
-	const uint64_t want[3] = { 10 * 1000, 20 * 2000, 10000 };
+	 * character device: other.*, not storage) */
 	ck_assert_msg(iogp_model_source_count(l.m) == 3, "%s", describe(&l));
-	ck_assert_uint_eq(counter(l.m, "posix.write.bytes"), 10 * 1000 + 20 * 2000 + 10000);
+	ck_assert_uint_eq(counter(l.m, "posix.write.bytes"), 10 * 1000 + 20 * 2000);
+	ck_assert_uint_eq(counter(l.m, "other.write.bytes"), 10000);
 	ck_assert_uint_eq(counter(l.m, "posix.read.bytes"), 10000);
-	(void)want;
 	check_invariants(l.m);
 	live_close(&l);
 }
@@ -880,6 +880,517 @@ START_TEST(test_disabled)
 }
 END_TEST
 
+/* ---- nothing silently missed ------------------------------------------------ */
+
+/* Sources of m whose posix.write.bytes is exactly bytes. */
+static int sources_writing(const iogp_model *m, uint64_t bytes)
+{
+	int n = 0;
+	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+		iogp_source_info si;
+		ck_assert_int_eq(iogp_model_source(m, i, &si), 0);
+		iogp_sel sel = { .kind = IOGP_SEL_SOURCE, .source = si.id };
+		uint64_t w = 0;
+		if (iogp_model_counter(m, "posix.write.bytes", &sel, &w) == 0 && w == bytes)
+			n++;
+	}
+	return n;
+}
+
+/* Removes the test directory's run-*.iogr files. */
+static void clear_runs(void)
+{
+	DIR *d = opendir(dir);
+	ck_assert(d != NULL);
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "run-", 4) == 0)
+			ck_assert_int_eq(unlink(path_in(de->d_name)), 0);
+	closedir(d);
+}
+
+static int count_runs(void)
+{
+	int n;
+	iogp_model_free(load_all(&n));
+	return n;
+}
+
+/* CMD... under iogram-run (recording to run-%p.iogr) with stdout and stderr
+ * captured. */
+static tu_result run_captured(char *const cmd[], const char *const *env)
+{
+	char *argv[32];
+	int n = 0;
+	argv[n++] = (char *)tu_env("IOGRAM_RUN");
+	argv[n++] = "--endpoint";
+	argv[n++] = "none";
+	argv[n++] = "--output";
+	argv[n++] = out_tmpl();
+	argv[n++] = "--";
+	for (int i = 0; cmd[i] && n < 31; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	return tu_capture(argv, &(tu_opts){ .env = env }, RUN_TIMEOUT_S);
+}
+
+/* A static program: iogram-run says its I/O cannot be counted, runs it and
+ * passes its status through; found through PATH as execvp would. Dynamic
+ * programs and scripts get no word. */
+START_TEST(test_static_warns)
+{
+	if (strcmp(tu_env("IOGRAM_STATIC_PROG"), "1") != 0) {
+		fprintf(stderr, "static_warns: no static test program (no libc.a, or a sanitized build)\n");
+		return;
+	}
+	char p[300];
+	tu_prog(p, sizeof(p), "static");
+	tu_result r = run_captured((char *[]){ p, dir, "7", NULL }, NULL);
+	ck_assert_int_eq(r.status, 7);
+	const char *want = tu_fmt("iogram-run: %s is statically linked: its I/O cannot be counted", p);
+	ck_assert_msg(strstr(r.err, want) != NULL, "stderr: '%s'", r.err);
+	ck_assert_int_eq(strlen(tu_slurp(path_in("static.dat"))), 4000);   /* it ran */
+	ck_assert_int_eq(count_runs(), 0);   /* and nothing was recorded: it is true */
+	tu_result_free(&r);
+	/* through PATH; status 0 */
+	const char *path_env[] = { tu_fmt("PATH=/nonexistent-iogram:%s:/usr/bin:/bin", tu_env("IOGRAM_PROGS")),
+	                           NULL };
+	r = run_captured((char *[]){ "prog_static", dir, "0", NULL }, path_env);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "is statically linked") != NULL, "stderr: '%s'", r.err);
+	tu_result_free(&r);
+	/* dynamic programs, through PATH or not, and a script: not a word */
+	char *const quiet[][5] = {
+		{ "true", NULL }, { "sh", "-c", "exit 5", NULL }, { "prog_spawn", "--true", NULL },
+		{ path_in("script.sh"), NULL },
+	};
+	const int status[] = { 0, 5, 0, 3 };
+	FILE *f = fopen(path_in("script.sh"), "w");
+	ck_assert(f != NULL);
+	fputs("#!/bin/sh\nexit 3\n", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path_in("script.sh"), 0755), 0);
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		r = run_captured(quiet[i], path_env);
+		ck_assert_int_eq(r.status, status[i]);
+		ck_assert_msg(r.err[0] == '\0', "%s: stderr '%s'", quiet[i][0], r.err);
+		tu_result_free(&r);
+	}
+}
+END_TEST
+
+/* Set-id programs: where the loader runs them in secure-execution mode (their
+ * owner or group is not the caller's) it ignores LD_PRELOAD; iogram-run says
+ * so, runs them and passes their status through. A set-id program that
+ * changes no identity (root's own set-uid program run by root) is counted
+ * and gets no word. */
+START_TEST(test_setid_warns)
+{
+	char p[300];
+	tu_prog(p, sizeof(p), "spawn");
+	char *copy = strdup(path_in("suid"));
+	ck_assert_int_eq(tu_system(tu_fmt("cp '%s' '%s'", p, copy)), 0);
+	ck_assert_int_eq(chmod(copy, 04755), 0);
+	/* without a mode, prog_spawn exits 2 */
+	tu_result r = run_captured((char *[]){ copy, NULL }, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(r.err[0] == '\0', "own set-uid program: stderr '%s'", r.err);
+	ck_assert_int_eq(count_runs(), 1);
+	tu_result_free(&r);
+	clear_runs();
+	if (geteuid() != 0) {
+		fprintf(stderr, "setid_warns: not root, cannot make another user's set-uid program\n");
+		free(copy);
+		return;
+	}
+	ck_assert_int_eq(chown(copy, 65534, (gid_t)-1), 0);
+	ck_assert_int_eq(chmod(copy, 04755), 0);   /* chown clears it */
+	r = run_captured((char *[]){ copy, NULL }, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, tu_fmt("iogram-run: %s is setuid", copy)) != NULL &&
+	              strstr(r.err, "LD_PRELOAD") != NULL, "stderr: '%s'", r.err);
+	ck_assert_int_eq(count_runs(), 0);   /* the loader did ignore it */
+	tu_result_free(&r);
+	ck_assert_int_eq(chown(copy, 0, 65534), 0);
+	ck_assert_int_eq(chmod(copy, 02755), 0);
+	r = run_captured((char *[]){ copy, "--true", NULL }, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, tu_fmt("iogram-run: %s is setgid", copy)) != NULL, "stderr: '%s'", r.err);
+	ck_assert_int_eq(count_runs(), 0);
+	tu_result_free(&r);
+	free(copy);
+}
+END_TEST
+
+/* Children started with an environment that lacks LD_PRELOAD and the
+ * IOGRAM_* settings stay sources: the parent's 300 B and the child's 5439 B
+ * each in a source of their own. IOGRAM_INHERIT=0 turns it off. */
+START_TEST(test_env_dropped)
+{
+	char p[300];
+	tu_prog(p, sizeof(p), "spawn");
+	ck_assert_int_eq(run((char *[]){ p, "errors", dir, NULL }, NULL), 0);
+	ck_assert_int_eq(RUN_RECORDED(p, "errors", dir), 0);
+	clear_runs();
+	static const char *const modes[] = { "posix_spawn", "posix_spawnp", "execve", "execvpe",
+	                                     "fexecve", "vfork", "clearenv" };
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		ck_assert_msg(RUN_RECORDED(p, (char *)modes[i], dir) == 0, "%s", modes[i]);
+		int nf;
+		iogp_model *m = load_all(&nf);
+		ck_assert_msg(sources_writing(m, 300) == 1 && sources_writing(m, 7 * 777) == 1,
+		              "%s: %d files, %zu sources, %d parent, %d child", modes[i], nf,
+		              iogp_model_source_count(m), sources_writing(m, 300), sources_writing(m, 7 * 777));
+		ck_assert_uint_eq(counter(m, "posix.write.bytes"), 300 + 7 * 777);
+		iogp_model_free(m);
+		clear_runs();
+	}
+	/* env -i: execvp with an empty environment */
+	ck_assert_int_eq(RUN_RECORDED("env", "-i", p, "--child", dir), 0);
+	iogp_model *m = load_all(NULL);
+	ck_assert_msg(sources_writing(m, 7 * 777) == 1, "env -i: %zu sources", iogp_model_source_count(m));
+	iogp_model_free(m);
+	clear_runs();
+	/* IOGRAM_INHERIT=0: the dropped environment stays dropped */
+	setenv("IOGRAM_INHERIT", "0", 1);
+	ck_assert_int_eq(RUN_RECORDED(p, "posix_spawn", dir), 0);
+	ck_assert_int_eq(RUN_RECORDED("env", "-i", p, "--child", dir), 0);
+	unsetenv("IOGRAM_INHERIT");
+	m = load_all(NULL);
+	ck_assert_int_eq(sources_writing(m, 300), 1);
+	ck_assert_int_eq(sources_writing(m, 7 * 777), 0);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* mmap: a 1 MiB file mapped in two halves (mmap, mmap64) is 2 ops and 1 MiB;
+ * anonymous and /dev/zero mappings and a failed mmap are not counted, nor
+ * are the reads through the mapping requests. */
+START_TEST(test_mmap)
+{
+	char p[300];
+	tu_prog(p, sizeof(p), "mmap_file");
+	write_file(path_in("map.dat"), 1 << 20, 21);
+	ck_assert_int_eq(RUN_RECORDED(p, path_in("map.dat")), 0);
+	iogp_model *m = load_all(NULL);
+	ck_assert_uint_eq(counter(m, "posix.mmap.ops"), 2);
+	ck_assert_uint_eq(counter(m, "posix.mmap.bytes"), 1 << 20);
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), 0);
+	ck_assert_uint_eq(counter(m, "posix.errors"), 0);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* ---- only storage in the storage metrics -------------------------------------- */
+
+/* What the recording says on what the request counters say. */
+static void expect_rw(const iogp_model *m, const char *family, const uint64_t ops[2],
+                      const uint64_t bytes[2])
+{
+	static const char *const op[2] = { "read", "write" };
+	for (int i = 0; i < 2; i++) {
+		char n[64];
+		snprintf(n, sizeof(n), "%s.%s.ops", family, op[i]);
+		if (ops)
+			ck_assert_msg(counter(m, n) == ops[i], "%s: %llu, want %llu", n,
+			              (unsigned long long)counter(m, n), (unsigned long long)ops[i]);
+		snprintf(n, sizeof(n), "%s.%s.bytes", family, op[i]);
+		ck_assert_msg(counter(m, n) == bytes[i], "%s: %llu, want %llu", n,
+		              (unsigned long long)counter(m, n), (unsigned long long)bytes[i]);
+	}
+}
+
+/* Access samples of m: none on a file named with one of the prefixes; how
+ * many name a file at all. */
+static size_t samples_avoid(const iogp_model *m, const char *const *prefixes)
+{
+	size_t named = 0;
+	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+		const iogp_access *a[2];
+		size_t n[2];
+		n[0] = iogp_model_access(m, i, &a[0], &n[1], &a[1]);
+		for (int h = 0; h < 2; h++)
+			for (size_t j = 0; j < n[h]; j++) {
+				const char *p = iogp_model_file_path(m, i, a[h][j].file);
+				named += p != NULL;
+				for (const char *const *pre = prefixes; p && *pre; pre++)
+					ck_assert_msg(strncmp(p, *pre, strlen(*pre)) != 0, "access sample on %s", p);
+			}
+	}
+	return named;
+}
+
+static const char *const not_storage[] = { "pipe:", "/dev/", "/proc/", "/sys/", "fd:", NULL };
+
+/* The end of a run: access samples on storage alone (and some) unless
+ * everything counted (all), the invariants; m freed. */
+static void storage_done(iogp_model *m, int all)
+{
+	if (!all)
+		ck_assert_uint_gt(samples_avoid(m, not_storage), 0);
+	check_invariants(m);
+	iogp_model_free(m);
+}
+
+static void bash_recorded(const char *script, const char *const *env)
+{
+	tu_result r = run_captured((char *[]){ "bash", "-c", (char *)script, NULL }, env);
+	ck_assert_msg(r.status == 0, "%s: exit %d, stderr %s", script, r.status, r.err);
+	tu_result_free(&r);
+}
+
+/* dd from a file to /dev/null: the file's reads are storage, the writes to
+ * the character device are not (other.*); IOGRAM_ALL_FILES=1 and
+ * iogram-run --all-files count them as storage again. */
+START_TEST(test_dd_devnull)
+{
+	const uint64_t n = 40, bs = 65536;
+	write_file(path_in("dd.in"), n * bs + 123, 22);
+	char ifa[320];
+	snprintf(ifa, sizeof(ifa), "if=%s", path_in("dd.in"));
+	for (int v = 0; v < 3; v++) {
+		clear_runs();
+		const char *const env[] = { v == 1 ? "IOGRAM_ALL_FILES=1" : "IOGRAM_ALL_FILES", NULL };
+		char *argv[] = { (char *)tu_env("IOGRAM_RUN"), "--endpoint", "none", "--output", out_tmpl(),
+			"--all-files", "--", "dd", ifa, "of=/dev/null", "bs=64k", "count=40", "status=none", NULL };
+		if (v != 2)
+			memmove(&argv[5], &argv[6], 8 * sizeof(argv[0]));   /* no --all-files */
+		ck_assert_int_eq(tu_wait(tu_spawn_opt(argv, &(tu_opts){ .env = env }), RUN_TIMEOUT_S), 0);
+		iogp_model *m = load_all(NULL);
+		int all = v > 0;
+		expect_rw(m, "posix", (uint64_t[]){ n, all ? n : 0 }, (uint64_t[]){ n * bs, all ? n * bs : 0 });
+		expect_rw(m, "other", (uint64_t[]){ 0, all ? 0 : n }, (uint64_t[]){ 0, all ? 0 : n * bs });
+		ck_assert_uint_eq(bin_at(m, "posix.write.size", bs, NULL), all ? n : 0);
+		storage_done(m, all);
+	}
+}
+END_TEST
+
+/* cat f | cat > g: the pipe between the two is counted once, in other.*,
+ * never as storage (it was written and read: twice the truth). */
+START_TEST(test_pipe_not_storage)
+{
+	const uint64_t size = 300001;
+	write_file(path_in("f"), size, 21);
+	char script[800];
+	snprintf(script, sizeof(script), "cat '%s' | cat > '%s'", path_in("f"), path_in("g"));
+	for (int all = 0; all < 2; all++) {
+		clear_runs();
+		bash_recorded(script, (const char *const[]){ all ? "IOGRAM_ALL_FILES=1" : "IOGRAM_ALL_FILES", NULL });
+		ck_assert(tu_same_file(path_in("f"), path_in("g")));
+		iogp_model *m = load_all(NULL);
+		const uint64_t k = all ? 2 : 1, o = all ? 0 : size;
+		expect_rw(m, "posix", NULL, (uint64_t[]){ k * size, k * size });
+		expect_rw(m, "other", NULL, (uint64_t[]){ o, o });
+		storage_done(m, all);
+	}
+}
+END_TEST
+
+/* /dev/urandom and /proc files, by absolute and by relative path: not
+ * storage; their bytes are other.*, the files written from them storage. */
+START_TEST(test_system_files)
+{
+	char script[1200];
+	snprintf(script, sizeof(script), "cd '%s' && dd if=/dev/urandom of=a bs=1000 count=100 status=none && "
+	         "cat /proc/self/status > b && cd /proc/self && cat status > '%s' && "
+	         "cd /dev && dd if=urandom bs=1000 count=5 status=none > '%s'", dir, path_in("c"), path_in("d"));
+	bash_recorded(script, NULL);
+	struct stat sb, sc;
+	ck_assert_int_eq(stat(path_in("b"), &sb), 0);
+	ck_assert_int_eq(stat(path_in("c"), &sc), 0);
+	ck_assert_int_gt(sb.st_size, 0);
+	const uint64_t total = 100000 + (uint64_t)sb.st_size + (uint64_t)sc.st_size + 5000;
+	iogp_model *m = load_all(NULL);
+	expect_rw(m, "posix", (uint64_t[]){ 0, counter(m, "posix.write.ops") }, (uint64_t[]){ 0, total });
+	expect_rw(m, "other", NULL, (uint64_t[]){ total, 0 });
+	ck_assert_uint_gt(samples_avoid(m, not_storage), 0);
+	/* (no check_invariants: cat may try copy_file_range from /proc first,
+	 * a failed request on its storage side) */
+	iogp_model_free(m);
+}
+END_TEST
+
+/* IOGRAM_EXCLUDE_DIRS / IOGRAM_INCLUDE_DIRS: the longest matching prefix
+ * decides (a tie: excluded), whole path components only; what is excluded
+ * is not counted at all, even with IOGRAM_ALL_FILES; an included directory
+ * counts whatever is in it. */
+START_TEST(test_exclude_include)
+{
+	ck_assert_int_eq(mkdir(path_in("ex"), 0700), 0);
+	ck_assert_int_eq(mkdir(path_in("ex/keep"), 0700), 0);
+	ck_assert_int_eq(mkdir(path_in("exx"), 0700), 0);
+	write_file(path_in("ex/f1"), 1000, 31);
+	write_file(path_in("ex/keep/f2"), 2000, 32);
+	write_file(path_in("exx/f3"), 4000, 33);
+	char ex[400], in[400], script[1200];
+	snprintf(ex, sizeof(ex), "IOGRAM_EXCLUDE_DIRS=/nonexistent:%s/", path_in("ex"));
+	snprintf(in, sizeof(in), "IOGRAM_INCLUDE_DIRS=%s", path_in("ex/keep"));
+	snprintf(script, sizeof(script), "cd '%s' && cat ex/f1 ex/keep/f2 exx/f3 > o1 && cd ex && "
+	         "cat f1 > ../o2 && cat keep/f2 > /dev/null", dir);
+	bash_recorded(script, (const char *const[]){ ex, in, NULL });
+	iogp_model *m = load_all(NULL);
+	expect_rw(m, "posix", NULL, (uint64_t[]){ 2000 + 4000 + 2000, 7000 + 1000 });
+	expect_rw(m, "other", NULL, (uint64_t[]){ 0, 2000 });
+	iogp_model_free(m);
+
+	/* excluded wins over IOGRAM_ALL_FILES */
+	clear_runs();
+	snprintf(script, sizeof(script), "cat '%s' > '%s'", path_in("ex/f1"), path_in("o3"));
+	bash_recorded(script, (const char *const[]){ ex, "IOGRAM_ALL_FILES=1", NULL });
+	m = load_all(NULL);
+	expect_rw(m, "posix", NULL, (uint64_t[]){ 0, 1000 });
+	iogp_model_free(m);
+
+	/* an included /proc is storage */
+	clear_runs();
+	snprintf(script, sizeof(script), "cat /proc/self/status > '%s'", path_in("o4"));
+	bash_recorded(script, (const char *const[]){ "IOGRAM_INCLUDE_DIRS=/proc", NULL });
+	struct stat st;
+	ck_assert_int_eq(stat(path_in("o4"), &st), 0);
+	m = load_all(NULL);
+	expect_rw(m, "posix", NULL, (uint64_t[]){ (uint64_t)st.st_size, (uint64_t)st.st_size });
+	expect_rw(m, "other", NULL, (uint64_t[]){ 0, 0 });
+	iogp_model_free(m);
+}
+END_TEST
+
+/* strace -f -yy: bytes and requests on the test directory's files (storage)
+ * and on pipes, by the host's threads (an agent thread unshares its
+ * descriptor table first; the loader's and libc's own reads of libraries and
+ * /etc are outside the directory). [class][op]. */
+typedef struct io_truth {
+	uint64_t bytes[2][2], ops[2][2];
+} io_truth;
+
+static int truth_class(const char *args)
+{
+	const char *lt = strchr(args, '<');
+	if (lt == NULL || lt - args > 12)
+		return -1;
+	lt++;
+	if (!strncmp(lt, "pipe:[", 6))
+		return 1;
+	size_t dl = strlen(dir), n = strcspn(lt, "<>");
+	if (n > dl + 1 && !strncmp(lt, dir, dl) && lt[dl] == '/' && strncmp(lt + n - 5, ".iogr", 5) != 0)
+		return 0;
+	return -1;
+}
+
+static io_truth strace_truth(const char *log)
+{
+	io_truth t;
+	memset(&t, 0, sizeof(t));
+	struct { long tid; int agent, cls, op; } th[512];
+	int nth = 0;
+	FILE *f = fopen(log, "r");
+	ck_assert(f != NULL);
+	char line[8192];
+	while (fgets(line, sizeof(line), f)) {
+		char *p;
+		long tid = strtol(line, &p, 10);
+		int k = 0;
+		while (k < nth && th[k].tid != tid)
+			k++;
+		if (k == nth) {
+			ck_assert(nth < 512);
+			th[nth++] = (__typeof__(th[0])){ tid, 0, -1, -1 };
+		}
+		p += strspn(p, " ");
+		if (!strncmp(p, "unshare(", 8)) {
+			th[k].agent = 1;
+			continue;
+		}
+		int resumed = !strncmp(p, "<... ", 5);
+		char name[32];
+		if (!resumed) {
+			size_t nl = strcspn(p, "(");
+			snprintf(name, sizeof(name), "%.*s", (int)(nl < 31 ? nl : 31), p);
+			th[k].op = syscall_op(name);
+			th[k].cls = truth_class(p + nl);
+		}
+		char *eq = strrchr(p, '=');
+		if (strstr(p, "<unfinished ...>") || th[k].agent || th[k].op < 0 || th[k].cls < 0 || !eq)
+			continue;
+		long ret = strtol(eq + 1, NULL, 10);
+		if (ret >= 0) {
+			t.bytes[th[k].cls][th[k].op] += (uint64_t)ret;
+			t.ops[th[k].cls][th[k].op]++;
+		}
+	}
+	fclose(f);
+	return t;
+}
+
+/* tar czf / tar xzf (tar and gzip through a pipe): the storage counters are
+ * exactly strace's regular-file record, the pipe is other.* once. */
+START_TEST(test_tar_truth)
+{
+	static const char *const names[] = { "tree/a", "tree/b", "tree/sub/c", "tree/sub/empty" };
+	static const size_t sizes[] = { 300001, 70000, 1 << 20, 0 };
+	ck_assert_int_eq(mkdir(path_in("tree"), 0700), 0);
+	ck_assert_int_eq(mkdir(path_in("tree/sub"), 0700), 0);
+	ck_assert_int_eq(mkdir(path_in("out"), 0700), 0);
+	uint64_t tree = 0;
+	for (int i = 0; i < 4; i++) {
+		write_file(path_in(names[i]), sizes[i], 40 + (uint64_t)i);
+		tree += sizes[i];
+	}
+	char tgz[300], out[300], log[300];
+	snprintf(tgz, sizeof(tgz), "%s", path_in("t.tgz"));
+	snprintf(out, sizeof(out), "%s", path_in("out"));
+	snprintf(log, sizeof(log), "%s", path_in("tar.log"));
+	tu_asan_option("detect_leaks=0");   /* LeakSanitizer cannot run under ptrace */
+	for (int x = 0; x < 2; x++) {
+		clear_runs();
+		char *tar[] = { "tar", x ? "xzf" : "czf", tgz, "-C", x ? out : dir, x ? NULL : "tree", NULL };
+		char *argv[40] = { "strace", "-f", "-qq", "-yy", "-s", "0", "-o", log, "-e",
+			"trace=unshare,read,write,pread64,pwrite64,readv,writev", "-e", "signal=none",
+			(char *)tu_env("IOGRAM_RUN"), "--endpoint", "none", "--output", out_tmpl(), "--" };
+		for (int i = 0; tar[i]; i++)
+			argv[18 + i] = tar[i];
+		ck_assert_int_eq(run(argv, NULL), 0);
+		io_truth t = strace_truth(log);
+		ck_assert_uint_ge(t.bytes[0][x], tree);       /* the tree read, then written */
+		ck_assert_uint_gt(t.bytes[1][0], 0);          /* through the pipe */
+		iogp_model *m = load_all(NULL);
+		expect_rw(m, "posix", t.ops[0], t.bytes[0]);
+		expect_rw(m, "other", t.ops[1], t.bytes[1]);
+		check_invariants(m);
+		iogp_model_free(m);
+	}
+	for (int i = 0; i < 4; i++)
+		ck_assert(tu_same_file(path_in(names[i]), tu_fmt("%s/%s", out, names[i])));
+}
+END_TEST
+
+/* posix.{read,write}.direct.ops: requests on descriptors opened with
+ * O_DIRECT or switched to it with fcntl(F_SETFL). On the build directory's
+ * disk; where its file system refuses O_DIRECT they stay 0. */
+START_TEST(test_direct)
+{
+	char p[300], a[400], b[400];
+	tu_prog(p, sizeof(p), "direct");
+	snprintf(a, sizeof(a), "%s/direct-%d.a", tu_env("IOGRAM_PROGS"), (int)getpid());
+	snprintf(b, sizeof(b), "%s/direct-%d.b", tu_env("IOGRAM_PROGS"), (int)getpid());
+	tu_result r = run_captured((char *[]){ p, a, b, NULL }, NULL);
+	unlink(a);
+	unlink(b);
+	ck_assert_msg(r.status == 0, "prog_direct: exit %d", r.status);
+	int direct = strcmp(r.out, "direct\n") == 0;
+	ck_assert_msg(direct || strcmp(r.out, "nodirect\n") == 0, "prog_direct said '%s'", r.out);
+	if (!direct)
+		fprintf(stderr, "direct: %s refuses O_DIRECT: the counters must stay 0\n", tu_env("IOGRAM_PROGS"));
+	tu_result_free(&r);
+	iogp_model *m = load_all(NULL);
+	expect_rw(m, "posix", (uint64_t[]){ 8, 14 }, (uint64_t[]){ 8 * 4096, 14 * 4096 });
+	ck_assert_uint_eq(counter(m, "posix.read.direct.ops"), direct ? 8 : 0);
+	ck_assert_uint_eq(counter(m, "posix.write.direct.ops"), direct ? 12 : 0);
+	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
@@ -890,12 +1401,20 @@ int main(void)
 		{ "aio_qd", test_aio_qd }, { "posix_aio", test_posix_aio }, { "strace", test_strace }, { "live", test_live },
 		{ "nobody_listening", test_nobody_listening }, { "exit_codes", test_exit_codes },
 		{ "help_version", test_help_version }, { "env_and_preload", test_env_and_preload },
-		{ "disabled", test_disabled },
+		{ "disabled", test_disabled }, { "static_warns", test_static_warns },
+		{ "setid_warns", test_setid_warns }, { "env_dropped", test_env_dropped },
+		{ "mmap", test_mmap },
+		{ "dd_devnull", test_dd_devnull }, { "pipe_not_storage", test_pipe_not_storage },
+		{ "system_files", test_system_files }, { "exclude_include", test_exclude_include },
+		{ "tar_truth", test_tar_truth }, { "direct", test_direct },
 	};
 	/* GCC 12's libasan has no fork handler for its allocator (LLVM added one
 	 * in 17): a child forked while another thread holds its lock can hang
-	 * in the agent's new thread. Those cases run in the plain build only. */
-	static const char *const fork_cases[] = { "forkexec", "forkexec_cat", "forkexec_files", NULL };
+	 * in the agent's new thread. Those cases run in the plain build only; so
+	 * does setid_warns: a sanitized program run set-uid to another user dies
+	 * in LeakSanitizer, which cannot trace it (ASAN_OPTIONS is not read then). */
+	static const char *const fork_cases[] = { "forkexec", "forkexec_cat", "forkexec_files",
+	                                           "env_dropped", "setid_warns", NULL };
 	/* (tu_run_cases lets programs the sanitized agent is preloaded into start) */
 	const tu_suite_opts o = { .setup = setup, .teardown = teardown, .timeout_s = 120,
 	                          .not_asan = fork_cases };
