@@ -4,7 +4,8 @@
 
 #include "iogplot.h"
 
-typedef enum pl_unit { PL_COUNT, PL_BYTES, PL_NS, PL_RATE, PL_TIME, PL_PLAIN } pl_unit;
+/* PL_SIZE: request sizes, exact (iogp_fmt_size); PL_BYTES: volumes, offsets */
+typedef enum pl_unit { PL_COUNT, PL_BYTES, PL_NS, PL_RATE, PL_TIME, PL_PLAIN, PL_SIZE } pl_unit;
 
 typedef struct pl_axis {
 	double lo, hi;      /* data range */
@@ -78,6 +79,9 @@ extern const pl_panel_ops pl_access_ops, pl_rates_ops, pl_heatmap_ops;
 
 /* Histograms of a panel: up to 3 series. */
 int pl_hist_series(const iogplot_frame *f, int panel, const iogp_hist **h, int *ops);
+/* The lower bound of the bin of h that holds v: a request size that was
+ * asked for, where the bin's midpoint (a quantile) is an invented one. */
+uint64_t pl_bin_floor(const iogp_hist *h, uint64_t v);
 
 /* Heatmap palette: t in [0,1]. */
 void pl_heat_color(double t, double *r, double *g, double *b);

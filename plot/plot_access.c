@@ -189,7 +189,7 @@ static int access_tooltip(const pl_layout *l, const iogplot_frame *f, const iogp
 	const iogplot_access_pt *a = &f->access[arg];
 	char off[32], sz[32], when[32];
 	iogp_fmt_bytes(off, sizeof(off), (double)a->offset, IOGP_UNITS_WIDE);
-	iogp_fmt_bytes(sz, sizeof(sz), (double)a->size, IOGP_UNITS_WIDE);
+	iogp_fmt_size(sz, sizeof(sz), (double)a->size, IOGP_UNITS_WIDE);
 	iogplot_fmt_clock(when, sizeof(when), a->t, 1);
 	int ms = (int)floor((a->t - floor(a->t)) * 1000);
 	int n = snprintf(buf, len, "%s at %s.%03d\noffset %llu (%s), size %llu (%s)\n%s\n%s",

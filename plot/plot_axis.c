@@ -69,12 +69,17 @@ static int lin_ticks(const pl_axis *a, double gap, double *out, int max)
 			step = nice125(raw / 86400) * 86400;
 	} else {
 		double base = 1, mag = fmax(fabs(a->lo), fabs(a->hi));
-		double b = a->unit == PL_BYTES || a->unit == PL_RATE ? 1024 :
+		double b = a->unit == PL_BYTES || a->unit == PL_SIZE || a->unit == PL_RATE ? 1024 :
 		           a->unit == PL_NS ? 1000 : 0;
 		if (b > 0)
 			while (mag >= base * b)
 				base *= b;
 		step = nice125(raw / base) * base;
+		if (a->unit == PL_SIZE && raw >= 1) {   /* 4 KiB, 8 KiB, 16 KiB: round sizes only */
+			step = 1;
+			while (step < raw)
+				step *= 2;
+		}
 	}
 	int n = 0;
 	double first = ceil(a->lo / step - 1e-9) * step;
@@ -94,7 +99,7 @@ static int log_ticks(const pl_axis *a, double gap, double *out, int max)
 	double px = fabs(a->p1 - a->p0);
 	double per_ln = px / (log(a->hi) - log(a->lo));
 	int n = 0;
-	if (a->unit == PL_BYTES || a->unit == PL_RATE) {
+	if (a->unit == PL_BYTES || a->unit == PL_SIZE || a->unit == PL_RATE) {
 		static const int strides[] = { 1, 2, 5, 10, 20, 30 };
 		int s = 30;
 		for (int i = 0; i < 6; i++)
@@ -142,6 +147,7 @@ void pl_label(const pl_axis *a, double v, char *buf, size_t len)
 {
 	switch (a->unit) {
 	case PL_BYTES: iogp_fmt_bytes(buf, len, v, IOGP_UNITS_WIDE); break;
+	case PL_SIZE: iogp_fmt_size(buf, len, v, IOGP_UNITS_WIDE); break;
 	case PL_RATE: iogp_fmt_rate(buf, len, "bytes", v, IOGP_UNITS_WIDE); break;
 	case PL_NS: iogp_fmt_ns(buf, len, v, IOGP_UNITS_WIDE); break;
 	case PL_COUNT: iogp_fmt_count(buf, len, v, IOGP_UNITS_WIDE); break;

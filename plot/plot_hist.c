@@ -35,7 +35,7 @@ int pl_hist_series(const iogplot_frame *f, int panel, const iogp_hist **h, int *
 
 static pl_unit unit_of(int panel)
 {
-	return panel == IOGPLOT_SIZE ? PL_BYTES : panel == IOGPLOT_LATENCY ? PL_NS : PL_COUNT;
+	return panel == IOGPLOT_SIZE ? PL_SIZE : panel == IOGPLOT_LATENCY ? PL_NS : PL_COUNT;
 }
 
 /* Drawn extent of a bin [lo, hi] along x. */
@@ -245,6 +245,14 @@ static void fmt_val(pl_unit u, double v, char *buf, size_t len)
 	pl_label(&a, v, buf, len);
 }
 
+uint64_t pl_bin_floor(const iogp_hist *h, uint64_t v)
+{
+	uint64_t lo, hi;
+	if (iogp_bins_bounds(&h->scheme, iogp_bins_index(&h->scheme, v), &lo, &hi) < 0)
+		return v;
+	return lo;
+}
+
 static void hist_title(char *buf, size_t len, const iogplot_frame *f, int panel)
 {
 	const iogp_hist *h[3];
@@ -268,9 +276,14 @@ static void hist_title(char *buf, size_t len, const iogplot_frame *f, int panel)
 			o += (size_t)snprintf(buf + o, len - o, "%s%s p50 %s p90 %s p99 %s", sep,
 			                      opname[ops[k]], a, b, c);
 		} else if (panel == IOGPLOT_SIZE) {
-			iogp_fmt_bytes(a, sizeof(a), iogp_hist_mean(h[k]), IOGP_UNITS_WIDE);
-			o += (size_t)snprintf(buf + o, len - o, "%s%s %s, mean %s", sep, opname[ops[k]],
-			                      cnt, a);
+			/* sizes that were asked for: the floors of the quantiles' bins */
+			uint64_t q50 = 0, q99 = 0;
+			iogp_hist_quantile(h[k], 0.5, &q50);
+			iogp_hist_quantile(h[k], 0.99, &q99);
+			iogp_fmt_size(a, sizeof(a), (double)pl_bin_floor(h[k], q50), IOGP_UNITS_WIDE);
+			iogp_fmt_size(b, sizeof(b), (double)pl_bin_floor(h[k], q99), IOGP_UNITS_WIDE);
+			o += (size_t)snprintf(buf + o, len - o, "%s%s %s, p50 %s p99 %s", sep, opname[ops[k]],
+			                      cnt, a, b);
 		} else {
 			uint64_t mx = 0;
 			iogp_hist_max(h[k], &mx);
@@ -328,7 +341,7 @@ static int hist_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplo
 				fmt_int(eb, sizeof(eb), hi);
 				fmt_val(u, (double)lo, a, sizeof(a));
 				fmt_val(u, (double)hi, b, sizeof(b));
-				const char *un = u == PL_BYTES ? " B" : u == PL_NS ? " ns" : "";
+				const char *un = u == PL_SIZE ? " B" : u == PL_NS ? " ns" : "";
 				if (lo == hi)
 					o += (size_t)snprintf(buf + o, len - o, "%s%s %s%s (%s): %s requests (%.1f%%)",
 					                      nl, opname[ops[k]], ea, un, a, cnt, pct);

@@ -17,6 +17,18 @@ enum {
 /* Bytes. CELL: exact below 10000 ("3901"), exact multiples below 1000 of
  * the unit ("4K", "192K"), else three significant digits ("1.03M"). */
 IOGP_API int iogp_fmt_bytes(char *buf, size_t len, double v, int style);
+/* Request sizes (what one read or write asked for), exact, in the units
+ * people say them in. Volumes (totals, rates) stay with iogp_fmt_bytes.
+ *  - below 1 KiB: the byte count ("512 B"; CELL "512")
+ *  - a "round" size in the largest binary unit that divides it exactly:
+ *    below 100 KiB a power of two or a multiple of 4 KiB ("4 KiB", "48 KiB",
+ *    "64 KiB"), from 100 KiB on any multiple of 1 KiB ("192 KiB", "1 MiB",
+ *    "1,056 KiB"); CELL drops the space and the "iB": "4K", "48K", "1M",
+ *    "1056K" (how dd, ls -h and fio users write them, and it fits a cell)
+ *  - anything else: the exact byte count, WIDE with thousands separators and
+ *    " B" ("10,240 B", tar's records), CELL bare digits ("10240").
+ * Never rounded: "1.03M" cannot come out of it. Negative or NaN is 0. */
+IOGP_API int iogp_fmt_size(char *buf, size_t len, double bytes, int style);
 /* Nanoseconds: "850 ns" "45.1 µs" "5.1 ms" "1.2 s" (over a minute: "1.5 min",
  * "2.1 h"); CELL "850ns" "45.1us" "5.10ms" "1.20s". */
 IOGP_API int iogp_fmt_ns(char *buf, size_t len, double ns, int style);

@@ -70,6 +70,48 @@ int iogp_fmt_bytes(char *buf, size_t len, double v, int style)
 	return snprintf(buf, len, "%.0f", v);
 }
 
+/* "1234567" -> "1,234,567" */
+static int thousands(char *buf, size_t len, unsigned long long v, const char *suffix)
+{
+	char tmp[32], out[48];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", v), o = 0;
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = tmp[i];
+	}
+	out[o] = 0;
+	return snprintf(buf, len, "%s%s", out, suffix);
+}
+
+int iogp_fmt_size(char *buf, size_t len, double bytes, int style)
+{
+	int cell = style == IOGP_UNITS_CELL;
+	if (!(bytes >= 0))
+		bytes = 0;
+	if (bytes > 9.2e18)
+		bytes = 9.2e18;
+	unsigned long long v = (unsigned long long)floor(bytes);
+	int round = v >= 1024 && ((v & (v - 1)) == 0 || v % 4096 == 0 || (v >= 102400 && v % 1024 == 0));
+	if (round) {
+		static const char *const wu[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+		int i = 0;
+		unsigned long long q = v / 1024;
+		while (i < 5 && q % 1024 == 0) {
+			q /= 1024;
+			i++;
+		}
+		if (cell)
+			return snprintf(buf, len, "%llu%s", q, cell_bytes[i]);
+		char sfx[8];
+		snprintf(sfx, sizeof(sfx), " %s", wu[i]);
+		return thousands(buf, len, q, sfx);
+	}
+	if (cell)
+		return snprintf(buf, len, "%llu", v);
+	return thousands(buf, len, v, " B");
+}
+
 int iogp_fmt_ns(char *buf, size_t len, double ns, int style)
 {
 	if (style != IOGP_UNITS_CELL) {

@@ -637,6 +637,67 @@ START_TEST(test_empty)
 }
 END_TEST
 
+/* Writes of 4 KiB, tar's 10,240 B and 1 MiB: on the size panel's default
+ * log2 axis each has its bar, and the tooltip says the bin in exact sizes
+ * ("1 MiB", "10,240 B"), never a rounded "1.06 MiB". */
+START_TEST(test_size_writes_exact)
+{
+	char wrec[600], wtruth[600], err[256] = "";
+	snprintf(wrec, sizeof(wrec), "%s/ws.iogr", dir);
+	snprintf(wtruth, sizeof(wtruth), "%s/ws-truth", dir);
+	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "2", "--seconds", "30", "--seed", "7",
+	                                     "--write-sizes", "4096,10240,1048576", "-o", wrec, "--truth",
+	                                     wtruth, NULL },
+	                         &(tu_opts){ .keep_err = 1 });
+	ck_assert_int_eq(tu_wait(pid, 0), 0);
+	iogv_session *ses = iogv_session_new(NULL);
+	ck_assert_ptr_nonnull(ses);
+	ck_assert_msg(iogv_open_replay(ses, wrec, err, sizeof(err)) == 0, "%s", err);
+	double a, b;
+	iogv_replay_span(ses, &a, &b);
+	ck_assert_int_ge(iogv_replay_seek(ses, b), 0);
+	iogplot_frame f;
+	iogplot_frame_init(&f);
+	ck_assert_int_eq(iogv_frame(ses, NULL, 0, &f), 0);
+	char keep[sizeof(truth)];
+	snprintf(keep, sizeof(keep), "%s", truth);
+	snprintf(truth, sizeof(truth), "%s", wtruth);
+	iogp_hist t;
+	load_truth("posix.write.size.all.csv", &t);
+	snprintf(truth, sizeof(truth), "%s", keep);
+	assert_same_hist(&f.size[1], &t);
+	ck_assert_uint_eq(t.n, 3);
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	const int W = 900, H = 520;
+	iogplot_geom g;
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, W, H, &g), 0);
+	ck_assert_int_eq(g.logx, 1);   /* sizes on log2 by default */
+	static const char *const want[3] = { "write [4,096, 4,351] B (4 KiB – 4,351 B): ",
+	                                     "write [10,240, 10,751] B (10,240 B – 10,751 B): ",
+	                                     "write [1,048,576, 1,114,111] B (1 MiB – 1,114,111 B): " };
+	for (size_t i = 0; i < t.n; i++) {
+		uint64_t lo, hi;
+		ck_assert_int_eq(iogp_bins_bounds(&t.scheme, t.bins[i].idx, &lo, &hi), 0);
+		double x = (iogplot_geom_x(&g, (double)lo) + iogplot_geom_x(&g, (double)hi + 1)) / 2;
+		ck_assert(x > g.plot.x && x < g.plot.x + g.plot.w);
+		char tip[512];
+		ck_assert_int_gt(iogplot_panel_tooltip(&st, &f, &v, IOGPLOT_SIZE, W, H, x,
+		                                       g.plot.y + g.plot.h - 3, tip, sizeof(tip)), 0);
+		ck_assert_msg(strstr(tip, want[i]) != NULL, "tooltip '%s', want '%s'", tip, want[i]);
+	}
+	/* the user's toggle still gives a linear axis */
+	v.logx &= ~(1u << IOGPLOT_SIZE);
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, W, H, &g), 0);
+	ck_assert_int_eq(g.logx, 0);
+	iogp_hist_free(&t);
+	iogplot_frame_free(&f);
+	iogv_session_free(ses);
+}
+END_TEST
+
 static int run_synth(void)
 {
 	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "4", "--sources-per-node", "2",
@@ -669,6 +730,7 @@ int main(void)
 	tcase_add_test(tc, test_panels_drawn);
 	tcase_add_test(tc, test_qd_bars);
 	tcase_add_test(tc, test_size_bars_log);
+	tcase_add_test(tc, test_size_writes_exact);
 	tcase_add_test(tc, test_svg_pdf);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_heatmap_thousands);

@@ -131,6 +131,19 @@ static void load_truth(iogp_hist *h, const char *metric, const char *scope)
 	fclose(f);
 }
 
+/* A value as a cell: request sizes exact, as the floor of their bin (the
+ * size that was asked for), anything else as iogp_fmt_value has it. */
+static void fmt_cell(char *buf, size_t len, const iogp_hist *h, const char *unit, uint64_t v)
+{
+	if (strcmp(unit, "bytes")) {
+		iogp_fmt_value(buf, len, unit, (double)v, IOGP_UNITS_CELL);
+		return;
+	}
+	uint64_t lo, hi;
+	ck_assert_int_eq(iogp_bins_bounds(&h->scheme, iogp_bins_index(&h->scheme, v), &lo, &hi), 0);
+	iogp_fmt_size(buf, len, (double)lo, IOGP_UNITS_CELL);
+}
+
 /* "read n=... p50 ... p90 ... p99 ... max ..." as the panels write it. */
 static const char *summary_of(const iogp_hist *h, const char *what, const char *unit)
 {
@@ -138,13 +151,13 @@ static const char *summary_of(const iogp_hist *h, const char *what, const char *
 	uint64_t v;
 	iogp_fmt_count(n, sizeof(n), (double)h->total, IOGP_UNITS_CELL);
 	iogp_hist_quantile(h, 0.5, &v);
-	iogp_fmt_value(a, sizeof(a), unit, (double)v, IOGP_UNITS_CELL);
+	fmt_cell(a, sizeof(a), h, unit, v);
 	iogp_hist_quantile(h, 0.9, &v);
-	iogp_fmt_value(b, sizeof(b), unit, (double)v, IOGP_UNITS_CELL);
+	fmt_cell(b, sizeof(b), h, unit, v);
 	iogp_hist_quantile(h, 0.99, &v);
-	iogp_fmt_value(c, sizeof(c), unit, (double)v, IOGP_UNITS_CELL);
+	fmt_cell(c, sizeof(c), h, unit, v);
 	iogp_hist_max(h, &v);
-	iogp_fmt_value(d, sizeof(d), unit, (double)v, IOGP_UNITS_CELL);
+	fmt_cell(d, sizeof(d), h, unit, v);
 	return tu_fmt("%s n=%s p50 %s p90 %s p99 %s max %s", what, n, a, b, c, d);
 }
 
@@ -256,8 +269,8 @@ START_TEST(test_replay_160x48_rows)
 		uint64_t lo, hi;
 		iogp_bins_bounds(&b, l2.bins[i].idx, &lo, &hi);
 		char a[32], z[32];
-		iogp_fmt_bytes(a, sizeof(a), (double)lo, IOGP_UNITS_CELL);
-		iogp_fmt_bytes(z, sizeof(z), (double)hi, IOGP_UNITS_CELL);
+		iogp_fmt_size(a, sizeof(a), (double)lo, IOGP_UNITS_CELL);
+		iogp_fmt_size(z, sizeof(z), (double)hi, IOGP_UNITS_CELL);
 		const char *lab = lo == hi ? tu_fmt("%s ", a) : tu_fmt("%s-%s ", a, z);
 		/* the row: label first, then the bar, then the exact count */
 		int found = 0;
@@ -331,6 +344,152 @@ START_TEST(test_replay_160x48_rows)
 	keys("q");
 	EXPECT("IOGTOP-EXIT=0", 5);
 	tmux_kill();
+}
+END_TEST
+
+/* A request size as a cell writes it ("4K", "1M", "10240"); -1 if not one. */
+static int64_t parse_size(const char *t, const char **end)
+{
+	char *e;
+	unsigned long long v = strtoull(t, &e, 10);
+	if (e == t)
+		return -1;
+	int sh = *e == 'K' ? 10 : *e == 'M' ? 20 : *e == 'G' ? 30 : *e == 'T' ? 40 : 0;
+	if (sh)
+		e++;
+	*end = e;
+	return (int64_t)(v << sh);
+}
+
+/* Requests of truth h in [lo, hi]. */
+static uint64_t truth_between(const iogp_hist *h, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		uint64_t a, z;
+		iogp_bins_bounds(&h->scheme, h->bins[i].idx, &a, &z);
+		if (a >= lo && z <= hi)
+			n += h->bins[i].count;
+		else
+			CHECK(z < lo || a > hi, "truth bin %" PRIu64 "-%" PRIu64 " split by a row %" PRIu64
+			      "-%" PRIu64, a, z, lo, hi);
+	}
+	return n;
+}
+
+/* 120x40, writes of 4 KiB, tar's 10,240 B and 1 MiB: the size rows say
+ * exact sizes, each row's label holds exactly what the row counts (the
+ * last row of merged bins ">=X"), the quantiles are sizes that were asked for. */
+START_TEST(test_size_rows_120x40)
+{
+	const char *rp = tu_fmt("%s/ws.iogr", dir), *tp = tu_fmt("%s/ws-truth", dir);
+	char wrep[4200], wtruth[4200];
+	snprintf(wrep, sizeof(wrep), "%s", rp);
+	snprintf(wtruth, sizeof(wtruth), "%s", tp);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --nodes 2 --seconds 30 --seed 7 --write-sizes 4096,10240,1048576 "
+	                                  "-o %s --truth %s", synth_bin, wrep, wtruth)), 0);
+	iogp_hist th[2];
+	char keep[4200];
+	snprintf(keep, sizeof(keep), "%s", truth);
+	snprintf(truth, sizeof(truth), "%s", wtruth);
+	load_truth(&th[0], "posix.read.size", "all");
+	load_truth(&th[1], "posix.write.size", "all");
+	snprintf(truth, sizeof(truth), "%s", keep);
+	tmux_start(120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, wrep));
+	EXPECT("REPLAY", 5);
+	keys("G");
+	EXPECT("END", 5);
+	EXPECT(summary_of(&th[0], "read", "bytes"), 2);
+	EXPECT(summary_of(&th[1], "write", "bytes"), 2);
+	CHECK(strstr(screen, "p50 10240 p90 1M p99 1M max 1M"), "write quantiles not exact sizes");
+	/* the size panel's rows: from its title's line to the next title */
+	capture(0);
+	const char *title = strstr(screen, "1 request size");
+	CHECK(title != NULL, "no size panel");
+	const char *l = line_with("1 request size");
+	const char *qd = strstr(l, "2 queue depth");
+	int right = qd ? (int)(qd - l) : 120;
+	const char *kk = strstr(l, "native k=");
+	CHECK(kk != NULL, "size panel not in native bins");
+	unsigned k = (unsigned)atoi(kk + 9);
+	const char *p = strchr(title, '\n');
+	p = p ? p + 1 : title;
+	/* two summary lines, then the rows */
+	for (int i = 0; i < 2 && strchr(p, '\n'); i++)
+		p = strchr(p, '\n') + 1;
+	uint64_t seen[2] = { 0, 0 };
+	int nrows = 0, last_open = 0;
+	while (*p && !strstr(line_with(p), "4 access pattern") && nrows < 40) {
+		const char *eol = strchr(p, '\n');
+		/* the row's left part, up to the queue depth panel (columns, UTF-8 bars) */
+		char row[1024];
+		int col = 0, o = 0;
+		for (const char *q = p; q < (eol ? eol : p + strlen(p)) && col < right && o < 1000; q++) {
+			row[o++] = *q;
+			if (((unsigned char)*q & 0xC0) != 0x80)
+				col++;
+		}
+		row[o] = 0;
+		const char *t = row;
+		while (*t == ' ')
+			t++;
+		if (!*t)
+			break;
+		int open = !strncmp(t, ">=", 2);
+		if (open)
+			t += 2;
+		const char *e;
+		int64_t lo = parse_size(t, &e), hi;
+		CHECK(lo >= 0, "row label '%s' not a size", row);
+		if (open) {
+			hi = INT64_MAX;
+		} else if (*e == '-') {
+			hi = parse_size(e + 1, &e);
+			CHECK(hi >= lo, "row label '%s'", row);
+		} else {
+			uint64_t a, z;
+			iogp_native_bounds(iogp_native_index((uint64_t)lo, k), k, &a, &z);
+			CHECK(a == (uint64_t)lo, "row label '%s' not a bin's floor", row);
+			hi = (int64_t)z;
+		}
+		CHECK(*e == ' ' || *e == '~', "row label '%s'", row);
+		last_open = open;
+		/* the counts drawn (read, then write; zeros are not drawn) */
+		uint64_t want[2] = { truth_between(&th[0], (uint64_t)lo, (uint64_t)hi),
+		                     truth_between(&th[1], (uint64_t)lo, (uint64_t)hi) };
+		char wants[64] = "", got[64] = "";
+		for (int d = 0; d < 2; d++)
+			if (want[d])
+				snprintf(wants + strlen(wants), sizeof(wants) - strlen(wants), " %" PRIu64, want[d]);
+		for (const char *q = e; *q;) {
+			if (*q >= '0' && *q <= '9' && (q[-1] == ' ')) {
+				char *z;
+				unsigned long long v = strtoull(q, &z, 10);
+				if (*z == ' ' || !*z)
+					snprintf(got + strlen(got), sizeof(got) - strlen(got), " %llu", v);
+				q = z;
+			} else {
+				q++;
+			}
+		}
+		CHECK(!strcmp(wants, got), "row '%s': counts%s, want%s", row, got, wants);
+		seen[0] += want[0];
+		seen[1] += want[1];
+		nrows++;
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	CHECK(nrows >= 3, "only %d size rows", nrows);
+	CHECK(seen[0] == th[0].total && seen[1] == th[1].total, "rows hold %" PRIu64 "+%" PRIu64
+	      " of %" PRIu64 "+%" PRIu64, seen[0], seen[1], th[0].total, th[1].total);
+	/* the 1 MiB writes sit in the last row, and it says it holds everything above */
+	CHECK(last_open, "last size row does not say >=");
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+	iogp_hist_free(&th[0]);
+	iogp_hist_free(&th[1]);
 }
 END_TEST
 
@@ -838,6 +997,7 @@ int main(void)
 	tcase_add_test(tc, test_cli);
 	tcase_add_test(tc, test_replay_80x24);
 	tcase_add_test(tc, test_replay_160x48_rows);
+	tcase_add_test(tc, test_size_rows_120x40);
 	tcase_add_test(tc, test_vt100_ascii);
 	tcase_add_test(tc, test_keys);
 	tcase_add_test(tc, test_resize);

@@ -35,6 +35,52 @@ START_TEST(bytes)
 }
 END_TEST
 
+static const char *sz(double v, int style)
+{
+	static char buf[64];
+	iogp_fmt_size(buf, sizeof(buf), v, style);
+	return buf;
+}
+
+/* Request sizes: exact, binary units only when they are exact. */
+START_TEST(sizes)
+{
+	ck_assert_str_eq(sz(0, W), "0 B");
+	ck_assert_str_eq(sz(512, W), "512 B");
+	ck_assert_str_eq(sz(1023, W), "1,023 B");
+	ck_assert_str_eq(sz(1024, W), "1 KiB");
+	ck_assert_str_eq(sz(4096, W), "4 KiB");
+	ck_assert_str_eq(sz(48 * 1024, W), "48 KiB");
+	ck_assert_str_eq(sz(64 * 1024, W), "64 KiB");
+	ck_assert_str_eq(sz(1 << 20, W), "1 MiB");
+	ck_assert_str_eq(sz(3 << 20, W), "3 MiB");
+	ck_assert_str_eq(sz(1ull << 30, W), "1 GiB");
+	ck_assert_str_eq(sz(10240, W), "10,240 B");          /* tar's records, not "10 KiB"/"10.2 KiB" */
+	ck_assert_str_eq(sz(1536, W), "1,536 B");
+	ck_assert_str_eq(sz(4097, W), "4,097 B");
+	ck_assert_str_eq(sz(102400, W), "100 KiB");
+	ck_assert_str_eq(sz(1056 * 1024, W), "1,056 KiB");   /* exact, never "1.03 MiB" */
+	ck_assert_str_eq(sz(1310719, W), "1,310,719 B");
+	ck_assert_str_eq(sz(1000000, W), "1,000,000 B");
+	ck_assert_str_eq(sz(-5, W), "0 B");
+	ck_assert_str_eq(sz(NAN, W), "0 B");
+	ck_assert_str_eq(sz(512, C), "512");
+	ck_assert_str_eq(sz(4096, C), "4K");
+	ck_assert_str_eq(sz(48 * 1024, C), "48K");
+	ck_assert_str_eq(sz(32 * 1024, C), "32K");
+	ck_assert_str_eq(sz(1 << 20, C), "1M");
+	ck_assert_str_eq(sz(1.25 * 1048576, C), "1280K");
+	ck_assert_str_eq(sz(1056 * 1024, C), "1056K");      /* not "1.03M" */
+	ck_assert_str_eq(sz(10240, C), "10240");            /* not "10.0K" */
+	ck_assert_str_eq(sz(1310719, C), "1310719");
+	ck_assert_str_eq(sz(2ull << 40, C), "2T");
+	ck_assert_str_eq(sz(NAN, C), "0");
+	char tiny[4] = "xxx";
+	iogp_fmt_size(tiny, sizeof(tiny), 1310719, W);
+	ck_assert_uint_le(strlen(tiny), 3);
+}
+END_TEST
+
 START_TEST(durations_counts_rates)
 {
 	char s[64];
@@ -83,6 +129,7 @@ int main(void)
 {
 	const tu_case cases[] = {
 		{ "bytes", bytes },
+		{ "sizes", sizes },
 		{ "durations_counts_rates", durations_counts_rates },
 	};
 	return tu_run_suite("units", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 30);

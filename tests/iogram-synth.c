@@ -53,6 +53,8 @@ static uint64_t rnd(uint64_t *s)
 }
 
 static int nnodes = 2, per_node = 1, idle;
+static uint64_t wsizes[8];   /* --write-sizes: writes of these sizes only */
+static int nwsizes;
 
 static void rec_hist(source *s, int h, uint64_t v)
 {
@@ -92,7 +94,7 @@ static void workload(source *s, uint64_t sec)
 	int burst = (sec + (uint64_t)s->rank) % 10 == 0;
 	int nw = burst ? 200 : (int)(rnd(&s->rng) % 6);
 	for (int i = 0; i < nw; i++) {
-		uint64_t size = burst ? 65536 : 3901;
+		uint64_t size = nwsizes ? wsizes[rnd(&s->rng) % (uint64_t)nwsizes] : burst ? 65536 : 3901;
 		rec_hist(s, H_WSIZE, size);
 		rec_hist(s, H_WLAT, 30000 + size / 4 + rnd(&s->rng) % 20000);
 		rec_hist(s, H_QD, 1);
@@ -225,7 +227,8 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: iogram-synth -o FILE.iogr [--nodes N] [--sources-per-node S]\n"
 	             "         [--seconds T] [--interval-ms MS] [--seed X] [--drop-every K]\n"
-	             "         [--idle] [--plain] [--crash] [--truth DIR]\n");
+	             "         [--idle] [--plain] [--crash] [--truth DIR]\n"
+	             "         [--write-sizes BYTES,BYTES,...]\n");
 }
 
 int main(int argc, char **argv)
@@ -241,6 +244,7 @@ int main(int argc, char **argv)
 		{ "plain", no_argument, NULL, 'p' },
 		{ "crash", no_argument, NULL, 'c' },
 		{ "truth", required_argument, NULL, 'T' },
+		{ "write-sizes", required_argument, NULL, 'W' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -261,6 +265,16 @@ int main(int argc, char **argv)
 		case 'p': plain = 1; break;
 		case 'c': crash = 1; break;
 		case 'T': truth = optarg; break;
+		case 'W':
+			for (char *p = optarg, *e; *p && nwsizes < 8; p = *e ? e + 1 : e) {
+				wsizes[nwsizes] = strtoull(p, &e, 0);
+				if (e == p || !wsizes[nwsizes] || (*e && *e != ',')) {
+					usage(stderr);
+					return 2;
+				}
+				nwsizes++;
+			}
+			break;
 		case 'o': out = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

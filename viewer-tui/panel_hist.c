@@ -128,7 +128,7 @@ static int choose_bins(const top_frame *f, hist_view *hv, int maxrows)
 		if ((rc = iogp_bins_fixed(&b, w, lo / w * w)) < 0)
 			return rc;
 		char ws[32];
-		iogp_fmt_value(ws, sizeof(ws), hv->unit, (double)w, IOGP_UNITS_CELL);
+		hist_fmt(ws, sizeof(ws), hv, (double)w);
 		snprintf(hv->bins_text, sizeof(hv->bins_text), "fixed %s", ws);
 		return rebin_all(hv, &b);
 	}
@@ -176,6 +176,7 @@ static int make_rows(hist_view *hv, int maxrows)
 	for (uint64_t idx = first;;) {
 		hist_row *r = &rows[n];
 		iogp_bins_bounds(sc, idx, &r->lo, &r->hi);
+		r->merged = 1;
 		for (int d = 0; d < hv->nd; d++)
 			r->count[d] = count_at(&hv->shown[d], &k[d], idx);
 		r->gap = n > 0 && idx != prev + 1;
@@ -208,6 +209,7 @@ static int make_rows(hist_view *hv, int maxrows)
 			hist_row r = rows[i];
 			for (size_t j = i + 1; j < end; j++) {
 				r.hi = rows[j].hi;
+				r.merged += rows[j].merged;
 				r.count[0] += rows[j].count[0];
 				r.count[1] += rows[j].count[1];
 			}
@@ -289,7 +291,26 @@ static int dir_style(int dir)
 	return dir == DIR_READ ? ST_READ : dir == DIR_WRITE ? ST_WRITE : ST_BOTH;
 }
 
-/* "read n=1234 p50 4K p90 1M p99 1M max 1M": what fits of it, in order. */
+int hist_fmt(char *buf, size_t len, const hist_view *hv, double v)
+{
+	if (hv->unit && !strcmp(hv->unit, "bytes"))
+		return iogp_fmt_size(buf, len, v, IOGP_UNITS_CELL);
+	return iogp_fmt_value(buf, len, hv->unit, v, IOGP_UNITS_CELL);
+}
+
+/* The lower bound of v's bin in h: a request size that was asked for (sizes
+ * are round, and land on a native bin's floor), where the midpoint of the bin
+ * would be an invented "1.12M". */
+static uint64_t bin_floor(const iogp_hist *h, uint64_t v)
+{
+	uint64_t lo, hi;
+	if (iogp_bins_bounds(&h->scheme, iogp_bins_index(&h->scheme, v), &lo, &hi) < 0)
+		return v;
+	return lo;
+}
+
+/* "read n=1234 p50 4K p90 1M p99 1M max 1M": what fits of it, in order;
+ * request sizes are the floors of their bins. */
 static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d)
 {
 	char tok[6][48];
@@ -304,15 +325,20 @@ static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d
 		static const double qs[3] = { 0.5, 0.9, 0.99 };
 		static const char *const qn[3] = { "p50", "p90", "p99" };
 		char t[24];
+		int size = !strcmp(hv->unit, "bytes");
 		for (int i = 0; i < 3; i++) {
 			uint64_t v = 0;
 			iogp_hist_quantile(q, qs[i], &v);
-			iogp_fmt_value(t, sizeof(t), hv->unit, (double)v, IOGP_UNITS_CELL);
+			if (size)
+				v = bin_floor(q, v);
+			hist_fmt(t, sizeof(t), hv, (double)v);
 			snprintf(tok[ntok++], sizeof(tok[0]), "%s %s", qn[i], t);
 		}
 		uint64_t mx = 0;
 		iogp_hist_max(q, &mx);
-		iogp_fmt_value(t, sizeof(t), hv->unit, (double)mx, IOGP_UNITS_CELL);
+		if (size)
+			mx = bin_floor(q, mx);
+		hist_fmt(t, sizeof(t), hv, (double)mx);
 		snprintf(tok[ntok++], sizeof(tok[0]), "max %s", t);
 	}
 	/* drop p90, then max, then p99 until the line fits */
@@ -338,14 +364,21 @@ static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d
 	}
 }
 
-static int label(char *buf, size_t len, const hist_view *hv, const hist_row *r, int wide)
+/* A single bin: its floor (wide: "lo-hi"). Merged bins: "lo-hi", the floor
+ * of the first to the top of the last, so the label holds what the row
+ * holds; the last row of merged bins (everything from lo up) or a bin open
+ * to the top: ">=lo". */
+int hist_row_label(char *buf, size_t len, const hist_view *hv, size_t i, int wide)
 {
-	int n = iogp_fmt_value(buf, len, hv->unit, (double)r->lo, IOGP_UNITS_CELL);
-	if (wide && r->hi != r->lo && n > 0 && (size_t)n + 1 < len) {
-		buf[n++] = '-';
-		n += iogp_fmt_value(buf + n, len - (size_t)n, hv->unit, (double)r->hi, IOGP_UNITS_CELL);
-	}
-	return (int)strlen(buf);
+	const hist_row *r = &hv->rows[i];
+	char a[32], z[32];
+	hist_fmt(a, sizeof(a), hv, (double)r->lo);
+	if (r->hi == UINT64_MAX || (r->merged > 1 && i + 1 == hv->nrows))
+		return snprintf(buf, len, ">=%s", a);
+	if (r->hi == r->lo || (!wide && r->merged <= 1))
+		return snprintf(buf, len, "%s", a);
+	hist_fmt(z, sizeof(z), hv, (double)r->hi);
+	return snprintf(buf, len, "%s-%s", a, z);
 }
 
 static void rows_draw(const top_frame *f, top_surf *s, top_rect rr, const hist_view *hv)
@@ -356,7 +389,7 @@ static void rows_draw(const top_frame *f, top_surf *s, top_rect rr, const hist_v
 	uint64_t maxc[2] = { 0, 0 }, total[2] = { 0, 0 };
 	for (size_t i = 0; i < hv->nrows; i++) {
 		const hist_row *r = &hv->rows[i];
-		int n = label(lab, sizeof(lab), hv, r, wide);
+		int n = hist_row_label(lab, sizeof(lab), hv, i, wide);
 		lw = n > lw ? n : lw;
 		for (int d = 0; d < hv->nd; d++) {
 			int c = wide ? snprintf(cnt, sizeof(cnt), "%" PRIu64, r->count[d])
@@ -379,7 +412,7 @@ static void rows_draw(const top_frame *f, top_surf *s, top_rect rr, const hist_v
 	for (size_t i = 0; i < hv->nrows && (int)i < rr.h; i++) {
 		const hist_row *r = &hv->rows[i];
 		int y = rr.y + (int)i;
-		int l = label(lab, sizeof(lab), hv, r, wide);
+		int l = hist_row_label(lab, sizeof(lab), hv, i, wide);
 		draw_text(s, y, rr.x + (lw > l ? lw - l : 0), lw, ST_NORMAL, lab);
 		if (r->gap)
 			draw_text(s, y, rr.x + lw, 1, ST_DIM, "~");

@@ -155,6 +155,7 @@ typedef struct hist_row {
 	uint64_t lo, hi;
 	uint64_t count[2];
 	int gap;                /* empty bins hidden before this row */
+	int merged;             /* bins with requests merged into this row (1: one bin) */
 } hist_row;
 typedef struct hist_view {
 	int nd;                 /* directions shown: 1 or 2 (read, write) */
@@ -169,6 +170,11 @@ typedef struct hist_view {
 	size_t nrows;
 	char bins_text[48];     /* "native k=4", "log2", "fixed 4K" (+ " merged") */
 } hist_view;
+/* A row's label as drawn (wide: room for ranges): "4K", "4K-8191", and for
+ * the last row when it merges bins, or a bin open to the top, ">=32K". */
+int hist_row_label(char *buf, size_t len, const hist_view *hv, size_t i, int wide);
+/* A value of the view's unit as a cell: request sizes exact (iogp_fmt_size). */
+int hist_fmt(char *buf, size_t len, const hist_view *hv, double v);
 /* Panel p's histograms (a panel with IOGP_DATA_HIST) for at most maxrows rows. */
 int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv);
 void hist_view_free(hist_view *hv);
