@@ -1,8 +1,10 @@
 /* posix.c - libiogram-posix: the LD_PRELOAD interposer counting a program's
- * POSIX and stdio I/O into the posix.* metrics.
+ * POSIX I/O into the posix.* metrics (its stdio calls: posix_stdio.c,
+ * stdio.*). posix.* is what the program itself asks of the kernel: glibc's
+ * own requests inside stdio never pass the interposer.
  *
  * What is counted (the catalog's names are part of the interface):
- *  - data requests (read/write families, stdio fread/fwrite, copy_file_range
+ *  - data requests (read/write families, copy_file_range
  *    and sendfile as a read on the source plus a write on the destination)
  *    on storage: regular files and block devices. Each descriptor is
  *    classified once, when it is opened (or at its first use when it was
@@ -22,10 +24,10 @@
  *    previous request ended, sequential after that, random before it; the
  *    first request is compared with offset 0, as if a previous one had ended
  *    at the start of the file (Darshan starts its last offset at 0 too).
- *  - meta ops: open/creat/fopen/fdopen/freopen of storage or a directory,
- *    close/fclose of what we count, stat family (path-based always, descriptor-based on counted
- *    descriptors), lseek/fseek, unlink, rename, mkdir, rmdir. Sync ops:
- *    fsync, fdatasync, fflush. posix.meta.latency times meta and sync ops.
+ *  - meta ops: open/creat of storage or a directory, close of what we
+ *    count, stat family (path-based always, descriptor-based on counted
+ *    descriptors), lseek, unlink, rename, mkdir, rmdir. Sync ops: fsync,
+ *    fdatasync. posix.meta.latency times meta and sync ops.
  *  - a failed call counts in posix.errors only.
  *  - mmap/mmap64 of a regular file: posix.mmap.{ops,bytes} (the mapping,
  *    not the page I/O through it, which no wrapper sees).
@@ -72,7 +74,6 @@ int __openat64_2(int, const char *, int);
 ssize_t __read_chk(int, void *, size_t, size_t);
 ssize_t __pread_chk(int, void *, size_t, off_t, size_t);
 ssize_t __pread64_chk(int, void *, size_t, off64_t, size_t);
-size_t __fread_chk(void *, size_t, size_t, size_t, FILE *);
 
 iog_posix_metrics iog__pm;
 iog_posix_slots iog__ps;
@@ -153,20 +154,6 @@ static int mmap_on;
 	X(mkdir, int, (const char *, mode_t)) \
 	X(mkdirat, int, (int, const char *, mode_t)) \
 	X(rmdir, int, (const char *)) \
-	X(fopen, FILE *, (const char *, const char *)) \
-	X(fopen64, FILE *, (const char *, const char *)) \
-	X(fdopen, FILE *, (int, const char *)) \
-	X(freopen, FILE *, (const char *, const char *, FILE *)) \
-	X(freopen64, FILE *, (const char *, const char *, FILE *)) \
-	X(fclose, int, (FILE *)) \
-	X(pclose, int, (FILE *)) \
-	X(fread, size_t, (void *, size_t, size_t, FILE *)) \
-	X(__fread_chk, size_t, (void *, size_t, size_t, size_t, FILE *)) \
-	X(fwrite, size_t, (const void *, size_t, size_t, FILE *)) \
-	X(fseek, int, (FILE *, long, int)) \
-	X(fseeko, int, (FILE *, off_t, int)) \
-	X(fseeko64, int, (FILE *, off64_t, int)) \
-	X(fflush, int, (FILE *)) \
 	X(mmap, void *, (void *, size_t, int, int, int, off_t)) \
 	X(mmap64, void *, (void *, size_t, int, int, int, off64_t)) \
 	X(execve, int, (const char *, char *const[], char *const[])) \
@@ -306,7 +293,7 @@ static uint32_t fd_setup(int fd, iog_fdent *e, const char *path, long flags)
 /* A descriptor just opened through our wrappers (counted: while counting,
  * then it is classified now). Returns 1 when its open counts as a meta op:
  * it is storage or a directory (its close counts then too). */
-static int fd_opened(int fd, const char *path, long flags, int counted)
+int iog__fd_opened(int fd, const char *path, long flags, int counted)
 {
 	if ((unsigned)fd >= IOG_POSIX_NFD || iog__tls_agent_thread)
 		return counted;
@@ -417,7 +404,7 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode, int whic
 	int e = errno;
 	uint64_t t1 = counted ? iog__now_ns() : 0;
 	/* a failed open counts as an error: what it would have opened is not known */
-	if ((r < 0 || fd_opened(r, path, flags, counted)) && counted)
+	if ((r < 0 || iog__fd_opened(r, path, flags, counted)) && counted)
 		meta_done(t0, t1, r >= 0, iog__pm.meta_ops);
 	errno = e;
 	return r;
@@ -899,214 +886,6 @@ EXPORT int rmdir(const char *p)
 	META_PATH(CALL_OR(rmdir, (int)syscall(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR), p), r_ == 0);
 }
 
-/* ---- stdio ------------------------------------------------------------------ */
-
-static FILE *do_fopen(FILE *(*f)(const char *, const char *), const char *path, const char *mode)
-{
-	if (!f)
-		NOSYS(NULL);
-	if (!counting())
-		return f(path, mode);
-	uint64_t t0 = iog__now_ns();
-	FILE *r = f(path, mode);
-	int e = errno;
-	uint64_t t1 = iog__now_ns();
-	if (!r || fd_opened(fileno_unlocked(r), path, -1, 1))
-		meta_done(t0, t1, r != NULL, iog__pm.meta_ops);
-	errno = e;
-	return r;
-}
-
-EXPORT FILE *fopen(const char *path, const char *mode)
-{
-	return do_fopen(get_fopen(), path, mode);
-}
-
-EXPORT FILE *fopen64(const char *path, const char *mode)
-{
-	return do_fopen(get_fopen64(), path, mode);
-}
-
-EXPORT FILE *fdopen(int fd, const char *mode)
-{
-	fdopen_fn f = get_fdopen();
-	if (!f)
-		NOSYS(NULL);
-	META_FD(fd, f(fd, mode), r_ != NULL, meta_ops);
-}
-
-static FILE *do_freopen(freopen_fn f, const char *path, const char *mode, FILE *s)
-{
-	if (!f)
-		NOSYS(NULL);
-	int old = s ? fileno_unlocked(s) : -1;
-	int counted = counting();
-	uint64_t t0 = counted ? iog__now_ns() : 0;
-	FILE *r = f(path, mode, s);
-	int e = errno;
-	uint64_t t1 = counted ? iog__now_ns() : 0;
-	iog__fd_reset(old);
-	int counts = r == NULL || fd_opened(fileno_unlocked(r), path, -1, counted && path) || !path;
-	if (counted && counts)
-		meta_done(t0, t1, r != NULL, iog__pm.meta_ops);
-	errno = e;
-	return r;
-}
-
-EXPORT FILE *freopen(const char *path, const char *mode, FILE *s)
-{
-	return do_freopen(get_freopen(), path, mode, s);
-}
-
-EXPORT FILE *freopen64(const char *path, const char *mode, FILE *s)
-{
-	return do_freopen(get_freopen64(), path, mode, s);
-}
-
-static int do_fclose(int (*f)(FILE *), FILE *s)
-{
-	if (!f)
-		NOSYS(EOF);
-	int fd = fileno_unlocked(s);
-	int counted = close_counted(fd);
-	iog__fd_reset(fd);
-	if (!counted)
-		return f(s);
-	uint64_t t0 = iog__now_ns();
-	int r = f(s);
-	int e = errno;
-	meta_end(t0, r == 0, iog__pm.meta_ops);
-	errno = e;
-	return r;
-}
-
-EXPORT int fclose(FILE *s)
-{
-	return do_fclose(get_fclose(), s);
-}
-
-EXPORT int pclose(FILE *s)
-{
-	pclose_fn f = get_pclose();
-	if (!f)
-		NOSYS(-1);
-	if (s)
-		iog__fd_reset(fileno_unlocked(s));
-	return f(s);
-}
-
-static inline iog_fdent *stream_track(FILE *s)
-{
-	return s ? iog__fd_track(fileno_unlocked(s)) : NULL;
-}
-
-/* fread/fwrite: one request of size * items at the stream's position as we
- * track it on its descriptor (stdio's own buffering is not seen). */
-#define STDIO_RW(s, op, size, call) do { \
-	iog_fdent *e_ = stream_track(s); \
-	if (!e_) { \
-		size_t n_ = call; \
-		if (!(n_ == 0 && (size) > 0 && ferror_unlocked(s))) \
-			iog__other_io(fileno_unlocked(s), op, (ssize_t)(n_ * (size))); \
-		return n_; \
-	} \
-	uint64_t off_ = IOG_LOAD(&e_->pos); \
-	uint64_t t0_ = iog__io_begin(); \
-	size_t r_ = call; \
-	int er_ = errno; \
-	ssize_t b_ = (ssize_t)(r_ * (size)); \
-	if (r_ == 0 && (size) > 0 && ferror_unlocked(s)) \
-		b_ = -1; \
-	else \
-		IOG_STORE(&e_->pos, off_ + (uint64_t)b_); \
-	io_end(e_, op, off_, b_, t0_); \
-	errno = er_; \
-	return r_; \
-} while (0)
-
-EXPORT size_t fread(void *p, size_t size, size_t n, FILE *s)
-{
-	fread_fn f = get_fread();
-	if (!f)
-		NOSYS(0);
-	STDIO_RW(s, IOG_OP_READ, size, f(p, size, n, s));
-}
-
-EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *s)
-{
-	__fread_chk_fn f = get___fread_chk();
-	if (!f)
-		NOSYS(0);
-	STDIO_RW(s, IOG_OP_READ, size, f(p, plen, size, n, s));
-}
-
-EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *s)
-{
-	fwrite_fn f = get_fwrite();
-	if (!f)
-		NOSYS(0);
-	STDIO_RW(s, IOG_OP_WRITE, size, f(p, size, n, s));
-}
-
-#define STDIO_SEEK(s, call) do { \
-	iog_fdent *e_ = stream_track(s); \
-	if (!e_) \
-		return call; \
-	uint64_t t0_ = iog__now_ns(); \
-	int r_ = call; \
-	int er_ = errno; \
-	if (r_ == 0) { \
-		off64_t p_ = ftello64(s); \
-		if (p_ >= 0) \
-			IOG_STORE(&e_->pos, (uint64_t)p_); \
-	} \
-	meta_end(t0_, r_ == 0, iog__pm.meta_ops); \
-	errno = er_; \
-	return r_; \
-} while (0)
-
-EXPORT int fseek(FILE *s, long off, int whence)
-{
-	fseek_fn f = get_fseek();
-	if (!f)
-		NOSYS(-1);
-	STDIO_SEEK(s, f(s, off, whence));
-}
-
-EXPORT int fseeko(FILE *s, off_t off, int whence)
-{
-	fseeko_fn f = get_fseeko();
-	if (!f)
-		NOSYS(-1);
-	STDIO_SEEK(s, f(s, off, whence));
-}
-
-EXPORT int fseeko64(FILE *s, off64_t off, int whence)
-{
-	fseeko64_fn f = get_fseeko64();
-	if (!f)
-		NOSYS(-1);
-	STDIO_SEEK(s, f(s, off, whence));
-}
-
-EXPORT int fflush(FILE *s)
-{
-	fflush_fn f = get_fflush();
-	if (!f)
-		NOSYS(EOF);
-	if (s == NULL) {
-		if (!counting())
-			return f(s);
-		uint64_t t0 = iog__now_ns();
-		int r = f(s);
-		int e = errno;
-		meta_end(t0, r == 0, iog__pm.sync_ops);
-		errno = e;
-		return r;
-	}
-	META_FD(fileno_unlocked(s), f(s), r_ == 0, sync_ops);
-}
-
 /* ---- memory maps ------------------------------------------------------------ */
 
 /* A file mapped: one op and its length, for a regular file we count. The
@@ -1435,10 +1214,13 @@ __attribute__((constructor)) static void posix_init(void)
 	posix_pid = (pid_t)syscall(SYS_getpid);
 	resolve_all();
 	iog__posix_fd_resolve();
+	iog__posix_stdio_resolve();
 	iog__posix_env_init();
 	iog__scope_load(&scope);
 	pthread_atfork(NULL, NULL, atfork_child);
-	if (iog__ensure_started() == 0 && register_metrics() == 0)
+	if (iog__ensure_started() == 0 && register_metrics() == 0) {
+		iog__stdio_register();
 		__atomic_store_n(&iog__posix_ready, 1, __ATOMIC_RELEASE);
+	}
 	errno = e;
 }

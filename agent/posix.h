@@ -1,5 +1,6 @@
-/* posix.h - state shared by the POSIX interposer's wrappers (posix.c) and
- * its asynchronous I/O wrappers (posix_aio.c). Not installed. */
+/* posix.h - state shared by the POSIX interposer's wrappers (posix.c), its
+ * asynchronous I/O wrappers (posix_aio.c) and its stdio wrappers
+ * (posix_stdio.c). Not installed. */
 #ifndef IOG_POSIX_H
 #define IOG_POSIX_H
 
@@ -249,5 +250,14 @@ int iog__env_setid_search(const char *file);   /* found on PATH as execvp would 
 			var = iog__env_fill(envp, var##_b, var##_need); \
 	}
 #define IOG_CHILD_ENV_DONE(var) iog__env_unmap(var##_map, var##_need)
+
+/* posix.c: a descriptor just opened (by us or by stdio): classified when
+ * counted; 1 when it is storage or a directory. */
+int iog__fd_opened(int fd, const char *path, long flags, int counted);
+
+/* posix_stdio.c: the stdio layer (stdio.*), its own metrics registered
+ * after posix.*'s. */
+void iog__posix_stdio_resolve(void);
+int iog__stdio_register(void);   /* 0, or -1: stdio is not counted */
 
 #endif

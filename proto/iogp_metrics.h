@@ -34,7 +34,7 @@
 	X(WRITE_OPS, IOGP_M_WRITE_OPS, IOGP_COUNTER, "ops", "write requests") \
 	X(WRITE_BYTES, IOGP_M_WRITE_BYTES, IOGP_COUNTER, "bytes", "bytes written") \
 	X(META_OPS, IOGP_M_META_OPS, IOGP_COUNTER, "ops", "metadata operations") \
-	X(SYNC_OPS, IOGP_M_SYNC_OPS, IOGP_COUNTER, "ops", "fsync/fdatasync/fflush") \
+	X(SYNC_OPS, IOGP_M_SYNC_OPS, IOGP_COUNTER, "ops", "fsync/fdatasync") \
 	X(ERRORS, IOGP_M_ERRORS, IOGP_COUNTER, "ops", "failed calls") \
 	X(READ_CONSEC, IOGP_M_READ_CONSEC, IOGP_COUNTER, "ops", "reads where the last ended") \
 	X(READ_SEQ, IOGP_M_READ_SEQ, IOGP_COUNTER, "ops", "reads after the last") \
@@ -95,5 +95,43 @@ enum iogp_posix_metric {
 	X(OTHER_WRITE_BYTES, IOGP_M_OTHER_WRITE_BYTES, IOGP_COUNTER, "bytes", "bytes written to what is not storage") \
 	X(READ_DIRECT_OPS, IOGP_M_READ_DIRECT_OPS, IOGP_COUNTER, "ops", "reads with O_DIRECT") \
 	X(WRITE_DIRECT_OPS, IOGP_M_WRITE_DIRECT_OPS, IOGP_COUNTER, "ops", "writes with O_DIRECT")
+
+/* The stdio layer, counted apart from the syscalls (posix.* is only what
+ * the program itself asks of the kernel: glibc's own read/write inside
+ * stdio never pass the interposer). Calls on streams whose descriptor is
+ * storage (as posix.* decides it), stdout and stderr included: reads
+ * (fread, fgetc/getc, fgets, getline/getdelim, fscanf, ... and their
+ * _unlocked and fortified forms), writes (fwrite, fputc/putc, fputs, puts,
+ * fprintf/printf, ...), and meta ops (fopen/fdopen/freopen, fclose,
+ * fseek/fsetpos/rewind, ftell/fgetpos, fflush). Bytes are what the call
+ * says it moved; fscanf counts 0 B; a call that fails or moves nothing is
+ * an op of 0 B. Registered after the catalogs above (their wire order is
+ * unchanged). */
+#define IOGP_M_STDIO_READ_OPS "stdio.read.ops"
+#define IOGP_M_STDIO_READ_BYTES "stdio.read.bytes"
+#define IOGP_M_STDIO_WRITE_OPS "stdio.write.ops"
+#define IOGP_M_STDIO_WRITE_BYTES "stdio.write.bytes"
+#define IOGP_M_STDIO_META_OPS "stdio.meta.ops"
+#define IOGP_M_STDIO_READ_SIZE "stdio.read.size"
+#define IOGP_M_STDIO_WRITE_SIZE "stdio.write.size"
+#define IOGP_M_STDIO_READ_LATENCY "stdio.read.latency"
+#define IOGP_M_STDIO_WRITE_LATENCY "stdio.write.latency"
+#define IOGP_STDIO_METRICS(X) \
+	X(READ_OPS, IOGP_M_STDIO_READ_OPS, IOGP_COUNTER, "ops", "stdio read calls") \
+	X(READ_BYTES, IOGP_M_STDIO_READ_BYTES, IOGP_COUNTER, "bytes", "bytes read through stdio") \
+	X(WRITE_OPS, IOGP_M_STDIO_WRITE_OPS, IOGP_COUNTER, "ops", "stdio write calls") \
+	X(WRITE_BYTES, IOGP_M_STDIO_WRITE_BYTES, IOGP_COUNTER, "bytes", "bytes written through stdio") \
+	X(META_OPS, IOGP_M_STDIO_META_OPS, IOGP_COUNTER, "ops", "stdio open/close/seek/tell/flush") \
+	X(READ_SIZE, IOGP_M_STDIO_READ_SIZE, IOGP_HISTOGRAM, "bytes", "stdio read size") \
+	X(WRITE_SIZE, IOGP_M_STDIO_WRITE_SIZE, IOGP_HISTOGRAM, "bytes", "stdio write size") \
+	X(READ_LATENCY, IOGP_M_STDIO_READ_LATENCY, IOGP_HISTOGRAM, "ns", "stdio read latency") \
+	X(WRITE_LATENCY, IOGP_M_STDIO_WRITE_LATENCY, IOGP_HISTOGRAM, "ns", "stdio write latency")
+
+enum iogp_stdio_metric {
+#define IOGP_X_ENUM(id, name, kind, unit, label) IOGP_STDIO_##id,
+	IOGP_STDIO_METRICS(IOGP_X_ENUM)
+#undef IOGP_X_ENUM
+	IOGP_STDIO_NMETRICS
+};
 
 #endif

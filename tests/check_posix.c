@@ -294,28 +294,156 @@ START_TEST(test_threads)
 }
 END_TEST
 
+static void clear_runs(void);
+static void expect_rw(const iogp_model *m, const char *family, const uint64_t ops[2],
+                      const uint64_t bytes[2]);
+
+/* stdio is its own layer (stdio.*): fread/fwrite and friends are counted
+ * there, with fopen/fclose/fseek/fflush as stdio.meta.ops (a failed fopen
+ * too); posix.* is what the program asks of the kernel itself, and glibc's
+ * own read/write inside stdio never pass the interposer: 0 here. */
 START_TEST(test_stdio)
 {
 	char p[300];
 	tu_prog(p, sizeof(p), "stdio_ops");
 	ck_assert_int_eq(RUN_RECORDED(p, path_in("stdio.dat")), 0);
 	iogp_model *m = load_all(NULL);
-	ck_assert_uint_eq(counter(m, "posix.write.ops"), 10);
-	ck_assert_uint_eq(counter(m, "posix.write.bytes"), 10000);
-	ck_assert_uint_eq(bin_at(m, "posix.write.size", 1000, NULL), 10);
-	ck_assert_uint_eq(counter(m, "posix.write.consecutive"), 10);
-	ck_assert_uint_eq(counter(m, "posix.read.ops"), 7);
-	ck_assert_uint_eq(counter(m, "posix.read.bytes"), 16096);
-	ck_assert_uint_eq(bin_at(m, "posix.read.size", 2000, NULL), 6);
-	ck_assert_uint_eq(bin_at(m, "posix.read.size", 4096, NULL), 1);
-	ck_assert_uint_eq(counter(m, "posix.read.consecutive"), 5);
-	ck_assert_uint_eq(counter(m, "posix.read.random"), 1);
-	ck_assert_uint_eq(counter(m, "posix.read.sequential"), 1);
-	ck_assert_uint_eq(counter(m, "posix.meta.ops"), 6);
-	ck_assert_uint_eq(counter(m, "posix.sync.ops"), 1);
-	/* the failed fopen, with errno intact (the program checks it) */
-	ck_assert_uint_eq(counter(m, "posix.errors"), 1);
+	ck_assert_uint_eq(counter(m, "stdio.write.ops"), 10);
+	ck_assert_uint_eq(counter(m, "stdio.write.bytes"), 10000);
+	ck_assert_uint_eq(bin_at(m, "stdio.write.size", 1000, NULL), 10);
+	ck_assert_uint_eq(counter(m, "stdio.read.ops"), 7);
+	ck_assert_uint_eq(counter(m, "stdio.read.bytes"), 16096);
+	ck_assert_uint_eq(bin_at(m, "stdio.read.size", 2000, NULL), 6);
+	ck_assert_uint_eq(bin_at(m, "stdio.read.size", 4096, NULL), 1);
+	ck_assert_uint_eq(hist_total(m, "stdio.read.latency"), 7);
+	ck_assert_uint_eq(hist_total(m, "stdio.write.latency"), 10);
+	/* fopen 1 failed + 2, fflush, fclose 2, fseek, fseeko */
+	ck_assert_uint_eq(counter(m, "stdio.meta.ops"), 8);
+	/* the socket pair and the eventfd are not storage */
+	ck_assert_uint_eq(counter(m, "posix.write.ops"), 0);
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), 0);
+	ck_assert_uint_eq(counter(m, "posix.meta.ops"), 0);
+	ck_assert_uint_eq(counter(m, "posix.sync.ops"), 0);
+	ck_assert_uint_eq(counter(m, "posix.errors"), 0);
 	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* Every wrapped stdio call (tests/progs/stdio_all.c), stdout a regular
+ * file, stderr /dev/null (not storage: its fprintf is not counted). */
+START_TEST(test_stdio_all)
+{
+	char p[300];
+	tu_prog(p, sizeof(p), "stdio_all");
+	ck_assert_int_eq(run((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", "none",
+		"--interval", "100", "--output", out_tmpl(), "--", p, path_in("all.dat"),
+		path_in("sys.dat"), NULL }, path_in("all.out")), 0);
+	ck_assert_str_eq(tu_slurp(path_in("all.out")), "p1\np2\np3\np4\nputs\nc\n");
+	iogp_model *m = load_all(NULL);
+	/* 14 writes (240 B) on the file, 7 on stdout (19 B) */
+	ck_assert_uint_eq(counter(m, "stdio.write.ops"), 21);
+	ck_assert_uint_eq(counter(m, "stdio.write.bytes"), 259);
+	ck_assert_uint_eq(bin_at(m, "stdio.write.size", 1, NULL), 7);
+	ck_assert_uint_eq(bin_at(m, "stdio.write.size", 100, NULL), 2);
+	ck_assert_uint_eq(hist_total(m, "stdio.write.size"), 21);
+	ck_assert_uint_eq(hist_total(m, "stdio.write.latency"), 21);
+	/* 28 reads, 244 B; 8 of them (at the end, fscanf) of 0 B */
+	ck_assert_uint_eq(counter(m, "stdio.read.ops"), 28);
+	ck_assert_uint_eq(counter(m, "stdio.read.bytes"), 244);
+	ck_assert_uint_eq(bin_at(m, "stdio.read.size", 0, NULL), 8);
+	ck_assert_uint_eq(bin_at(m, "stdio.read.size", 50, NULL), 4);
+	ck_assert_uint_eq(hist_total(m, "stdio.read.size"), 28);
+	ck_assert_uint_eq(hist_total(m, "stdio.read.latency"), 28);
+	ck_assert_uint_eq(counter(m, "stdio.meta.ops"), 25);
+	/* posix.*: the program's own open/write/pread/close only */
+	expect_rw(m, "posix", (uint64_t[]){ 1, 3 }, (uint64_t[]){ 500, 3000 });
+	ck_assert_uint_eq(counter(m, "posix.meta.ops"), 3);
+	ck_assert_uint_eq(counter(m, "posix.sync.ops"), 0);
+	ck_assert_uint_eq(counter(m, "posix.errors"), 0);
+	check_invariants(m);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* 10,000 lines by fprintf, read back by fgets and getline: stdio.* has them
+ * all, posix.* nothing (the program makes no I/O syscall of its own). */
+START_TEST(test_stdio_lines)
+{
+	char p[300];
+	tu_prog(p, sizeof(p), "stdio_all");
+	ck_assert_int_eq(RUN_RECORDED(p, path_in("lines.dat"), "lines"), 0);
+	iogp_model *m = load_all(NULL);
+	ck_assert_uint_eq(counter(m, "stdio.write.ops"), 10000);
+	ck_assert_uint_eq(counter(m, "stdio.write.bytes"), 110000);
+	ck_assert_uint_eq(bin_at(m, "stdio.write.size", 11, NULL), 10000);
+	ck_assert_uint_eq(counter(m, "stdio.read.ops"), 10001);
+	ck_assert_uint_eq(counter(m, "stdio.read.bytes"), 110000);
+	ck_assert_uint_eq(bin_at(m, "stdio.read.size", 11, NULL), 10000);
+	ck_assert_uint_eq(counter(m, "stdio.meta.ops"), 4);
+	expect_rw(m, "posix", (uint64_t[]){ 0, 0 }, (uint64_t[]){ 0, 0 });
+	ck_assert_uint_eq(counter(m, "posix.meta.ops"), 0);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* A text file of about size bytes, lines of letters. */
+static void write_text(const char *path, size_t size)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert(f != NULL);
+	uint64_t x = 88172645463325252ull;
+	size_t done = 0;
+	while (done < size) {
+		char line[80];
+		int len = 10 + (int)(x % 50);
+		for (int i = 0; i < len; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			line[i] = (char)('a' + x % 26);
+		}
+		line[len] = '\n';
+		ck_assert(fwrite(line, 1, (size_t)len + 1, f) == (size_t)len + 1);
+		done += (size_t)len + 1;
+	}
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (uint64_t)st.st_size;
+}
+
+/* sort and sed (coreutils' and sed's *_unlocked stdio, getdelim): the
+ * input's bytes are stdio.read.bytes, the output's stdio.write.bytes. */
+START_TEST(test_sort_sed)
+{
+	write_text(path_in("text.in"), 5u << 20);
+	uint64_t in = file_size(path_in("text.in"));
+	char *r = (char *)tu_env("IOGRAM_RUN");
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--output", out_tmpl(), "--", "sort",
+		path_in("text.in"), NULL }, path_in("sort.out")), 0);
+	ck_assert_uint_eq(file_size(path_in("sort.out")), in);
+	iogp_model *m = load_all(NULL);
+	ck_assert_uint_eq(counter(m, "stdio.read.bytes"), in);
+	ck_assert_uint_eq(counter(m, "stdio.write.bytes"), in);
+	ck_assert_uint_ge(counter(m, "stdio.read.ops"), 1);
+	ck_assert_uint_ge(counter(m, "stdio.write.ops"), 1);
+	ck_assert_uint_ge(counter(m, "stdio.meta.ops"), 2);
+	iogp_model_free(m);
+	clear_runs();
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--output", out_tmpl(), "--", "sed",
+		"s/a/bb/", path_in("text.in"), NULL }, path_in("sed.out")), 0);
+	uint64_t out = file_size(path_in("sed.out"));
+	ck_assert_uint_gt(out, in);
+	m = load_all(NULL);
+	ck_assert_uint_eq(counter(m, "stdio.read.bytes"), in);
+	ck_assert_uint_eq(counter(m, "stdio.write.bytes"), out);
+	ck_assert_uint_ge(counter(m, "stdio.read.ops"), 1);
+	ck_assert_uint_ge(counter(m, "stdio.write.ops"), 1);
 	iogp_model_free(m);
 }
 END_TEST
@@ -1396,6 +1524,7 @@ int main(void)
 	const tu_case cases[] = {
 		{ "dd", test_dd }, { "cat", test_cat }, { "cp", test_cp },
 		{ "threads", test_threads }, { "stdio", test_stdio },
+		{ "stdio_all", test_stdio_all }, { "stdio_lines", test_stdio_lines }, { "sort_sed", test_sort_sed },
 		{ "forkexec", test_forkexec }, { "forkexec_cat", test_forkexec_cat },
 		{ "forkexec_files", test_forkexec_files }, { "vfork", test_vfork },
 		{ "aio_qd", test_aio_qd }, { "posix_aio", test_posix_aio }, { "strace", test_strace }, { "live", test_live },
