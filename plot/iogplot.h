@@ -107,13 +107,15 @@ typedef struct iogplot_frame {
 	int recording;
 	char record_path[256];
 	double t_first, t_now;   /* wall-clock seconds; t_now = replay position or live now */
+	int layer;               /* IOGP_LAYER_*: whose metrics the panels show (0: POSIX) */
 	uint64_t generation;     /* bumped by the caller when data changed */
 } iogplot_frame;
 
 void iogplot_frame_init(iogplot_frame *f);
 void iogplot_frame_free(iogplot_frame *f);
-/* Histograms, access samples and header counts of the selection (NULL: all).
- * Keeps f->rates and the caller's header strings. */
+/* Histograms (of f->layer; empty where the layer has none), access samples
+ * and header counts of the selection (NULL: all). Keeps f->rates and the
+ * caller's header strings. */
 int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel);
 /* f's histograms -= base's (for "last N seconds": base = the state N s ago). */
 int iogplot_frame_hist_since(iogplot_frame *f, const iogplot_frame *base);

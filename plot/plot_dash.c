@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iogp_layers.h"
 #include "plot.h"
 
 /* How each panel draws; names, titles and the order come from the catalog. */
@@ -454,8 +455,8 @@ void pl_draw_header(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f
 		iogplot_fmt_clock(when, sizeof(when), f->t_now, 1);
 	snprintf(sel, sizeof(sel), "%s%s%s", f->selection[0] ? f->selection : "all nodes",
 	         f->window[0] ? " · " : "", f->window);
-	snprintf(left, sizeof(left), "%s   %s   %s%s%s", f->title[0] ? f->title : "iogram", when, sel,
-	         f->status[0] ? "   " : "", f->status);
+	snprintf(left, sizeof(left), "%s   %s   %s · %s%s%s", f->title[0] ? f->title : "iogram", when,
+	         sel, iogp_layer_title(f->layer), f->status[0] ? "   " : "", f->status);
 	char rate[32];
 	snprintf(rate, sizeof(rate), "%.0f", f->msg_rate);
 	snprintf(right, sizeof(right),

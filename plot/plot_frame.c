@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iogp_layers.h"
 #include "iogp_metrics.h"
 #include "plot.h"
 
 #define MAX_POINTS (1u << 20)
 #define MAX_FILES 65536
 
-static const char *const hist_names[6] = { IOGP_POSIX_HISTS };
 
 static iogp_hist *hist_slot(iogplot_frame *f, int i)
 {
@@ -144,7 +144,14 @@ int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_s
 	for (int i = 0; i < 6; i++) {
 		iogp_hist *h = hist_slot(f, i);
 		iogp_hist_free(h);
-		int rc = iogp_model_hist(m, hist_names[i], sel, h);
+		const char *name = iogp_layer_slot_metric(f->layer, i);
+		if (!name) {   /* none in this layer (stdio: meta latency, queue depth) */
+			iogp_bins nb;
+			iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
+			iogp_hist_init(h, &nb);
+			continue;
+		}
+		int rc = iogp_model_hist(m, name, sel, h);
 		if (rc == IOGP_ENOMEM)
 			return rc;
 	}

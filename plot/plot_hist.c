@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "iogp_layers.h"
 #include "plot.h"
 
 static const char *const opname[4] = { "read", "write", "meta", "all" };
@@ -74,6 +75,13 @@ static void hist_layout(pl_layout *l, const iogplot_style *st, const iogplot_fra
 			if (h[s]->bins[i].count > maxc)
 				maxc = h[s]->bins[i].count;
 		}
+	if (!maxc && l->panel == IOGPLOT_QD &&
+	    !iogp_layer_slot_metric(f->layer, IOGP_SLOT_QUEUE_DEPTH)) {
+		l->empty = 1;
+		snprintf(l->empty_msg, sizeof(l->empty_msg), "no queue depth in the %s layer",
+		         iogp_layer_title(f->layer));
+		return;
+	}
 	if (!maxc) {
 		l->empty = 1;
 		snprintf(l->empty_msg, sizeof(l->empty_msg), "no requests yet");

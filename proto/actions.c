@@ -24,6 +24,7 @@ const iogp_action iogp_actions[] = {
 	{ IOGP_ACT_ALL, "a", "select everything", 0, ALL, { { "a", 0 } } },
 	{ IOGP_ACT_FILE, "f F", "next / previous file", 0, TUI, { { "f", 1 }, { "F", -1 } } },
 	{ IOGP_ACT_WINDOW, "w W", "since start / last N s", 0, ALL, { { "w", 1 }, { "W", -1 } } },
+	{ IOGP_ACT_LAYER, "y", "layer: POSIX / STDIO", 0, ALL, { { "y", 1 } } },
 	{ IOGP_ACT_DIR, "d", "read+write / read / write", 0, TUI, { { "d", 0 } } },
 	{ IOGP_ACT_BINS, "b", "bins native / log2 / fixed", 0, TUI, { { "b", 0 } } },
 	{ IOGP_ACT_LOG, "l", "counts linear / log", 0, ALL, { { "l", 0 } } },

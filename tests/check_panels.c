@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "iogp_actions.h"
+#include "iogp_layers.h"
 #include "iogp_metrics.h"
 #include "iogp_panels.h"
 #include "testutil.h"
@@ -145,7 +146,76 @@ START_TEST(actions)
 		ck_assert(a->viewers & IOGP_VIEWER_TUI);
 		n++;
 	}
-	ck_assert_uint_eq(n, 28);   /* iogram-top's overlay */
+	ck_assert_uint_eq(n, 29);   /* iogram-top's overlay */
+	/* the layer key, in both viewers */
+	a = iogp_action_find("y", IOGP_VIEWER_TUI, &arg);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(a->id, IOGP_ACT_LAYER);
+	ck_assert_ptr_eq(iogp_action_find("y", IOGP_VIEWER_GTK, &arg), a);
+}
+END_TEST
+
+START_TEST(layers)
+{
+	static const char *const posix_hists[IOGP_LAYER_NHISTS] = { IOGP_POSIX_HISTS };
+	ck_assert_int_eq(iogp_layer_find("posix"), IOGP_LAYER_POSIX);
+	ck_assert_int_eq(iogp_layer_find("STDIO"), IOGP_LAYER_STDIO);
+	ck_assert_int_eq(iogp_layer_find("mpiio"), -1);
+	ck_assert_int_eq(iogp_layer_find(NULL), -1);
+	ck_assert_str_eq(iogp_layer_title(IOGP_LAYER_POSIX), "POSIX");
+	ck_assert_str_eq(iogp_layer_title(IOGP_LAYER_STDIO), "STDIO");
+	ck_assert_str_eq(iogp_layer_name(IOGP_LAYER_STDIO), "stdio");
+	ck_assert_ptr_null(iogp_layer_get(IOGP_LAYER_N));
+	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_POSIX, 1), IOGP_LAYER_STDIO);
+	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_STDIO, 1), IOGP_LAYER_POSIX);
+	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_POSIX, -1), IOGP_LAYER_STDIO);
+	char b[64];
+	ck_assert_str_eq(iogp_layer_names(b, sizeof(b)), "posix, stdio");
+	for (int l = 0; l < IOGP_LAYER_N; l++) {
+		const iogp_layer *e = iogp_layer_get(l);
+		ck_assert_int_eq(e->id, l);
+		ck_assert_int_eq(iogp_layer_find(e->name), l);
+		/* every metric is of its layer: "posix." / "stdio." */
+		for (int k = 0; k < IOGP_SLOT_N; k++)
+			if (e->metrics[k])
+				ck_assert_msg(!strncmp(e->metrics[k], e->name, strlen(e->name)) &&
+				              e->metrics[k][strlen(e->name)] == '.', "%s: %s", e->name,
+				              e->metrics[k]);
+		/* every layer has the rates panels' byte counters and the sizes */
+		ck_assert_ptr_nonnull(e->metrics[IOGP_SLOT_READ_BYTES]);
+		ck_assert_ptr_nonnull(e->metrics[IOGP_SLOT_WRITE_BYTES]);
+		ck_assert_ptr_nonnull(e->metrics[IOGP_SLOT_READ_SIZE]);
+	}
+	/* POSIX: the six histograms in snapshot order, the catalog's names */
+	for (int k = 0; k < IOGP_LAYER_NHISTS; k++) {
+		ck_assert_str_eq(iogp_layer_slot_metric(IOGP_LAYER_POSIX, k), posix_hists[k]);
+		ck_assert_int_eq(iogp_layer_slot(posix_hists[k]), k);
+	}
+	ck_assert_str_eq(iogp_layer_slot_metric(IOGP_LAYER_POSIX, IOGP_SLOT_READ_BYTES), IOGP_M_READ_BYTES);
+	/* stdio: its names, none for meta latency and queue depth */
+	ck_assert_str_eq(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_READ_SIZE), IOGP_M_STDIO_READ_SIZE);
+	ck_assert_str_eq(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_WRITE_LATENCY),
+	                 IOGP_M_STDIO_WRITE_LATENCY);
+	ck_assert_str_eq(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_WRITE_BYTES),
+	                 IOGP_M_STDIO_WRITE_BYTES);
+	ck_assert_ptr_null(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_QUEUE_DEPTH));
+	ck_assert_ptr_null(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_META_LATENCY));
+	ck_assert_ptr_null(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_N));
+	/* the catalog's (POSIX) metrics of every panel resolve in every layer,
+	 * or are absent there: the access samples are shared */
+	for (int p = 0; p < IOGP_PANEL_N; p++) {
+		const iogp_panel *e = iogp_panel_get(p);
+		for (int k = 0; k < IOGP_PANEL_MAX_METRICS && e->metrics[k]; k++) {
+			ck_assert_str_eq(iogp_layer_metric(IOGP_LAYER_POSIX, e->metrics[k]), e->metrics[k]);
+			if (iogp_layer_slot(e->metrics[k]) < 0)
+				ck_assert_str_eq(iogp_layer_metric(IOGP_LAYER_STDIO, e->metrics[k]), e->metrics[k]);
+		}
+	}
+	const iogp_panel *qd = iogp_panel_get(IOGP_PANEL_QD), *rates = iogp_panel_get(IOGP_PANEL_RATES);
+	ck_assert_ptr_null(iogp_layer_metric(IOGP_LAYER_STDIO, qd->metrics[0]));
+	ck_assert_str_eq(iogp_layer_slot_label(iogp_layer_slot(qd->metrics[0])), "queue depth");
+	ck_assert_str_eq(iogp_layer_metric(IOGP_LAYER_STDIO, rates->metrics[0]), IOGP_M_STDIO_READ_BYTES);
+	ck_assert_str_eq(iogp_layer_metric(IOGP_LAYER_STDIO, rates->metrics[1]), IOGP_M_STDIO_WRITE_BYTES);
 }
 END_TEST
 
@@ -155,6 +225,7 @@ int main(void)
 		{ "lookups", lookups },
 		{ "catalog", catalog },
 		{ "actions", actions },
+		{ "layers", layers },
 	};
 	return tu_run_suite("panels", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 30);
 }

@@ -15,11 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iogp_layers.h"
 #include "iogplot.h"
 #include "session.h"
 #include "testutil.h"
 
-static const char *view_bin, *synth_bin;
+static const char *view_bin, *synth_bin, *run_bin, *iogram_bin;
 static char dir[256];
 static char rec[600], truth[600];
 
@@ -698,6 +699,75 @@ START_TEST(test_size_writes_exact)
 }
 END_TEST
 
+/* ---- layers ---- */
+
+/* sort under the interposer reads and writes through stdio: the frame of
+ * the stdio layer holds stdio.* (as iogram info counts them), none for
+ * meta latency and queue depth, and its rates; the POSIX layer is back on
+ * switching; the headless snapshot takes --layer. */
+START_TEST(test_layer)
+{
+	run_bin = tu_env("IOGRAM_RUN");
+	iogram_bin = tu_env("IOGRAM_BIN");
+	/* the sanitized agent is preloaded into a plain sort */
+	tu_asan_option("verify_asan_link_order=0");
+	char srec[600], in[600], out[700], err[256] = "";
+	snprintf(srec, sizeof(srec), "%s/sort.iogr", dir);
+	snprintf(in, sizeof(in), "%s/sort-in.txt", dir);
+	ck_assert_int_eq(tu_system(tu_fmt("seq 1 5000 | sort -R > %s", in)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("%s -e none -o %s -i 100 -n sortnode -- sort -o %s/sort-out.txt %s",
+	                                  run_bin, srec, dir, in)), 0);
+	uint64_t rd = tu_info_counter(iogram_bin, srec, "stdio.read.ops");
+	uint64_t wr = tu_info_counter(iogram_bin, srec, "stdio.write.ops");
+	uint64_t prd = tu_info_counter(iogram_bin, srec, "posix.read.ops");
+	uint64_t pwr = tu_info_counter(iogram_bin, srec, "posix.write.ops");
+	ck_assert_msg(rd != UINT64_MAX && rd > 0, "no stdio.read.ops");
+	ck_assert_msg(wr != UINT64_MAX && wr >= 5000, "stdio.write.ops %llu", (unsigned long long)wr);
+	ck_assert(prd != UINT64_MAX && pwr != UINT64_MAX);
+	iogv_opts o = { .layer = IOGP_LAYER_STDIO };
+	iogv_session *ses = iogv_session_new(&o);
+	ck_assert_ptr_nonnull(ses);
+	ck_assert_int_eq(iogv_layer(ses), IOGP_LAYER_STDIO);
+	ck_assert_msg(iogv_open_replay(ses, srec, err, sizeof(err)) == 0, "%s", err);
+	double a, b;
+	iogv_replay_span(ses, &a, &b);
+	ck_assert_int_ge(iogv_replay_seek(ses, b), 0);
+	iogplot_frame f;
+	iogplot_frame_init(&f);
+	ck_assert_int_eq(iogv_frame(ses, NULL, 0, &f), 0);
+	ck_assert_int_eq(f.layer, IOGP_LAYER_STDIO);
+	ck_assert_uint_eq(f.size[0].total, rd);
+	ck_assert_uint_eq(f.size[1].total, wr);
+	ck_assert_uint_eq(f.lat[0].total, rd);
+	ck_assert_uint_eq(f.lat[2].total, 0);   /* no meta latency in stdio */
+	ck_assert_uint_eq(f.qd.total, 0);       /* nor queue depth */
+	ck_assert_uint_eq(f.rates.nnodes, 1);   /* stdio.{read,write}.bytes per node */
+	/* the last N seconds too */
+	ck_assert_int_eq(iogv_frame(ses, NULL, 300, &f), 0);
+	ck_assert_uint_eq(f.size[1].total, wr);
+	ck_assert_uint_eq(f.qd.total, 0);
+	/* the POSIX layer */
+	iogv_set_layer(ses, IOGP_LAYER_POSIX);
+	ck_assert_int_eq(iogv_frame(ses, NULL, 0, &f), 0);
+	ck_assert_int_eq(f.layer, IOGP_LAYER_POSIX);
+	ck_assert_uint_eq(f.size[0].total, prd);
+	ck_assert_uint_eq(f.size[1].total, pwr);
+	iogplot_frame_free(&f);
+	iogv_session_free(ses);
+	/* headless: --layer stdio draws; an unknown layer is a usage error */
+	snprintf(out, sizeof(out), "%s/stdio.png", dir);
+	char *a1[] = { (char *)view_bin, "--replay", srec, "--snapshot", out, "--layer", "stdio", NULL };
+	run_result r = run(a1);
+	ck_assert_msg(r.status == 0, "snapshot --layer stdio: %d %s", r.status, r.err);
+	struct stat sb;
+	ck_assert(stat(out, &sb) == 0 && sb.st_size > 0);
+	char *a2[] = { (char *)view_bin, "--replay", srec, "--snapshot", out, "--layer", "mpiio", NULL };
+	r = run(a2);
+	ck_assert_int_eq(r.status, IOGP_EXIT_USAGE);
+	ck_assert_msg(strstr(r.err, "--layer") != NULL, "%s", r.err);
+}
+END_TEST
+
 static int run_synth(void)
 {
 	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "4", "--sources-per-node", "2",
@@ -711,6 +781,8 @@ int main(void)
 {
 	view_bin = getenv("IOGRAM_VIEW");
 	synth_bin = getenv("IOGRAM_SYNTH");
+	run_bin = getenv("IOGRAM_RUN");
+	iogram_bin = getenv("IOGRAM_BIN");
 	if (!view_bin || !synth_bin) {
 		fprintf(stderr, "check_plot: set IOGRAM_VIEW and IOGRAM_SYNTH\n");
 		return 1;
@@ -738,6 +810,7 @@ int main(void)
 	tcase_add_test(tc, test_csv);
 	tcase_add_test(tc, test_seek);
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_layer);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
 	if (!failed && tu_rmdir_all(dir) != 0)

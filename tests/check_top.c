@@ -858,6 +858,55 @@ START_TEST(test_live)
 }
 END_TEST
 
+/* The layer key on a real recording: sort under the interposer reads its
+ * input with stdio, whose calls are counted in stdio.*; y shows that layer in
+ * every panel and says so in the header, and the size panel's counts are
+ * those iogram info gives for the same file. */
+START_TEST(test_layer)
+{
+	const char *in = tu_fmt("%s/sort-in.txt", dir);
+	char rec[4200];
+	snprintf(rec, sizeof(rec), "%s/sort.iogr", dir);
+	ck_assert_int_eq(tu_system(tu_fmt("seq 1 5000 | sort -R > %s", in)), 0);
+	ck_assert_int_eq(tu_system(tu_fmt("%s -e none -o %s -i 100 -n sortnode -- sort -o %s/sort-out.txt %s",
+	                                  run_bin, rec, dir, in)), 0);
+	uint64_t rd = tu_info_counter(iogram_bin, rec, "stdio.read.ops"), wr = tu_info_counter(iogram_bin, rec, "stdio.write.ops");
+	ck_assert_msg(rd != UINT64_MAX && rd > 0, "no stdio.read.ops in the recording");
+	ck_assert_msg(wr != UINT64_MAX && wr >= 5000, "stdio.write.ops %" PRIu64, wr);
+	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
+	EXPECT("REPLAY", 5);
+	keys("G");
+	EXPECT("END", 5);
+	EXPECT("| POSIX", 5);
+	keys("y");
+	EXPECT("| STDIO", 5);
+	EXPECT(tu_fmt("read n=%" PRIu64 " ", rd), 5);
+	EXPECT(tu_fmt("write n=%" PRIu64 " ", wr), 2);
+	EXPECT("no queue depth in the STDIO layer", 2);
+	CHECK(strstr(line_with("request size"), "1 request size") != NULL, "no size panel");
+	/* and back */
+	keys("y");
+	EXPECT("| POSIX", 5);
+	EXPECT_NOT("no queue depth in the STDIO layer", 2);
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+	/* --layer stdio starts there */
+	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8",
+	           tu_fmt("%s --layer stdio --replay %s", top_bin, rec));
+	EXPECT("REPLAY", 5);
+	keys("G");
+	EXPECT("| STDIO", 5);
+	EXPECT(tu_fmt("write n=%" PRIu64 " ", wr), 5);
+	keys("q");
+	EXPECT("IOGTOP-EXIT=0", 5);
+	tmux_kill();
+	/* a layer that does not exist: a usage error */
+	ck_assert_int_eq(tu_system(tu_fmt("%s --layer mpiio --replay %s 2>/dev/null", top_bin, rec)),
+	                 IOGP_EXIT_USAGE);
+}
+END_TEST
+
 static int demo_dirs(const char *tmp)
 {
 	DIR *d = opendir(tmp);
@@ -1004,6 +1053,7 @@ int main(void)
 	tcase_add_test(tc, test_terminal_gone);
 	tcase_add_test(tc, test_damaged_replay);
 	tcase_add_test(tc, test_live);
+	tcase_add_test(tc, test_layer);
 	tcase_add_test(tc, test_demo);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);

@@ -594,3 +594,19 @@ int tu_run_suite(const char *name, const tu_case *cases, size_t n, void (*setup)
 	tu_suite_opts o = { .setup = setup, .teardown = teardown, .timeout_s = timeout_s };
 	return tu_run_cases(name, cases, n, &o);
 }
+
+uint64_t tu_info_counter(const char *iogram, const char *file, const char *metric)
+{
+	FILE *p = popen(tu_fmt("%s info %s", iogram, file), "r");
+	char line[512];
+	unsigned long long v = UINT64_MAX;
+	size_t n = strlen(metric);
+	while (p && fgets(line, sizeof(line), p)) {
+		const char *t = line + strspn(line, " ");
+		if (!strncmp(t, metric, n) && t[n] == ' ' && sscanf(t + n, " counter %llu", &v) == 1)
+			break;
+	}
+	if (p)
+		pclose(p);
+	return v;
+}

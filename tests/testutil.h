@@ -135,4 +135,8 @@ int tu_run_cases(const char *name, const tu_case *cases, size_t n, const tu_suit
 /* Run a suite built by hand (CK_NORMAL), free it; the number of failures. */
 int tu_run_srunner(Suite *s);
 
+/* A counter's total as `iogram info FILE` prints it (iogram is the binary's
+ * path); UINT64_MAX when the file has no such counter. */
+uint64_t tu_info_counter(const char *iogram, const char *file, const char *metric);
+
 #endif

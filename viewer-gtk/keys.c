@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "iogp_layers.h"
 
 /* ---- key spellings as GDK keyvals ---- */
 
@@ -106,6 +107,11 @@ static gboolean run(iogv_win *v, const iogp_action *a, int arg)
 	case IOGP_ACT_SOURCE: iogv_sidebar_step(v->side, 0, arg); return TRUE;
 	case IOGP_ACT_ALL: iogv_sidebar_select_all(v->side); return TRUE;
 	case IOGP_ACT_WINDOW: cycle_window(v, arg); return TRUE;
+	case IOGP_ACT_LAYER:
+		v->args.layer = iogp_layer_step(iogv_layer(v->s), arg ? arg : 1);
+		iogv_set_layer(v->s, v->args.layer);
+		iogv_win_changed(v, 1);
+		return TRUE;
 	case IOGP_ACT_LOG:
 	case IOGP_ACT_LOGX: {
 		int p = iogv_win_pointer_panel(v);

@@ -8,15 +8,19 @@
 #include <time.h>
 
 #include "iogp_feed.h"
+#include "iogp_layers.h"
 #include "iogp_metrics.h"
 #include "session.h"
 #include "iogp_sys.h"
 
-static const char *const hist_names[6] = { IOGP_POSIX_HISTS };
-static const char *const rate_names[2] = { IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES };
+/* The metric of layer table slot k in the session's layer (NULL: none). */
+#define HIST_NAME(s, i) iogp_layer_slot_metric((s)->layer, (i))
+#define RATE_NAME(s, op) iogp_layer_slot_metric((s)->layer, (op) ? IOGP_SLOT_WRITE_BYTES : IOGP_SLOT_READ_BYTES)
 
 struct iogv_session {
 	iogp_feed *feed;
+	int layer;                   /* IOGP_LAYER_*: whose metrics the frames show */
+	char path[4096];             /* the replay open, for its rates in another layer */
 	char title[256];
 	iogplot_series file_rates;   /* a replay: per-node rates of the whole file */
 	uint64_t live_first_ns;
@@ -28,9 +32,11 @@ static iogp_model_opts model_opts(uint32_t ring_bins)
 	iogp_model_opts mo;
 	memset(&mo, 0, sizeof(mo));
 	mo.live = 1;
-	mo.nrates = 2;
-	mo.rates[0] = rate_names[0];
-	mo.rates[1] = rate_names[1];
+	/* the byte counters of every layer: the layer key switches between them */
+	for (int l = 0; l < IOGP_LAYER_N && mo.nrates + 2 <= IOGP_MODEL_MAX_RATES; l++) {
+		mo.rates[mo.nrates++] = iogp_layer_slot_metric(l, IOGP_SLOT_READ_BYTES);
+		mo.rates[mo.nrates++] = iogp_layer_slot_metric(l, IOGP_SLOT_WRITE_BYTES);
+	}
 	mo.ring_bins = ring_bins;
 	mo.window_slot_ns = 5000000000ull;
 	mo.window_max_ns = 300000000000ull;
@@ -58,6 +64,7 @@ iogv_session *iogv_session_new(const iogv_opts *opts)
 		return NULL;
 	}
 	snprintf(s->title, sizeof(s->title), "iogram-view");
+	s->layer = opts && iogp_layer_get(opts->layer) ? opts->layer : IOGP_LAYER_POSIX;
 	return s;
 }
 
@@ -87,17 +94,31 @@ const char *iogv_title(const iogv_session *s)
 
 /* ---- replay ---- */
 
+static int file_rates(iogv_session *s, const char *path);
+
+int iogv_layer(const iogv_session *s)
+{
+	return s->layer;
+}
+
+void iogv_set_layer(iogv_session *s, int layer)
+{
+	if (!iogp_layer_get(layer) || layer == s->layer)
+		return;
+	s->layer = layer;
+	s->rates_gen = UINT64_MAX;   /* live rates: rebuilt by the next frame */
+	if (iogp_feed_is_replay(s->feed) && s->path[0])
+		file_rates(s, s->path);
+}
+
 int iogv_is_replay(const iogv_session *s)
 {
 	return iogp_feed_is_replay(s->feed);
 }
 
-int iogv_open_replay(iogv_session *s, const char *path, char *err, size_t errlen)
+/* Per-node rates of the whole replay file, in the session's layer. */
+static int file_rates(iogv_session *s, const char *path)
 {
-	int rc = iogp_feed_open_replay(s->feed, path, err, errlen);
-	if (rc < 0)
-		return rc;
-	iogp_feed_pause(s->feed, 1);   /* the timeline moves the position */
 	iogp_feed_status st;
 	iogp_feed_get_status(s->feed, &st);
 	/* per-node rates of the whole file: a replay shows any hour at once */
@@ -107,15 +128,27 @@ int iogv_open_replay(iogv_session *s, const char *path, char *err, size_t errlen
 	char e2[256];
 	memset(&sr, 0, sizeof(sr));
 	memset(&sw, 0, sizeof(sw));
-	int okr = iogp_series_from_file(&sr, path, rate_names[0], step, e2, sizeof(e2)) == 0;
-	int okw = iogp_series_from_file(&sw, path, rate_names[1], step, e2, sizeof(e2)) == 0;
-	rc = iogplot_series_from_iogp(&s->file_rates, okr ? &sr : NULL, okw ? &sw : NULL);
+	int okr = iogp_series_from_file(&sr, path, RATE_NAME(s, 0), step, e2, sizeof(e2)) == 0;
+	int okw = iogp_series_from_file(&sw, path, RATE_NAME(s, 1), step, e2, sizeof(e2)) == 0;
+	iogplot_series_free(&s->file_rates);
+	int rc = iogplot_series_from_iogp(&s->file_rates, okr ? &sr : NULL, okw ? &sw : NULL);
 	if (okr)
 		iogp_series_free(&sr);
 	if (okw)
 		iogp_series_free(&sw);
 	if (rc < 0)
 		memset(&s->file_rates, 0, sizeof(s->file_rates));
+	return rc;
+}
+
+int iogv_open_replay(iogv_session *s, const char *path, char *err, size_t errlen)
+{
+	int rc = iogp_feed_open_replay(s->feed, path, err, errlen);
+	if (rc < 0)
+		return rc;
+	iogp_feed_pause(s->feed, 1);   /* the timeline moves the position */
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	file_rates(s, path);
 	const char *base = strrchr(path, '/');
 	snprintf(s->title, sizeof(s->title), "replay %s", base ? base + 1 : path);
 	return 0;
@@ -249,7 +282,7 @@ static int live_rates(iogv_session *s, iogplot_series *out)
 		rc = iogplot_series_set_node(out, k, sel.node);
 		for (int op = 0; op < 2 && rc >= 0; op++) {
 			uint64_t first;
-			int q = iogp_model_rate(iogp_feed_model(s->feed), rate_names[op], &sel, end, nb, rate, cov, &first);
+			int q = iogp_model_rate(iogp_feed_model(s->feed), RATE_NAME(s, op), &sel, end, nb, rate, cov, &first);
 			if (q < 0)
 				continue;
 			for (size_t b = 0; b < nb; b++)
@@ -269,14 +302,18 @@ static int live_rates(iogv_session *s, iogplot_series *out)
 
 int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_frame *f)
 {
+	int relayer = f->layer != s->layer;   /* its rates are another layer's */
+	f->layer = s->layer;
 	int rc = iogplot_frame_from_model(f, iogp_feed_model(s->feed), sel);
 	if (rc < 0)
 		return rc;
 	if (window_s > 0) {
 		for (int i = 0; i < 6; i++) {
 			iogp_hist *h = i < 2 ? &f->size[i] : i < 5 ? &f->lat[i - 2] : &f->qd;
+			if (!HIST_NAME(s, i))
+				continue;   /* none in this layer: left empty */
 			iogp_hist_free(h);
-			rc = iogp_model_hist_window(iogp_feed_model(s->feed), hist_names[i], sel, (uint64_t)(window_s * 1e9), h);
+			rc = iogp_model_hist_window(iogp_feed_model(s->feed), HIST_NAME(s, i), sel, (uint64_t)(window_s * 1e9), h);
 			if (rc == IOGP_ENOMEM)
 				return rc;
 		}
@@ -285,7 +322,7 @@ int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_fr
 		snprintf(f->window, sizeof(f->window), "since start");
 	}
 	if (iogp_feed_is_replay(s->feed)) {
-		if (f->rates.nbins != s->file_rates.nbins || f->rates.nnodes != s->file_rates.nnodes ||
+		if (relayer || f->rates.nbins != s->file_rates.nbins || f->rates.nnodes != s->file_rates.nnodes ||
 		    f->rates.t0 != s->file_rates.t0) {
 			iogplot_series_free(&f->rates);
 			if ((rc = iogplot_series_copy(&f->rates, &s->file_rates)) < 0)
@@ -296,7 +333,7 @@ int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_fr
 		iogp_feed_get_status(s->feed, &st);
 		f->t_first = (double)st.first_ns / 1e9;
 	} else {
-		if (s->rates_gen != iogp_feed_generation(s->feed) || !f->rates.nbins) {
+		if (relayer || s->rates_gen != iogp_feed_generation(s->feed) || !f->rates.nbins) {
 			if ((rc = live_rates(s, &f->rates)) < 0)
 				return rc;
 			s->rates_gen = iogp_feed_generation(s->feed);
@@ -352,9 +389,9 @@ int iogv_node_rates(iogv_session *s, const char *node, double *rd, double *wr)
 	uint64_t end = iogp_wall_ns() / mo->bin_ns * mo->bin_ns, first;
 	double r[1];
 	uint8_t c[1];
-	if (iogp_model_rate(iogp_feed_model(s->feed), rate_names[0], &sel, end, 1, r, c, &first) == 0 && c[0])
+	if (iogp_model_rate(iogp_feed_model(s->feed), RATE_NAME(s, 0), &sel, end, 1, r, c, &first) == 0 && c[0])
 		*rd = r[0];
-	if (iogp_model_rate(iogp_feed_model(s->feed), rate_names[1], &sel, end, 1, r, c, &first) == 0 && c[0])
+	if (iogp_model_rate(iogp_feed_model(s->feed), RATE_NAME(s, 1), &sel, end, 1, r, c, &first) == 0 && c[0])
 		*wr = r[0];
 	return 0;
 }

@@ -14,6 +14,7 @@ typedef struct iogv_session iogv_session;
 typedef struct iogv_opts {
 	uint32_t history_s;      /* live rate history kept, 0 = 900 */
 	int any_address;         /* listening beyond loopback allowed (--any-address) */
+	int layer;               /* IOGP_LAYER_* shown first (0: POSIX) */
 } iogv_opts;
 
 iogv_session *iogv_session_new(const iogv_opts *opts);
@@ -64,5 +65,9 @@ int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_fr
  * the sidebar: read and write bytes/s of node i. */
 int iogv_node_rates(iogv_session *s, const char *node, double *rd, double *wr);
 const char *iogv_title(const iogv_session *s);
+/* The I/O layer (IOGP_LAYER_*) whose metrics every panel shows; switching
+ * re-reads a replay's per-node rates of that layer. */
+int iogv_layer(const iogv_session *s);
+void iogv_set_layer(iogv_session *s, int layer);
 
 #endif

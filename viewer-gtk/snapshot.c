@@ -8,7 +8,7 @@
 int iogv_snapshot(const iogv_args *a)
 {
 	char err[512] = "";
-	iogv_opts o = { .history_s = a->history_s };
+	iogv_opts o = { .history_s = a->history_s, .layer = a->layer };
 	iogv_session *s = iogv_session_new(&o);
 	if (!s) {
 		fprintf(stderr, "iogram-view: out of memory\n");

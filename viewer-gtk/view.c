@@ -8,6 +8,7 @@
 
 #include "view.h"
 #include "iogp_actions.h"
+#include "iogp_layers.h"
 
 static void usage(FILE *out)
 {
@@ -15,9 +16,10 @@ static void usage(FILE *out)
 	iogp_panel_names(panels, sizeof(panels));
 	fprintf(out,
 	"usage: iogram-view [--listen E]... [--connect E]... [--replay FILE] [--record FILE]\n"
-	"                   [--demo] [--window SECONDS] [--node NAME] [--dark | --light]\n"
+	"                   [--demo] [--window SECONDS] [--node NAME] [--layer posix|stdio]\n"
+	"                   [--dark | --light]\n"
 	"       iogram-view --replay FILE --snapshot OUT.png|.svg|.pdf [--at SECONDS]\n"
-	"                   [--panel NAME] [--size WxH] [--scale S]\n\n"
+	"                   [--panel NAME] [--size WxH] [--scale S] [--layer posix|stdio]\n\n"
 	"Shows iogram streams in a window: request sizes, queue depth, latency with\n"
 	"p50/p90/p99, file access pattern, per-node throughput with min/avg/max and\n"
 	"total, and a node x time heatmap. With no source option it listens on\n"
@@ -29,6 +31,8 @@ static void usage(FILE *out)
 	"      --demo         start iogram-top's demo workers and show them\n"
 	"  -w, --window S     histograms of the last S seconds (default: since start)\n"
 	"  -n, --node NAME    select a node at start\n"
+	"      --layer L      show the posix (system calls, default) or stdio layer\n"
+	"                     in every panel (y cycles; also for --snapshot)\n"
 	"      --dark, --light  force a theme (default: follow the system)\n"
 	"      --history S    live rate history in seconds (default 900)\n"
 	"      --any-address  allow listening beyond loopback\n\n"
@@ -98,6 +102,7 @@ int main(int argc, char **argv)
 		{ "light", no_argument, NULL, 'L' },
 		{ "history", required_argument, NULL, 'H' },
 		{ "any-address", no_argument, NULL, 'A' },
+		{ "layer", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -164,6 +169,14 @@ int main(int argc, char **argv)
 			a.history_s = (uint32_t)v;
 			break;
 		case 'A': a.any_address = 1; break;
+		case 'Y':
+			if ((a.layer = iogp_layer_find(optarg)) < 0) {
+				char names[64];
+				fprintf(stderr, "iogram-view: bad --layer '%s' (one of %s)\n", optarg,
+				        iogp_layer_names(names, sizeof(names)));
+				return IOGP_EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return IOGP_EXIT_OK;
 		case 'V': printf("iogram-view %s\n", IOGRAM_VERSION); return IOGP_EXIT_OK;
 		default: usage(stderr); return IOGP_EXIT_USAGE;

@@ -19,6 +19,7 @@ typedef struct iogv_args {
 	int have_size;
 	int dark;             /* -1 follow the system, 0 light, 1 dark */
 	int demo, any_address;
+	int layer;            /* IOGP_LAYER_*: --layer, and the y key's choice */
 	uint32_t history_s;
 	double speed;
 	int paused;

@@ -599,7 +599,8 @@ static void on_open(GtkButton *b, gpointer p)
 	if (!path)
 		return;
 	char err[600] = "";
-	iogv_opts o = { .history_s = v->args.history_s, .any_address = v->args.any_address };
+	iogv_opts o = { .history_s = v->args.history_s, .any_address = v->args.any_address,
+	                .layer = v->args.layer };
 	iogv_session *s = iogv_session_new(&o);
 	int rc = s ? iogv_open_replay(s, path, err, sizeof(err)) : IOGP_ENOMEM;
 	if (rc < 0) {
@@ -624,7 +625,8 @@ static void live_endpoint(iogv_win *v, GtkEntry *e, int listen)
 	iogv_session *s = v->s;
 	int fresh = !iogv_is_live(v->s);
 	if (fresh) {
-		iogv_opts o = { .history_s = v->args.history_s, .any_address = v->args.any_address };
+		iogv_opts o = { .history_s = v->args.history_s, .any_address = v->args.any_address,
+	                .layer = v->args.layer };
 		if (!(s = iogv_session_new(&o))) {
 			iogv_win_error(v, "out of memory");
 			return;

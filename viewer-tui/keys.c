@@ -126,6 +126,11 @@ static void key_dir(top_app *a, int arg)
 	a->view.dir = (a->view.dir + 1) % 3;
 }
 
+static void key_layer(top_app *a, int arg)
+{
+	a->view.layer = iogp_layer_step(a->view.layer, arg ? arg : 1);
+}
+
 static void key_bins(top_app *a, int arg)
 {
 	(void)arg;
@@ -242,6 +247,7 @@ static void (*const handler[IOGP_ACT_N])(top_app *, int) = {
 	[IOGP_ACT_FILE] = key_file,
 	[IOGP_ACT_WINDOW] = key_window,
 	[IOGP_ACT_DIR] = key_dir,
+	[IOGP_ACT_LAYER] = key_layer,
 	[IOGP_ACT_BINS] = key_bins,
 	[IOGP_ACT_LOG] = key_log,
 	[IOGP_ACT_RATES_MODE] = key_rates,

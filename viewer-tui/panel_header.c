@@ -207,5 +207,6 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 	static const char *const dirs[] = { "read+write", "read", "write" };
 	static const char *const bins[] = { "native", "log2", "fixed" };
 	put(&p, ST_NORMAL, " | %s | %s | %s", dirs[v->dir], bins[v->bins], v->logscale ? "log" : "linear");
+	put(&p, ST_NORMAL, " | %s", iogp_layer_title(v->layer));
 }
 

@@ -253,8 +253,14 @@ int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv)
 	int rc = 0;
 	for (int d = 0; d < hv->nd; d++) {
 		int w = hv->dir[d] == DIR_WRITE;
-		snprintf(hv->metric[d], sizeof(hv->metric[d]), "%s", metric_of(e, w));
+		const char *m = frame_metric(f, metric_of(e, w));
+		snprintf(hv->metric[d], sizeof(hv->metric[d]), "%s", m ? m : "");
 		hv->what[d] = single ? "" : w ? "write" : "read";
+		if (!m) {   /* this layer has no such metric (stdio: queue depth) */
+			hv->absent = iogp_layer_slot_label(iogp_layer_slot(metric_of(e, w)));
+			hv->found[d] = 0;
+			continue;
+		}
 		size_t mi;
 		hv->found[d] = iogp_model_metric_find(f->m, hv->metric[d], &mi) == 0;
 		if (!hv->found[d])
@@ -465,6 +471,9 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 	if (rr.h > 0) {
 		if (rc < 0)
 			draw_text(s, rr.y, rr.x, rr.w, ST_BAD, iogp_strerror(rc));
+		else if (hv.absent)
+			draw_textf(s, rr.y, rr.x, rr.w, ST_DIM, "no %s in the %s layer", hv.absent,
+			           iogp_layer_title(f->v->layer));
 		else if (!hv.found[0] && (hv.nd < 2 || !hv.found[1]))
 			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, "no data yet");
 		else if (!hv.nrows)

@@ -8,9 +8,10 @@
 
 #include "top.h"
 
-/* the panel's metrics, as the catalog names them: read bytes, write bytes */
-#define RATE_READ (iogp_panel_get(IOGP_PANEL_RATES)->metrics[0])
-#define RATE_WRITE (iogp_panel_get(IOGP_PANEL_RATES)->metrics[1])
+/* the panel's metrics, as the catalog names them, in the view's layer: read
+ * bytes, write bytes (every layer has them) */
+#define RATE_READ frame_metric(f, iogp_panel_get(IOGP_PANEL_RATES)->metrics[0])
+#define RATE_WRITE frame_metric(f, iogp_panel_get(IOGP_PANEL_RATES)->metrics[1])
 #define MAX_BINS 86400
 
 typedef struct rline {

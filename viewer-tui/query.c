@@ -59,3 +59,8 @@ void frame_sel(const top_frame *f, iogp_sel *sel)
 	sel->node = f->v->sel_node;
 	sel->source = f->v->sel_source;
 }
+
+const char *frame_metric(const top_frame *f, const char *m)
+{
+	return iogp_layer_metric(f->v ? f->v->layer : IOGP_LAYER_POSIX, m);
+}

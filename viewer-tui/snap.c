@@ -41,23 +41,26 @@ static int make_dir(const char *base, char *out, size_t len)
 static int snap_png(const top_frame *f, const top_layout *l, const char *dir, char *names,
                     size_t nlen, char *err, size_t errlen)
 {
-	static const char *const hist_metric[6] = { IOGP_POSIX_HISTS };
 	iogplot_frame pf;
 	iogplot_frame_init(&pf);
+	pf.layer = f->v->layer;
 	iogp_sel sel;
 	frame_sel(f, &sel);
 	int rc = iogplot_frame_from_model(&pf, f->m, &sel);
 	iogp_hist *slot[6] = { &pf.size[0], &pf.size[1], &pf.lat[0], &pf.lat[1], &pf.lat[2], &pf.qd };
 	for (int i = 0; i < 6 && rc >= 0; i++) {   /* "last N seconds" as on screen */
+		const char *metric = iogp_layer_slot_metric(f->v->layer, i);
+		if (!metric)
+			continue;   /* none in this layer: left empty */
 		iogp_hist h;
-		panel_hist_query(f, hist_metric[i], &h);
+		panel_hist_query(f, metric, &h);
 		iogp_hist_free(slot[i]);
 		*slot[i] = h;
 	}
 	iogp_series rd, wr;
 	const iogp_panel *rates = iogp_panel_get(IOGP_PANEL_RATES);
-	if (rc >= 0 && panel_rates_series(f, rates->metrics[0], 0, &rd) == 0) {
-		if (panel_rates_series(f, rates->metrics[1], 0, &wr) == 0) {
+	if (rc >= 0 && panel_rates_series(f, frame_metric(f, rates->metrics[0]), 0, &rd) == 0) {
+		if (panel_rates_series(f, frame_metric(f, rates->metrics[1]), 0, &wr) == 0) {
 			iogplot_series_from_iogp(&pf.rates, &rd, &wr);
 			iogp_series_free(&wr);
 		}
@@ -151,7 +154,7 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 				if ((d == 0 && f->v->dir == DIR_WRITE) || (d == 1 && f->v->dir == DIR_READ))
 					continue;
 				iogp_series s;
-				const char *metric = iogp_panel_get(p)->metrics[d];
+				const char *metric = frame_metric(f, iogp_panel_get(p)->metrics[d]);
 				if (panel_rates_series(f, metric, l->panel[p].w, &s) < 0) {
 					fail = 1;
 					continue;

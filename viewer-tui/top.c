@@ -35,7 +35,8 @@ static void usage(FILE *out)
 	fprintf(out,
 	"usage: iogram-top [--listen ENDPOINT]... [--connect ENDPOINT]... [--replay FILE]\n"
 	"                  [--record FILE] [--demo] [--window SECONDS] [--duration SECONDS]\n"
-	"                  [--snapshot-dir DIR] [--no-color] [--no-unicode] [--any-address]\n"
+	"                  [--snapshot-dir DIR] [--layer posix|stdio] [--no-color] [--no-unicode]\n"
+	"                  [--any-address]\n"
 	"\n"
 	"A live dashboard of I/O in the terminal: request sizes, queue depth, latency\n"
 	"(p50/p90/p99/max), the access pattern of a file, and read/write rates per node,\n"
@@ -50,6 +51,7 @@ static void usage(FILE *out)
 	"  -W, --window S      start with \"last S seconds\" instead of \"since start\"\n"
 	"  -t, --duration S    quit after S seconds\n"
 	"      --snapshot-dir DIR  where the x key writes its CSV directory (default .)\n"
+	"      --layer L       show the posix (system calls, default) or stdio layer (y cycles)\n"
 	"      --no-color      monochrome (also when NO_COLOR is set)\n"
 	"      --no-unicode    plain ASCII (also when the locale is not UTF-8)\n"
 	"      --any-address   allow --listen beyond loopback\n"
@@ -193,7 +195,7 @@ static int present(uint64_t *pace)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NOCOLOR = 256, OPT_NOUNI, OPT_ANY, OPT_SNAPDIR };
+	enum { OPT_NOCOLOR = 256, OPT_NOUNI, OPT_ANY, OPT_SNAPDIR, OPT_LAYER };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "connect", required_argument, NULL, 'c' },
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 		{ "window", required_argument, NULL, 'W' },
 		{ "duration", required_argument, NULL, 't' },
 		{ "snapshot-dir", required_argument, NULL, OPT_SNAPDIR },
+		{ "layer", required_argument, NULL, OPT_LAYER },
 		{ "no-color", no_argument, NULL, OPT_NOCOLOR },
 		{ "no-colour", no_argument, NULL, OPT_NOCOLOR },
 		{ "no-unicode", no_argument, NULL, OPT_NOUNI },
@@ -215,7 +218,7 @@ int main(int argc, char **argv)
 	memset(&io, 0, sizeof(io));
 	const char *record = NULL, *snapdir = ".";
 	double window = 0, duration = 0;
-	int nocolor = 0, nouni = 0, c;
+	int nocolor = 0, nouni = 0, layer = IOGP_LAYER_POSIX, c;
 	while ((c = getopt_long(argc, argv, "l:c:r:w:DW:t:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
@@ -240,6 +243,14 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_SNAPDIR: snapdir = optarg; break;
+		case OPT_LAYER:
+			if ((layer = iogp_layer_find(optarg)) < 0) {
+				char names[64];
+				fprintf(stderr, "iogram-top: bad --layer '%s' (one of %s)\n", optarg,
+				        iogp_layer_names(names, sizeof(names)));
+				return IOGP_EXIT_USAGE;
+			}
+			break;
 		case OPT_NOCOLOR: nocolor = 1; break;
 		case OPT_NOUNI: nouni = 1; break;
 		case OPT_ANY: io.any_address = 1; break;
@@ -267,6 +278,7 @@ int main(int argc, char **argv)
 	top_app app;
 	memset(&app, 0, sizeof(app));
 	view_init(&app.view, window);
+	app.view.layer = layer;
 	app.snap_dir = snapdir;
 	char err[1024];
 	int rc = input_open(&app.in, &io, err, sizeof(err));

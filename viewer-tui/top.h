@@ -10,6 +10,7 @@
 #include "iogp.h"
 #include "iogp_feed.h"
 #include "iogp_actions.h"   /* the keys, shared with iogram-view */
+#include "iogp_layers.h"    /* POSIX / STDIO, shared with iogram-view */
 #include "iogp_panels.h"    /* panel ids, names and keys, shared with iogram-view */
 #include "iogp_units.h"   /* numbers in cells: IOGP_UNITS_CELL */
 
@@ -81,6 +82,7 @@ typedef struct top_view {
 	int nwindows;
 	double windows[TOP_MAX_WINDOWS];  /* seconds; 0 = since start */
 	int dir, bins, logscale, rates_mode;
+	int layer;             /* IOGP_LAYER_*: the metrics every panel shows */
 	int focus, zoom;       /* panel; zoom -1 = none */
 	int help;
 	char file_path[512];   /* access panel: the chosen file, "" = the busiest */
@@ -142,6 +144,9 @@ typedef struct top_frame {
 	uint64_t mono_ns;       /* CLOCK_MONOTONIC of this frame */
 } top_frame;
 
+/* Panel metric m (a POSIX name, as the catalog has it) in the view's
+ * layer; NULL where the layer has none. */
+const char *frame_metric(const top_frame *f, const char *m);
 /* Selection as a model query (NULL-safe for unknown node/source). */
 void frame_sel(const top_frame *f, iogp_sel *sel);
 /* Panel p's title line in r: its digit key, title (NULL: the catalog's
@@ -164,6 +169,7 @@ typedef struct hist_view {
 	const char *what[2];    /* "read", "write", "" */
 	const char *unit;
 	int found[2];           /* the metric exists */
+	const char *absent;     /* the layer has no such metric: what it is ("queue depth") */
 	iogp_hist native[2];    /* as selected (window, selection): quantiles */
 	iogp_hist shown[2];     /* re-binned to the view's scheme, one scheme for both */
 	hist_row *rows;
