@@ -83,9 +83,6 @@ uint64_t iog__inflight __attribute__((aligned(64)));
 iog_posix_xslots iog__px;
 static iog__scope scope;   /* IOGRAM_ALL_FILES, IOGRAM_{EXCLUDE,INCLUDE}_DIRS */
 static pid_t posix_pid;
-/* 1: the descriptor was a regular file when classified (valid while its
- * entry is IOG_FD_TRACKED); mmap counts only those. */
-static uint8_t fd_regular[IOG_POSIX_NFD];
 static uint32_t mmap_slot[2];   /* posix.mmap.ops, .bytes */
 static int mmap_on;
 
@@ -285,7 +282,7 @@ static uint32_t fd_setup(int fd, iog_fdent *e, const char *path, long flags)
 	IOG_STORE(&e->end[0], 0);
 	IOG_STORE(&e->end[1], 0);
 	IOG_STORE(&e->direct, (uint32_t)(flags >= 0 && (flags & O_DIRECT)));
-	IOG_STORE(&fd_regular[fd], (uint8_t)(t == S_IFREG));
+	IOG_STORE(&e->regular, (uint32_t)(t == S_IFREG));
 	__atomic_store_n(&e->state, IOG_FD_TRACKED, __ATOMIC_RELEASE);
 	return cls;
 }
@@ -898,7 +895,7 @@ static inline void *mmap_done(void *r, int flags, int fd, size_t len)
 	int e = errno;
 	iog_fdent *ent = iog__fd_track(fd);
 	iog_shard *s;
-	if (ent && IOG_LOAD(&fd_regular[fd]) && mmap_on && LIKELY((s = iog__shard()) != NULL)) {
+	if (ent && IOG_LOAD(&ent->regular) && mmap_on && LIKELY((s = iog__shard()) != NULL)) {
 		s->counters[mmap_slot[0]]++;
 		s->counters[mmap_slot[1]] += len;
 	}

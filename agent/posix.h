@@ -32,7 +32,7 @@ typedef struct iog_fdent {
 	uint32_t state;       /* IOG_FD_* */
 	uint32_t opened;      /* opened through our wrappers: its open was counted */
 	uint32_t direct;      /* O_DIRECT (at open, or by fcntl F_SETFL) */
-	uint32_t pad32;
+	uint32_t regular;     /* a regular file (mmap counts only those) */
 	uint64_t pad[2];
 } __attribute__((aligned(64))) iog_fdent;
 

@@ -172,9 +172,7 @@ static inline int counting(void)
 /* Whether a call on s counts: its descriptor is storage. */
 static inline int stream_counts(FILE *s)
 {
-	if (UNLIKELY(!stdio_on || tls_stdio || s == NULL))
-		return 0;
-	return iog__fd_track(fileno_unlocked(s)) != NULL;
+	return s != NULL && counting() && iog__fd_track(fileno_unlocked(s)) != NULL;
 }
 
 static inline int fd_storage(int fd)

@@ -2,6 +2,7 @@
  * (4 KiB preads on a page-cached file) under iogram-run connected to a quiet
  * subscriber, then to one that sends subscriptions as fast as it can, and
  * how many SNAPSHOTs the storm got. Medians of 5 rounds each, alternated. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -74,8 +75,15 @@ int main(void)
 	int fd = mkstemp(file);
 	static char blk[1 << 20];
 	for (int i = 0; fd >= 0 && i < 16; i++)
-		if (write(fd, blk, sizeof(blk)) != (ssize_t)sizeof(blk))
-			break;
+		if (write(fd, blk, sizeof(blk)) != (ssize_t)sizeof(blk)) {
+			close(fd);
+			fd = -1;
+		}
+	if (fd < 0) {
+		fprintf(stderr, "bench_storm: cannot write the 16 MiB test file %s: %s\n", file, strerror(errno));
+		unlink(file);
+		return 1;
+	}
 	close(fd);
 	void *ctx = zmq_ctx_new(), *x = zmq_socket(ctx, ZMQ_XSUB);
 	int zero = 0;

@@ -12,7 +12,6 @@ struct top_input {
 	top_mode mode;
 	iogp_feed *feed;
 	iogram_demo *demo;
-	char where[512];
 };
 
 static int open_sources(top_input *in, const top_input_opts *o, char *err, size_t errlen)
@@ -20,13 +19,13 @@ static int open_sources(top_input *in, const top_input_opts *o, char *err, size_
 	if (o->replay)
 		return iogp_feed_open_replay(in->feed, o->replay, err, errlen) < 0 ? -1 : 0;
 	if (o->demo) {
-		char ep[256];
+		char ep[256], where[300];
 		if (iogp_feed_listen(in->feed, "tcp://127.0.0.1:*", err, errlen) < 0 ||
 		    iogp_feed_last_endpoint(in->feed, ep, sizeof(ep)) < 0 ||
 		    demo_start(&in->demo, ep, err, errlen) < 0)
 			return -1;
-		snprintf(in->where, sizeof(in->where), "demo %s", ep);
-		iogp_feed_set_where(in->feed, in->where);
+		snprintf(where, sizeof(where), "demo %s", ep);
+		iogp_feed_set_where(in->feed, where);
 		return 0;
 	}
 	int nl = o->nlisten, nc = o->nconnect;
