@@ -24,6 +24,7 @@ struct iog_metric {
 	iogp_bins bins;         /* as announced (LEARNING: FIXED once learned) */
 	uint32_t nbuckets;      /* dense array length per shard */
 	int fast;               /* NATIVE, k = IOG_NATIVE_K: recorded inline */
+	int exact;              /* common values kept exactly (iog__size_record) */
 	volatile int ready;     /* LEARNING: 1 once bins are set */
 	char name[128];
 	char unit[32];
@@ -34,6 +35,35 @@ typedef struct iog_access_sample {
 	uint32_t op, metric;
 } iog_access_sample;
 
+/* Common request sizes, exactly: per thread and size histogram, a table of
+ * IOG_SIZES_SLOTS (value, count) places, filled by first use (a multiplicative
+ * hash of the value picks the place, its neighbour is the second try). A
+ * request whose size holds a place is counted there only; one that finds
+ * both taken goes to the histogram as before. The publisher reads the counts
+ * (cumulative, diffed like the histograms), puts every one into the
+ * interval's histogram and sends the most common as exact values, so a bin
+ * holding only tracked sizes is explained exactly (iogp_hist.h).
+ * Places are claimed for good within a generation; when sizes keep missing,
+ * the publisher starts a new generation (iog__sizes_gen) and threads move to
+ * the other table, emptying it first: the publisher has read its old counts
+ * for many intervals before that. */
+#define IOG_SIZES_SLOTS 32
+#define IOG_SIZES_RESET UINT32_MAX   /* a table's gen while its thread empties it */
+struct iog_size_ent {
+	uint64_t v, n;
+};
+typedef struct iog_sizes {
+	struct iog_size_tab {
+		uint32_t gen;                   /* generation it counts for */
+		uint32_t miss;                  /* sizes that found no place */
+		struct iog_size_ent e[IOG_SIZES_SLOTS];
+	} t[2];
+	/* the publisher's: counts last read, and of which generation */
+	uint64_t seen[2][IOG_SIZES_SLOTS];
+	uint32_t seen_gen[2], seen_miss[2];
+} iog_sizes;
+extern uint32_t iog__sizes_gen;
+
 /* One per thread, never freed (a dead thread's shard is reused by a new one:
  * counts are cumulative, so nothing is lost). Only its thread writes it;
  * the publisher reads it with relaxed loads (no atomic RMW anywhere). */
@@ -41,6 +71,7 @@ typedef struct iog_shard {
 	uint64_t counters[IOG_MAX_METRICS];
 	uint32_t *hist[IOG_MAX_METRICS];   /* lazily allocated, nbuckets each;
 	                                    * u32 wraps, the publisher diffs mod 2^32 */
+	iog_sizes *sizes[IOG_MAX_METRICS]; /* exact metrics: lazily allocated */
 	int64_t gauge[IOG_MAX_METRICS];
 	uint64_t gauge_t[IOG_MAX_METRICS];  /* time of set: the latest across threads wins */
 	/* access reservoir, double-buffered by interval parity */
@@ -82,6 +113,31 @@ static inline void iog__hist_record(iog_metric *m, uint64_t v)
 		c[iogp_native_index(v, IOG_NATIVE_K)]++;
 	else if (s)
 		iog__hist_record_slow(s, m, v, 1);
+}
+
+/* A size: its place in the thread's table, else the histogram. */
+void iog__size_slow(iog_shard *s, iog_metric *m, uint64_t v);
+
+static inline uint32_t iog__size_place(uint64_t v)
+{
+	return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 59);   /* 32 places */
+}
+
+static inline void iog__size_record(iog_shard *s, iog_metric *m, uint32_t slot, uint64_t v)
+{
+	iog_sizes *z = s->sizes[slot];
+
+	if (__builtin_expect(z != NULL, 1)) {
+		uint32_t g = __atomic_load_n(&iog__sizes_gen, __ATOMIC_RELAXED);
+		struct iog_size_tab *t = &z->t[g & 1];
+		struct iog_size_ent *e = &t->e[iog__size_place(v)];
+
+		if (__builtin_expect(t->gen == g && e->v == v && e->n != 0, 1)) {
+			e->n++;
+			return;
+		}
+	}
+	iog__size_slow(s, m, v);
 }
 
 static inline void iog__counter_add(iog_metric *m, uint64_t n)

@@ -1170,6 +1170,7 @@ static int register_metrics(void)
 			p->spat[op][s] = m->spat[op][s]->slot;
 		if (!m->size[op]->fast || !m->lat[op]->fast)
 			return -1;
+		m->size[op]->exact = 1;
 	}
 	p->errors = m->errors->slot;
 	p->qd = m->qd->slot;

@@ -159,7 +159,7 @@ static inline __attribute__((always_inline)) void iog__io_count(uint64_t file, i
 	s->counters[p->ops[op]]++;
 	s->counters[p->bytes[op]] += (uint64_t)ret;
 	s->counters[p->spat[op][spat]]++;
-	iog__ps_hist(s, iog__pm.size[op], p->size[op], (uint64_t)ret);
+	iog__size_record(s, iog__pm.size[op], p->size[op], (uint64_t)ret);
 	iog__ps_hist(s, iog__pm.lat[op], p->lat[op], t1 - t0);
 	iog__access(iog__pm.access, file, op, off, (uint64_t)ret, t0);
 }

@@ -20,6 +20,7 @@
 #include "iogp_err.h"
 #include "iogp_keys.h"
 #include "iogp_recorder.h"
+#include "sizes.h"
 
 #define NS_PER_MS 1000000ull
 #define SNAPSHOT_EVERY_NS (10000ull * NS_PER_MS)
@@ -63,6 +64,7 @@ struct pmetric {
 	uint64_t base;        /* wire index of dense bucket 0 */
 	uint32_t *raw;        /* last sum over shards, mod 2^32 */
 	uint64_t *cum;
+	iog__xpub *x;         /* exact metrics: common sizes (sizes.c) */
 	uint64_t counter;
 	int64_t gauge;
 	uint64_t gauge_t;
@@ -92,6 +94,8 @@ static struct {
 	iogp_counter_val cv[IOG_MAX_METRICS];
 	iogp_gauge_val gv[IOG_MAX_METRICS];
 	iogp_hist_val hv[IOG_MAX_METRICS];
+	iogp_exact_val xv[IOG_MAX_METRICS];
+	uint64_t *tabd;       /* per bucket: counts from the size tables */
 	iogp_bin *bins;
 	size_t bins_cap;
 	uint32_t *sum;
@@ -541,14 +545,25 @@ static void collect(iogp_msg *msg, uint64_t now)
 			uint32_t nb = pm->nb, cnt = 0;
 			if (nb > P.sum_cap) {
 				uint32_t *sm = realloc(P.sum, nb * sizeof(*sm));
-				if (sm == NULL) {
+				uint64_t *td = sm != NULL ? realloc(P.tabd, nb * sizeof(*td)) : NULL;
+				if (sm != NULL)
+					P.sum = sm;
+				if (td == NULL) {
 					iog__disable();
 					return;
 				}
-				P.sum = sm;
+				P.tabd = td;
 				P.sum_cap = nb;
 			}
 			memset(P.sum, 0, nb * sizeof(*P.sum));
+			memset(P.tabd, 0, nb * sizeof(*P.tabd));
+			if (m->exact) {
+				if (pm->x == NULL && (pm->x = calloc(1, sizeof(*pm->x))) == NULL) {
+					iog__disable();
+					return;
+				}
+				iog__sizes_collect(m, pm->x, P.tabd, nb);
+			}
 			for (iog_shard *s = iog__shards(); s != NULL; s = s->next) {
 				uint32_t *c = __atomic_load_n(&s->hist[i], __ATOMIC_ACQUIRE);
 				if (c == NULL)
@@ -558,7 +573,8 @@ static void collect(iogp_msg *msg, uint64_t now)
 			}
 			iogp_bin *out = P.bins + nb_used;
 			for (uint32_t b = 0; b < nb; b++) {
-				uint32_t d = P.sum[b] - pm->raw[b];   /* mod 2^32 */
+				/* mod 2^32, plus what the size tables held */
+				uint64_t d = (uint32_t)(P.sum[b] - pm->raw[b]) + P.tabd[b];
 				if (d == 0)
 					continue;
 				pm->raw[b] = P.sum[b];
@@ -569,10 +585,14 @@ static void collect(iogp_msg *msg, uint64_t now)
 				P.hv[msg->nhists++] = (iogp_hist_val){ i, cnt, out };
 				nb_used += cnt;
 			}
+			if (pm->x != NULL && pm->x->ntop > 0)
+				P.xv[msg->nexact++] = (iogp_exact_val){ i, pm->x->ntop, pm->x->top };
 			break;
 		}
 		}
 	}
+	iog__sizes_tick(iog__mono_ns());
+	msg->exact = P.xv;
 	msg->counters = P.cv;
 	msg->gauges = P.gv;
 	msg->hists = P.hv;
@@ -642,6 +662,8 @@ static void send_snapshot(uint16_t flags, uint64_t mono)
 				P.hv[nh++] = (iogp_hist_val){ i, cnt, out };
 				used += cnt;
 			}
+			if (pm->x != NULL && pm->x->ncum > 0)
+				P.xv[msg.nexact++] = (iogp_exact_val){ i, pm->x->ncum, pm->x->cum };
 			break;
 		}
 		default:
@@ -654,6 +676,7 @@ static void send_snapshot(uint16_t flags, uint64_t mono)
 	msg.ngauges = ng;
 	msg.hists = P.hv;
 	msg.nhists = nh;
+	msg.exact = P.xv;
 	int nf = iog__files_copy(0, &P.files, &P.files_cap);
 	msg.files = P.files;
 	msg.nfiles = nf > 0 ? (uint32_t)nf : 0;

@@ -125,12 +125,16 @@ void iog__shards_child(void)
 			s->acc[p].interval = 0;
 			s->acc[p].seen = 0;
 		}
-		for (uint32_t i = 0; i < nm; i++)
+		for (uint32_t i = 0; i < nm; i++) {
 			if (s->hist[i] != NULL)
 				memset(s->hist[i], 0, iog__metrics[i]->nbuckets * sizeof(uint32_t));
+			if (s->sizes[i] != NULL)
+				memset(s->sizes[i], 0, sizeof *s->sizes[i]);
+		}
 		s->in_use = s == iog__tls_shard;
 	}
 	__atomic_store_n(&iog__interval, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&iog__sizes_gen, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- record path ---------------------------------------------------------------- */
@@ -152,6 +156,64 @@ void iog__hist_record_slow(iog_shard *s, iog_metric *m, uint64_t v, uint64_t n)
 		__atomic_store_n(&s->hist[m->slot], c, __ATOMIC_RELEASE);
 	}
 	c[iog__dense_index(m, v)] += (uint32_t)n;
+}
+
+/* ---- common sizes (agent.h) ------------------------------------------------------ */
+
+uint32_t iog__sizes_gen;
+
+/* Count v in its place or its neighbour, claiming an empty one. */
+static int size_claim(struct iog_size_tab *t, uint64_t v)
+{
+	uint32_t p = iog__size_place(v);
+
+	for (int k = 0; k < 2; k++, p ^= 1) {
+		struct iog_size_ent *e = &t->e[p];
+		uint64_t n = e->n;
+
+		if (n != 0 && e->v == v) {
+			__atomic_store_n(&e->n, n + 1, __ATOMIC_RELAXED);
+			return 1;
+		}
+		if (n == 0) {
+			/* the value before the count: a reader that sees the count sees it */
+			__atomic_store_n(&e->v, v, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->n, 1, __ATOMIC_RELEASE);
+			return 1;
+		}
+	}
+	t->miss++;
+	return 0;
+}
+
+void iog__size_slow(iog_shard *s, iog_metric *m, uint64_t v)
+{
+	iog_sizes *z;
+
+	if (m->exact && __atomic_load_n(&m->ready, __ATOMIC_ACQUIRE) &&
+	    __atomic_load_n(&iog__enabled, __ATOMIC_RELAXED)) {
+		if ((z = s->sizes[m->slot]) == NULL && (z = calloc(1, sizeof *z)) != NULL)
+			__atomic_store_n(&s->sizes[m->slot], z, __ATOMIC_RELEASE);
+		if (z != NULL) {
+			uint32_t g = __atomic_load_n(&iog__sizes_gen, __ATOMIC_RELAXED);
+			struct iog_size_tab *t = &z->t[g & 1];
+
+			if (t->gen != g) {
+				/* a new generation: empty the table the last one left */
+				__atomic_store_n(&t->gen, IOG_SIZES_RESET, __ATOMIC_RELEASE);
+				memset(t->e, 0, sizeof t->e);
+				t->miss = 0;
+				__atomic_store_n(&t->gen, g, __ATOMIC_RELEASE);
+			}
+			if (size_claim(t, v))
+				return;
+		}
+	}
+	uint32_t *c = s->hist[m->slot];
+	if (c != NULL && m->fast)
+		c[iogp_native_index(v, IOG_NATIVE_K)]++;
+	else
+		iog__hist_record_slow(s, m, v, 1);
 }
 
 /* The public record calls keep their fast path free of calls so it needs

@@ -16,6 +16,23 @@ static void info_usage(FILE *out)
 	             "EXAMPLES\n  iogram info job.iogr\n");
 }
 
+/* A size histogram's most common exact sizes: "common 4 KiB x1000 (91%)". */
+static void print_common(const iogp_hist *h, int size)
+{
+	iogp_exact top[IOGP_EXACT_TOP];
+	size_t n = size ? iogp_hist_common(h, top, IOGP_EXACT_TOP) : 0;
+	if (n == 0)
+		return;
+	printf("  %-28s", "");
+	for (size_t k = 0; k < n; k++) {
+		char v[48];
+		iogp_fmt_size(v, sizeof(v), (double)top[k].value, IOGP_UNITS_WIDE);
+		printf("%s%s x%" PRIu64 " (%.0f%%)", k ? ", " : " common ", v, top[k].count,
+		       100.0 * (double)top[k].count / (double)h->total);
+	}
+	putchar('\n');
+}
+
 static void print_metric(const iogp_model *m, const iogp_metric_info *mi)
 {
 	iogp_sel all = { .kind = IOGP_SEL_ALL };
@@ -41,20 +58,35 @@ static void print_metric(const iogp_model *m, const iogp_metric_info *mi)
 			printf("  %-28s histogram  (%s)\n", mi->name, iogp_strerror(rc));
 			break;
 		}
-		uint64_t q50 = 0, q90 = 0, q99 = 0, mx = 0;
-		if (h.total) {
-			iogp_hist_quantile(&h, 0.5, &q50);
-			iogp_hist_quantile(&h, 0.9, &q90);
-			iogp_hist_quantile(&h, 0.99, &q99);
-			iogp_hist_max(&h, &mx);
+		/* request sizes: exact where known, else their bin's floor */
+		int size = !strcmp(mi->unit, "bytes");
+		uint64_t qv[3] = { 0, 0, 0 }, mx = 0;
+		char *qs[3] = { a, b, c };
+		for (int k = 0; k < 3 && h.total; k++) {
+			double q = (double[]){ 0.5, 0.9, 0.99 }[k];
+			if (size)
+				iogp_hist_quantile_size(&h, q, &qv[k]);
+			else
+				iogp_hist_quantile(&h, q, &qv[k]);
 		}
-		iogram_fmt_value(a, sizeof(a), (double)q50, mi->unit);
-		iogram_fmt_value(b, sizeof(b), (double)q90, mi->unit);
-		iogram_fmt_value(c, sizeof(c), (double)q99, mi->unit);
-		iogram_fmt_value(d, sizeof(d), (double)mx, mi->unit);
+		if (h.total && size)
+			iogp_hist_max_size(&h, &mx);
+		else if (h.total)
+			iogp_hist_max(&h, &mx);
+		for (int k = 0; k < 3; k++) {
+			if (size)
+				iogp_fmt_size(qs[k], sizeof(a), (double)qv[k], IOGP_UNITS_WIDE);
+			else
+				iogram_fmt_value(qs[k], sizeof(a), (double)qv[k], mi->unit);
+		}
+		if (size)
+			iogp_fmt_size(d, sizeof(d), (double)mx, IOGP_UNITS_WIDE);
+		else
+			iogram_fmt_value(d, sizeof(d), (double)mx, mi->unit);
 		iogp_bins_format(&mi->bins, e, sizeof(e));
 		printf("  %-28s histogram  %20" PRIu64 "  p50 %s  p90 %s  p99 %s  max %s  [%s]\n",
 		       mi->name, h.total, a, b, c, d, e);
+		print_common(&h, size);
 		iogp_hist_free(&h);
 		break;
 	}

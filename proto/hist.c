@@ -7,6 +7,7 @@
 
 #include "iogp_err.h"
 #include "iogp_hist.h"
+#include "hist_priv.h"
 
 /* ---- bin schemes --------------------------------------------------------- */
 
@@ -433,6 +434,8 @@ void iogp_hist_init(iogp_hist *h, const iogp_bins *scheme)
 	h->n = h->cap = 0;
 	h->bins = NULL;
 	h->total = 0;
+	h->nexact = h->exact_cap = 0;
+	h->exact = NULL;
 	if (scheme)
 		scheme_copy(&h->scheme, scheme);
 	else
@@ -444,14 +447,16 @@ void iogp_hist_free(iogp_hist *h)
 	if (!h)
 		return;
 	free(h->bins);
+	free(h->exact);
 	h->bins = NULL;
-	h->n = h->cap = 0;
+	h->exact = NULL;
+	h->n = h->cap = h->nexact = h->exact_cap = 0;
 	h->total = 0;
 }
 
 void iogp_hist_clear(iogp_hist *h)
 {
-	h->n = 0;
+	h->n = h->nexact = 0;
 	h->total = 0;
 }
 
@@ -480,6 +485,12 @@ static int hist_reserve(iogp_hist *h, size_t need)
 static void hist_take(iogp_hist *h, iogp_hist *tmp)
 {
 	free(h->bins);
+	free(h->exact);
+	h->exact = tmp->exact;
+	h->nexact = tmp->nexact;
+	h->exact_cap = tmp->exact_cap;
+	tmp->exact = NULL;
+	tmp->nexact = tmp->exact_cap = 0;
 	scheme_copy(&h->scheme, &tmp->scheme);
 	h->bins = tmp->bins;
 	h->n = tmp->n;
@@ -524,7 +535,9 @@ int iogp_hist_copy(iogp_hist *dst, const iogp_hist *src)
 		memcpy(dst->bins, src->bins, src->n * sizeof(iogp_bin));
 	dst->n = src->n;
 	dst->total = src->total;
-	return 0;
+	if ((rc = iogp_hist_add_exact(dst, src->exact, src->nexact)) < 0)
+		iogp_hist_free(dst);
+	return rc < 0 ? rc : 0;
 }
 
 /* First position whose idx >= idx. */
@@ -725,10 +738,13 @@ int iogp_hist_merge(iogp_hist *dst, const iogp_hist *src)
 	if (dst == src) {
 		for (size_t i = 0; i < dst->n; i++)
 			dst->bins[i].count = sat_add(dst->bins[i].count, dst->bins[i].count);
+		for (size_t i = 0; i < dst->nexact; i++)
+			dst->exact[i].count = sat_add(dst->exact[i].count, dst->exact[i].count);
 		dst->total = sat_add(dst->total, dst->total);
 		return 0;
 	}
-	return iogp_hist_add_bins(dst, src->bins, src->n);
+	int rc = iogp_hist_add_bins(dst, src->bins, src->n);
+	return rc < 0 ? rc : iogp_hist_add_exact(dst, src->exact, src->nexact);
 }
 
 int iogp_hist_diff(iogp_hist *out, const iogp_hist *a, const iogp_hist *b)
@@ -755,7 +771,7 @@ int iogp_hist_diff(iogp_hist *out, const iogp_hist *a, const iogp_hist *b)
 			o->total = sat_add(o->total, c);
 		}
 	}
-	return out_end(out, o, 0);
+	return out_end(out, o, hist__exact_diff(o, a, b));
 }
 
 uint64_t iogp_hist_count_at(const iogp_hist *h, uint64_t idx)
@@ -799,7 +815,7 @@ int iogp_hist_reduce_k(iogp_hist *out, const iogp_hist *in)
 			return out_end(out, o, rc);
 		push_bin(o, iogp_native_index(lo, nb.k), in->bins[i].count);
 	}
-	return out_end(out, o, 0);
+	return out_end(out, o, iogp_hist_add_exact(o, in->exact, in->nexact));
 }
 
 /* Midpoint rounded down, without overflow. */
@@ -826,8 +842,22 @@ int iogp_hist_quantile(const iogp_hist *h, double q, uint64_t *value)
 	else
 		rank = (uint64_t)r;
 	for (size_t i = 0; i < h->n; i++) {
+		uint64_t before = cum;
+
 		cum = sat_add(cum, h->bins[i].count);
 		if (cum >= rank || i + 1 == h->n) {
+			size_t f, ne;
+
+			if (iogp_hist_bin_exact(h, i, &f, &ne)) {
+				/* the rank-th request is among this bin's exact values */
+				for (size_t j = f; j < f + ne; j++) {
+					before = sat_add(before, h->exact[j].count);
+					if (before >= rank || j + 1 == f + ne) {
+						*value = h->exact[j].value;
+						return 0;
+					}
+				}
+			}
 			if ((rc = iogp_bins_bounds(&h->scheme, h->bins[i].idx, &lo, &hi)) < 0)
 				return rc;
 			*value = midpoint(lo, hi);
@@ -863,7 +893,7 @@ double iogp_hist_mean(const iogp_hist *h)
 	for (size_t i = 0; i < h->n; i++) {
 		if (iogp_bins_bounds(&h->scheme, h->bins[i].idx, &lo, &hi) < 0)
 			continue;
-		sum += ((double)lo + (double)(hi - lo) / 2.0) * (double)h->bins[i].count;
+		sum += iogp_hist_bin_sum(h, i);
 		n += (double)h->bins[i].count;
 	}
 	return n > 0.0 ? sum / n : 0.0;
@@ -892,7 +922,7 @@ int iogp_hist_rebin(iogp_hist *out, const iogp_hist *in, const iogp_bins *target
 			return out_end(out, o, rc);
 		push_bin(o, iogp_bins_index(target, midpoint(lo, hi)), in->bins[i].count);
 	}
-	return out_end(out, o, 0);
+	return out_end(out, o, iogp_hist_add_exact(o, in->exact, in->nexact));
 }
 
 int iogp_hist_rebin_equal(iogp_hist *out, const iogp_hist *in, uint32_t n)
@@ -922,11 +952,19 @@ int iogp_hist_write_csv(const iogp_hist *h, FILE *out)
 	if (fputs("lower_bound,upper_bound,count\n", out) == EOF)
 		return IOGP_EIO;
 	for (size_t i = 0; i < h->n; i++) {
+		size_t f, ne;
+
 		if (iogp_bins_bounds(&h->scheme, h->bins[i].idx, &lo, &hi) < 0)
 			return IOGP_EINVAL;
-		if (fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", lo, hi,
-			    h->bins[i].count) < 0)
+		if (iogp_hist_bin_exact(h, i, &f, &ne)) {
+			for (size_t j = f; j < f + ne; j++)
+				if (fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", h->exact[j].value,
+				            h->exact[j].value, h->exact[j].count) < 0)
+					return IOGP_EIO;
+		} else if (fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", lo, hi,
+			           h->bins[i].count) < 0) {
 			return IOGP_EIO;
+		}
 	}
 	return ferror(out) ? IOGP_EIO : 0;
 }

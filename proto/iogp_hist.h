@@ -98,11 +98,21 @@ typedef struct iogp_bin {
 	uint64_t count;
 } iogp_bin;
 
+/* An exact value and how many times it was recorded: the agent's common
+ * request sizes, kept beside a histogram (see "exact values" below). */
+typedef struct iogp_exact {
+	uint64_t value;
+	uint64_t count;
+} iogp_exact;
+
 typedef struct iogp_hist {
 	iogp_bins scheme;
 	size_t n, cap;
 	iogp_bin *bins;
 	uint64_t total;
+	/* exact values, ascending, every count > 0; at most IOGP_HIST_MAX_EXACT */
+	size_t nexact, exact_cap;
+	iogp_exact *exact;
 } iogp_hist;
 
 IOGP_API void iogp_hist_init(iogp_hist *h, const iogp_bins *scheme);
@@ -127,12 +137,13 @@ IOGP_API int iogp_hist_reduce_k(iogp_hist *out, const iogp_hist *in);
 
 /* Quantile q in [0,1]: the value at rank ceil(q * total) (q=0 -> the first),
  * reported as the midpoint of the bucket holding it (rounded down), clamped to
- * the bucket's bounds; for q=1 the bucket's midpoint too. Returns IOGP_ENOTFOUND
+ * the bucket's bounds; for q=1 the bucket's midpoint too; in an explained
+ * bucket (exact values, below) the exact value at that rank. Returns IOGP_ENOTFOUND
  * for an empty histogram. Error vs exact: within the bucket's relative width/2. */
 IOGP_API int iogp_hist_quantile(const iogp_hist *h, double q, uint64_t *value);
 IOGP_API int iogp_hist_min(const iogp_hist *h, uint64_t *lo);  /* lower bound of first bin */
 IOGP_API int iogp_hist_max(const iogp_hist *h, uint64_t *hi);  /* upper bound of last bin */
-/* Approximate mean from bucket midpoints. */
+/* Mean from bucket midpoints (exact values in explained buckets). */
 IOGP_API double iogp_hist_mean(const iogp_hist *h);
 
 /* Re-bin into another scheme: each source bucket goes whole into the target
@@ -145,7 +156,57 @@ IOGP_API int iogp_hist_rebin(iogp_hist *out, const iogp_hist *in, const iogp_bin
 IOGP_API int iogp_hist_rebin_equal(iogp_hist *out, const iogp_hist *in, uint32_t n);
 
 /* The histogram CSV: "lower_bound,upper_bound,count\n" then one line per
- * non-empty bin, ascending, upper bound inclusive. Returns IOGP_EIO on error. */
+ * non-empty bin, ascending, upper bound inclusive; an explained bin (below)
+ * is written as one line per exact value in it (4096,4096,n). Returns
+ * IOGP_EIO on error. */
 IOGP_API int iogp_hist_write_csv(const iogp_hist *h, FILE *out);
+
+/* ---- exact values (hist_exact.c) ---------------------------------------
+ * A histogram may carry exact values beside its bins: the agent counts its
+ * most common request sizes exactly (a request is in a size's count and in
+ * its bin). A bin is *explained* when the counts of the exact values inside
+ * its bounds add up to its count exactly: then every request in it had one
+ * of those sizes, and quantiles, the mean, sums and the CSV use the exact
+ * values there (4096, not the bin's 4223). Where they fall short (a size
+ * that was not kept) the bin is used as before. Copy, merge, diff, reduce_k
+ * and rebin carry the exact values along; iogp_hist_add_bins does not touch
+ * them. Values beyond IOGP_HIST_MAX_EXACT are left out (the bins holding
+ * them are then no longer explained: never a wrong exact answer). */
+#define IOGP_HIST_MAX_EXACT 4096
+
+/* h.exact += e (ascending by value, strictly; counts of 0 are ignored).
+ * IOGP_EINVAL (h unchanged) when not ascending. */
+IOGP_API int iogp_hist_add_exact(iogp_hist *h, const iogp_exact *e, size_t n);
+/* 1 when bin i (an index into h->bins) is explained; *first and *n give its
+ * exact values in h->exact. */
+IOGP_API int iogp_hist_bin_exact(const iogp_hist *h, size_t i, size_t *first, size_t *n);
+/* Sum of the values in bin i: exact when explained, else count x midpoint
+ * (the weight of a bytes-weighted size histogram). */
+IOGP_API double iogp_hist_bin_sum(const iogp_hist *h, size_t i);
+/* Sum over all bins (bytes moved, for a size histogram). */
+IOGP_API double iogp_hist_sum(const iogp_hist *h);
+/* The most common exact values by count (ties: the smaller value first), at
+ * most max of them, into out; returns how many. Every exact count is a true
+ * count of requests of that size, whether its bin is explained or not. */
+IOGP_API size_t iogp_hist_common(const iogp_hist *h, iogp_exact *out, size_t max);
+/* Request sizes: the quantile (iogp_hist_quantile) and the largest value,
+ * exact where the bin is explained, else the bin's lower bound (sizes are
+ * round and land on a native bin's floor: "4K", where the midpoint would be
+ * an invented 4223). IOGP_ENOTFOUND when empty. */
+IOGP_API int iogp_hist_quantile_size(const iogp_hist *h, double q, uint64_t *value);
+IOGP_API int iogp_hist_max_size(const iogp_hist *h, uint64_t *value);
+/* The same over any list (any order): the max most common into out. */
+IOGP_API size_t iogp_exact_top(const iogp_exact *in, size_t n, iogp_exact *out, size_t max);
+/* A bounded cumulative list (the agent's and the model's per source):
+ * dst (ascending, *ndst of at most cap <= IOGP_EXACT_MERGE_MAX) += src
+ * (ascending). Values it has gain their counts; new ones take free places,
+ * the most common first; the rest are left out (their bins are then not
+ * explained: never a wrong count). Both sides apply the same merges to the
+ * same DELTAs, so a SNAPSHOT equals what a receiver accumulated. */
+#define IOGP_EXACT_MERGE_MAX 64
+#define IOGP_EXACT_KEEP 32  /* cumulative list per source and histogram */
+#define IOGP_EXACT_TOP 8    /* exact values an agent sends per DELTA and histogram */
+IOGP_API void iogp_exact_merge(iogp_exact *dst, uint32_t *ndst, uint32_t cap,
+                               const iogp_exact *src, uint32_t nsrc);
 
 #endif

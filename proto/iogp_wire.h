@@ -45,6 +45,7 @@
 #define IOGP_MAX_PATH 4095
 #define IOGP_MAX_METRICS 4096
 #define IOGP_MAX_HIST_BINS 65536 /* per histogram in one message */
+#define IOGP_MAX_EXACT 1024      /* exact values per histogram in one message */
 #define IOGP_MAX_ACCESS 65536
 #define IOGP_MAX_FILES 65536
 
@@ -96,6 +97,16 @@ typedef struct iogp_hist_val {
 	iogp_bin *bins;     /* ascending idx, count > 0 */
 } iogp_hist_val;
 
+/* Exact values of histogram metric id (the agent's common request sizes,
+ * see iogp_hist.h): DELTA, the interval's most common values with their
+ * counts (each also counted in the interval's bins); SNAPSHOT, cumulative.
+ * Ascending by value, counts > 0; same wire form as a histogram's bins. */
+typedef struct iogp_exact_val {
+	uint32_t id;
+	uint32_t n;
+	iogp_exact *v;
+} iogp_exact_val;
+
 enum { IOGP_OP_READ = 0, IOGP_OP_WRITE = 1 };
 
 typedef struct iogp_access {
@@ -136,6 +147,8 @@ typedef struct iogp_msg {
 	iogp_gauge_val *gauges;
 	uint32_t nhists;
 	iogp_hist_val *hists;
+	uint32_t nexact;
+	iogp_exact_val *exact; /* by id, for histogram metrics */
 	uint32_t naccess;
 	iogp_access *access;
 	uint64_t access_seen;  /* requests the samples were drawn from (reservoir) */

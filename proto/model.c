@@ -333,6 +333,7 @@ static void source_free(struct source *s)
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		free(s->slots[i].own_unit);
 		free(s->slots[i].bins);
+		free(s->slots[i].ex);
 		free(s->slots[i].win);
 	}
 	free(s->slots);

@@ -251,6 +251,42 @@ static int slot_hist_add(iogp_model *m, struct source *s, struct slot *sl, const
 	return r;
 }
 
+/* sl's exact values += e (ascending), bounded as iogp_exact_merge says. */
+static int slot_exact_add(iogp_model *m, struct source *s, struct slot *sl,
+                          const iogp_exact *e, uint32_t n)
+{
+	if (n == 0)
+		return 0;
+	if (sl->ex == NULL) {
+		uint64_t c = MODEL_EXACT_MAX * COST_BIN;
+
+		if (!cost_fits(m, s, c) || (sl->ex = malloc(MODEL_EXACT_MAX * sizeof *sl->ex)) == NULL) {
+			m->st.refused++;
+			return IOGP_ELIMIT;
+		}
+		cost_add(m, s, c);
+		sl->nex = 0;
+	}
+	iogp_exact_merge(sl->ex, &sl->nex, MODEL_EXACT_MAX, e, n);
+	return 0;
+}
+
+/* Window rings take exact values as entries past the bins (model_priv.h). */
+static void win_exact_add(iogp_model *m, struct source *s, struct slot *sl, uint64_t j,
+                          const iogp_exact *e, uint32_t n)
+{
+	iogp_bin b[64];
+	uint32_t k = 0;
+
+	if (m->schemes[sl->scheme]->nbins > MODEL_WIN_EXACT)
+		return;
+	for (uint32_t i = 0; i < n && k < 64; i++)
+		if (e[i].value < MODEL_WIN_EXACT)
+			b[k++] = (iogp_bin){ MODEL_WIN_EXACT + e[i].value, e[i].count };
+	if (k > 0)
+		model__win_add(m, s, sl, j, b, k);
+}
+
 /* ---- message checks --------------------------------------------------------- */
 
 static bool str_ok(const char *s, size_t max)
@@ -301,6 +337,22 @@ static int msg_check(const iogp_msg *msg)
 		if (!str_ok(msg->files[i].path, IOGP_MAX_PATH))
 			return IOGP_EINVAL;
 	}
+	if (msg->nexact > IOGP_MAX_METRICS)
+		return IOGP_ELIMIT;
+	if (msg->nexact && msg->exact == NULL)
+		return IOGP_EINVAL;
+	for (uint32_t i = 0; i < msg->nexact; i++) {
+		const iogp_exact_val *x = &msg->exact[i];
+
+		if (x->n > IOGP_MAX_EXACT)
+			return IOGP_ELIMIT;
+		if ((x->n && x->v == NULL) || (i > 0 && x->id <= msg->exact[i - 1].id))
+			return IOGP_EINVAL;
+		for (uint32_t j = 0; j < x->n; j++) {
+			if (x->v[j].count == 0 || (j > 0 && x->v[j].value <= x->v[j - 1].value))
+				return IOGP_EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -344,6 +396,10 @@ static int values_check(const iogp_model *m, const struct source *s, const iogp_
 	}
 	for (uint32_t i = 0; i < msg->naccess; i++) {
 		if ((r = resolve(s, msg->access[i].id, IOGP_ACCESS, &sl)) < 0)
+			return r;
+	}
+	for (uint32_t i = 0; i < msg->nexact; i++) {
+		if ((r = resolve(s, msg->exact[i].id, IOGP_HISTOGRAM, &sl)) < 0)
 			return r;
 	}
 	return 0;
@@ -533,6 +589,16 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		if (acc->win)
 			model__win_add(m, s, sl, acc->slot, h->bins, h->nbins);
 	}
+	for (uint32_t i = 0; i < msg->nexact; i++) {
+		const iogp_exact_val *x = &msg->exact[i];
+		struct slot *sl = &s->slots[model__slot_by_id(s, x->id)];
+		int e;
+
+		if ((e = slot_exact_add(m, s, sl, x->v, x->n)) < 0)
+			r = e;
+		else if (acc != NULL && acc->win && sl->linked)
+			win_exact_add(m, s, sl, acc->slot, x->v, x->n);
+	}
 	if (msg->naccess > 0) {
 		const iogp_access *newest = ring_newest(m, s);
 		uint64_t after = newest != NULL ? newest->t_ns : 0;
@@ -632,6 +698,7 @@ static int apply_snapshot(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 		cost_sub(m, s, s->slots[i].n * COST_BIN);
 		s->slots[i].n = 0;
 		s->slots[i].total = 0;
+		s->slots[i].nex = 0;
 	}
 	r = apply_values(m, s, msg, true, NULL);
 	s->in_sync = r == 0;

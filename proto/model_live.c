@@ -642,6 +642,19 @@ static void visit_win_add(void *ctx, const iogp_model *m, const struct slot *sl)
 	for (uint64_t k = lo; k <= hi; k++) {
 		uint32_t s0 = k > 0 ? w->end[k - 1] : 0, s1 = w->end[k];
 
+		/* exact values sit past the bins, ascending (model_priv.h) */
+		while (s1 > s0 && b[s1 - 1].idx >= MODEL_WIN_EXACT &&
+		       m->schemes[sl->scheme]->nbins <= MODEL_WIN_EXACT) {
+			iogp_exact x[32];
+			uint32_t nx = 0;
+
+			while (s1 > s0 && b[s1 - 1].idx >= MODEL_WIN_EXACT && nx < 32)
+				s1--, nx++;
+			for (uint32_t i = 0; i < nx; i++)
+				x[i] = (iogp_exact){ b[s1 + i].idx - MODEL_WIN_EXACT, b[s1 + i].count };
+			if ((c->err = iogp_hist_add_exact(c->out, x, nx)) < 0)
+				return;
+		}
 		if (c->dense != NULL) {
 			for (uint32_t i = s0; i < s1; i++) {
 				uint64_t *d = &c->dense[b[i].idx];

@@ -48,6 +48,9 @@ struct slot {
 	iogp_bin *bins;     /* HISTOGRAM: sparse cumulative bins */
 	size_t n, cap;
 	uint64_t total;
+	iogp_exact *ex;     /* HISTOGRAM: cumulative exact values, ascending, at
+	                     * most MODEL_EXACT_MAX (allocated whole on first use) */
+	uint32_t nex;
 };
 
 struct file {
@@ -126,6 +129,10 @@ struct gmetric {
 #define COST_BIN 20u                 /* a bin: varint gap + varint count, worst case */
 #define COST_METRIC 192u             /* a definition, name and unit at their limits */
 #define COST_FILE 24u                /* plus the path */
+#define MODEL_EXACT_MAX IOGP_EXACT_KEEP  /* exact values kept per histogram of a source */
+/* Window rings hold a histogram's exact values as entries past its bins:
+ * index MODEL_WIN_EXACT + value (values below 2^31, schemes with fewer bins). */
+#define MODEL_WIN_EXACT 0x80000000u
 
 struct scheme {
 	iogp_bins b;

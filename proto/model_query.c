@@ -267,6 +267,8 @@ static void visit_hist_add(void *ctx, const iogp_model *m, const struct slot *sl
 	(void)m;
 	if (sl->scheme != c->scheme || sl->n == 0)
 		return;
+	if (sl->nex > 0 && (r = iogp_hist_add_exact(c->out, sl->ex, sl->nex)) < 0)
+		c->err = r;
 	if (c->dense != NULL) {
 		for (size_t i = 0; i < sl->n; i++) {
 			uint64_t *d = &c->dense[sl->bins[i].idx];
@@ -408,8 +410,8 @@ static int cmp_file(const void *a, const void *b)
 int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg *msg)
 {
 	const struct source *s;
-	size_t off_m, off_c, off_g, off_h, off_f, need;
-	uint32_t nc = 0, ng = 0, nh = 0;
+	size_t off_m, off_c, off_g, off_h, off_x, off_f, need;
+	uint32_t nc = 0, ng = 0, nh = 0, nx = 0;
 	uint64_t *order = NULL;
 	void *arena;
 	size_t cap;
@@ -422,12 +424,14 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 		nc += s->slots[j].kind == IOGP_COUNTER;
 		ng += s->slots[j].kind == IOGP_GAUGE;
 		nh += s->slots[j].kind == IOGP_HISTOGRAM && s->slots[j].n > 0;
+		nx += s->slots[j].kind == IOGP_HISTOGRAM && s->slots[j].nex > 0;
 	}
 	off_m = 0;
 	off_c = align16(off_m + (size_t)s->nslots * sizeof(iogp_metric_def));
 	off_g = align16(off_c + (size_t)nc * sizeof(iogp_counter_val));
 	off_h = align16(off_g + (size_t)ng * sizeof(iogp_gauge_val));
-	off_f = align16(off_h + (size_t)nh * sizeof(iogp_hist_val));
+	off_x = align16(off_h + (size_t)nh * sizeof(iogp_hist_val));
+	off_f = align16(off_x + (size_t)nx * sizeof(iogp_exact_val));
 	need = align16(off_f + (size_t)s->nfiles * sizeof(iogp_file));
 	if (need == 0)
 		need = 16;
@@ -475,6 +479,7 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 	msg->counters = (iogp_counter_val *)(base + off_c);
 	msg->gauges = (iogp_gauge_val *)(base + off_g);
 	msg->hists = (iogp_hist_val *)(base + off_h);
+	msg->exact = (iogp_exact_val *)(base + off_x);
 	msg->files = (iogp_file *)(base + off_f);
 	for (uint32_t j = 0; j < s->nslots; j++) {
 		const struct slot *sl = &s->slots[(uint32_t)order[j]];
@@ -500,6 +505,8 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 			if (sl->n > 0)
 				msg->hists[msg->nhists++] =
 				    (iogp_hist_val){ sl->id, (uint32_t)sl->n, sl->bins };
+			if (sl->nex > 0)
+				msg->exact[msg->nexact++] = (iogp_exact_val){ sl->id, sl->nex, sl->ex };
 			break;
 		default:
 			break;
@@ -519,6 +526,8 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 		msg->gauges = NULL;
 	if (msg->nhists == 0)
 		msg->hists = NULL;
+	if (msg->nexact == 0)
+		msg->exact = NULL;
 	if (msg->nfiles == 0)
 		msg->files = NULL;
 	return 0;

@@ -504,7 +504,8 @@ int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
 	m->nhists = (uint32_t)n;
 	m->hists = o->h;
 
-	/* anything else (labels, metrics, access samples, files) as wire sections */
+	/* anything else (labels, metrics, access samples, files, exact values)
+	 * as wire sections */
 	if (mode & X_REST) {
 		VGET(v);
 		if (v > (uint64_t)(end - p) || v > IOGP_MAX_PAYLOAD - REST_HDR)
@@ -529,6 +530,8 @@ int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
 		m->access = r->access;
 		m->nfiles = r->nfiles;
 		m->files = r->files;
+		m->nexact = r->nexact;
+		m->exact = r->exact;
 	}
 	if (p != end)
 		return IOGP_ECORRUPT;

@@ -47,7 +47,7 @@
 
 enum {
 	T_END = 0, T_LABELS, T_METRICS, T_INTERVAL, T_COUNTERS, T_GAUGES,
-	T_HISTS, T_ACCESS, T_FILES, T_DROPPED, T_SEEN, T_MAX = T_SEEN,
+	T_HISTS, T_ACCESS, T_FILES, T_DROPPED, T_SEEN, T_EXACT, T_MAX = T_EXACT,
 };
 
 static const struct sect_info {
@@ -66,7 +66,15 @@ static const struct sect_info {
 	[T_FILES] = { "files", IOGP_MAX_FILES, 2, sizeof(iogp_file) },
 	[T_DROPPED] = { "dropped", 0, 0, 0 },
 	[T_SEEN] = { "access_seen", 0, 0, 0 },
+	[T_EXACT] = { "exact", IOGP_MAX_METRICS, 2, sizeof(iogp_exact_val) },
 };
+
+/* Exact values travel as histograms do: (id, n, (gap, count)...). */
+_Static_assert(sizeof(iogp_exact_val) == sizeof(iogp_hist_val) &&
+    offsetof(iogp_exact_val, n) == offsetof(iogp_hist_val, nbins) &&
+    offsetof(iogp_exact_val, v) == offsetof(iogp_hist_val, bins) &&
+    sizeof(iogp_exact) == sizeof(iogp_bin) &&
+    offsetof(iogp_exact, count) == offsetof(iogp_bin, count), "exact as bins");
 
 _Static_assert(sizeof(iogp_label) % 8 == 0 && sizeof(iogp_metric_def) % 8 == 0 &&
     sizeof(iogp_counter_val) % 8 == 0 && sizeof(iogp_gauge_val) % 8 == 0 &&
@@ -432,25 +440,27 @@ static int enc_gauges(struct enc *e, const iogp_msg *m)
 	return 0;
 }
 
-static int enc_hists(struct enc *e, const iogp_msg *m)
+/* Histograms, and exact values in the same form. */
+static int enc_sets(struct enc *e, unsigned tag, uint32_t nh, const iogp_hist_val *hv,
+                    uint32_t limit)
 {
 	uint64_t next = 0;
 	size_t at;
 	uint32_t i, j;
 
-	if (m->nhists == 0)
+	if (nh == 0)
 		return 0;
-	if (m->nhists > IOGP_MAX_METRICS || m->hists == NULL)
+	if (nh > IOGP_MAX_METRICS || hv == NULL)
 		return IOGP_EINVAL;
-	at = sect_begin(e, T_HISTS);
-	put(e, m->nhists);
-	for (i = 0; i < m->nhists; i++) {
-		const iogp_hist_val *h = &m->hists[i];
+	at = sect_begin(e, tag);
+	put(e, nh);
+	for (i = 0; i < nh; i++) {
+		const iogp_hist_val *h = &hv[i];
 		uint64_t bnext = 0;
 
 		if (put_gap(e, &next, h->id, i == 0) < 0)
 			return IOGP_EINVAL;
-		if (h->nbins > IOGP_MAX_HIST_BINS || (h->nbins > 0 && h->bins == NULL))
+		if (h->nbins > limit || (h->nbins > 0 && h->bins == NULL))
 			return IOGP_EINVAL;
 		put(e, h->nbins);
 		for (j = 0; j < h->nbins; j++) {
@@ -468,6 +478,17 @@ static int enc_hists(struct enc *e, const iogp_msg *m)
 	}
 	sect_end(e, at);
 	return 0;
+}
+
+static int enc_hists(struct enc *e, const iogp_msg *m)
+{
+	return enc_sets(e, T_HISTS, m->nhists, m->hists, IOGP_MAX_HIST_BINS);
+}
+
+static int enc_exact(struct enc *e, const iogp_msg *m)
+{
+	return enc_sets(e, T_EXACT, m->nexact, (const iogp_hist_val *)(const void *)m->exact,
+	                IOGP_MAX_EXACT);
 }
 
 static int enc_access(struct enc *e, const iogp_msg *m)
@@ -544,7 +565,7 @@ static int enc_seen(struct enc *e, const iogp_msg *m)
 
 static int (*const encoders[])(struct enc *, const iogp_msg *) = {
 	enc_labels, enc_metrics, enc_interval, enc_counters, enc_gauges,
-	enc_hists, enc_access, enc_files, enc_dropped, enc_seen,
+	enc_hists, enc_access, enc_files, enc_dropped, enc_seen, enc_exact,
 };
 
 static int encode(struct enc *e, const iogp_msg *m)
@@ -828,22 +849,25 @@ static int dec_gauges(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_
 	return (int)(end - p);
 }
 
-static int dec_hists(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t *end)
+static int dec_sets(struct dec *d, unsigned tag, uint32_t limit, uint32_t *nout,
+                    iogp_hist_val **out, const uint8_t *p, const uint8_t *end)
 {
 	uint64_t n, i, j, next = 0, id, nb, gap, bnext;
+	iogp_hist_val *hv;
 
-	CALL(dec_count(d, &p, end, T_HISTS, &n));
-	m->hists = take(d, n, sizeof *m->hists);
+	CALL(dec_count(d, &p, end, tag, &n));
+	hv = take(d, n, sizeof *hv);
+	*out = hv;
 	for (i = 0; i < n; i++) {
-		iogp_hist_val *h = &m->hists[i];
+		iogp_hist_val *h = &hv[i];
 		iogp_bin *b;
 
 		CALL(get_id(d, &p, end, &next, UINT32_MAX, &id));
 		h->id = (uint32_t)id;
 		GET(nb);
-		if (nb > IOGP_MAX_HIST_BINS)
-			return fail(d, IOGP_ELIMIT, "bin count %" PRIu64 " exceeds %d",
-			    nb, IOGP_MAX_HIST_BINS);
+		if (nb > limit)
+			return fail(d, IOGP_ELIMIT, "bin count %" PRIu64 " exceeds %" PRIu32,
+			    nb, limit);
 		if (nb > (uint64_t)(end - p) / 2)
 			return fail(d, IOGP_ECORRUPT, "%" PRIu64 " bins do not fit", nb);
 		b = (iogp_bin *)(void *)d->b;
@@ -862,8 +886,22 @@ static int dec_hists(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t
 		h->nbins = (uint32_t)nb;
 		h->bins = b;
 	}
-	m->nhists = (uint32_t)n;
+	*nout = (uint32_t)n;
 	return (int)(end - p);
+}
+
+static int dec_hists(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t *end)
+{
+	return dec_sets(d, T_HISTS, IOGP_MAX_HIST_BINS, &m->nhists, &m->hists, p, end);
+}
+
+static int dec_exact(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t *end)
+{
+	iogp_hist_val *hv = NULL;
+	int r = dec_sets(d, T_EXACT, IOGP_MAX_EXACT, &m->nexact, &hv, p, end);
+
+	m->exact = (iogp_exact_val *)(void *)hv;
+	return r;
 }
 
 static int dec_access(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t *end)
@@ -1014,7 +1052,7 @@ static int prescan(struct dec *d, const uint8_t *p, const uint8_t *end,
 				CALL(dec_count(d, &p, bend, (unsigned)tag, &n));
 				structs += n * si->size;
 			}
-			if (tag == T_HISTS)
+			if (tag == T_HISTS || tag == T_EXACT)
 				bins += len / 2 * sizeof(iogp_bin);
 			if (tag == T_LABELS || tag == T_METRICS || tag == T_FILES)
 				chars += len;
@@ -1110,6 +1148,7 @@ static int msg_decode(struct dec *d, iogp_msg *m, const uint8_t *buf, size_t len
 		case T_FILES: r = dec_files(d, m, p, bend); break;
 		case T_DROPPED: r = dec_value(d, &m->dropped, p, bend); break;
 		case T_SEEN: r = dec_value(d, &m->access_seen, p, bend); break;
+		case T_EXACT: r = dec_exact(d, m, p, bend); break;
 		default: r = 0; break;
 		}
 		if (r < 0)

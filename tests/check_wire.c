@@ -1024,19 +1024,19 @@ START_TEST(test_unknown_section)
 	hdr = (size_t)(q - p);
 	raw_bytes(&r, p, hdr);
 	raw_bytes(&body, "\x01\x02\x03\x00", 4);
-	raw_sect(&r, 11, &body);
+	raw_sect(&r, 41, &body);
 	raw_bytes(&r, p + hdr, len - hdr - 1);
 	body.n = 0;
-	raw_sect(&r, 12, &body);
+	raw_sect(&r, 42, &body);
 	raw_bytes(&body, "hello", 5);
 	raw_sect(&r, UINT64_MAX, &body);
-	raw_sect(&r, 11, &body);   /* unknown tags may repeat */
+	raw_sect(&r, 41, &body);   /* unknown tags may repeat */
 	raw_v(&r, 0);
 	ck_assert_int_eq(dec(&r, &d, err, sizeof err), 0);
 	ck_assert_msg(msg_diff(&m, &d) == NULL, "%s", msg_diff(&m, &d));
 	/* an unknown section still has to fit */
 	r.n -= 1 + 7;
-	raw_v(&r, 11);
+	raw_v(&r, 41);
 	raw_v(&r, 100);
 	raw_v(&r, 0);
 	ck_assert_int_eq(dec(&r, &d, err, sizeof err), IOGP_ETRUNC);
