@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "agent.h"
 #include "iogram.h"
 #include "testutil.h"
 
@@ -29,6 +30,8 @@
 #define RSS_THREADS 16
 
 static uint64_t vals[NVALS];
+/* request sizes as programs ask for them: a few round sizes (common sizes) */
+static const uint64_t common[8] = { 4096, 8192, 65536, 1048576, 512, 10240, 131072, 262144 };
 
 static void make_values(void)
 {
@@ -148,12 +151,24 @@ static void *run_main(void *arg)
 	/* the first call claims the shard and allocates: not timed */
 	if (r->add == 1)
 		iog_add(m, 1);
-	else if (r->add == 0)
+	else if (r->add == 0 || r->add >= 3)
 		iog_record(m, 1);
 	if (r->bar)
 		pthread_barrier_wait(r->bar);
 	double t0 = tu_now(), c0 = thread_cpu_s();
-	if (r->add == 2) {
+	if (r->add == 3 || r->add == 4) {
+		/* a request size as the interposer records it: the histogram alone
+		 * (as before common sizes), or the size table first */
+		iog_shard *s = iog__shard();
+		uint32_t slot = m->slot;
+		for (long i = 0; i < r->n; i++) {
+			uint64_t v = common[i & 7];
+			if (r->add == 3)
+				s->hist[slot][iogp_native_index(v, IOG_NATIVE_K)]++;
+			else
+				iog__size_record(s, m, slot, v);
+		}
+	} else if (r->add == 2) {
 		void (*f)(iog_metric *, uint64_t) = empty_fn;
 		for (long i = 0; i < r->n; i++)
 			f(m, vals[i & (NVALS - 1)]);
@@ -361,6 +376,11 @@ int main(int argc, char **argv)
 		timing(metrics[0], 2, "empty call");
 		timing(metrics[0], 0, "iog_record");
 		timing(metrics[NHIST], 1, "iog_add");
+		/* the size histograms' record path, with and without the table */
+		metrics[1]->exact = 0;
+		timing(metrics[1], 3, "size hist");
+		metrics[2]->exact = 1;
+		timing(metrics[2], 4, "size table");
 	}
 	cpu(cpu_s);
 	double t0 = tu_now();

@@ -165,6 +165,26 @@ IOGP_API int iogp_model_gauge(const iogp_model *m, const char *metric, const iog
 IOGP_API size_t iogp_model_access(const iogp_model *m, size_t i, const iogp_access **a, size_t *n2, const iogp_access **a2);
 IOGP_API const char *iogp_model_file_path(const iogp_model *m, size_t i, uint64_t file_id);
 
+/* Per-file records (iogp_wire.h, iogp_filerec) of the selected sources,
+ * merged by path and layer: a file that many sources (ranks) used is one
+ * entry with `sources` > 1 (shared), each source's "other files" record
+ * (beyond its file limit) merges into one per layer. layer < 0: every layer.
+ * Sorted by bytes moved, most first (ties by path). *out is an array of *n
+ * (free with iogp_model_files_free); paths point into the model and stay
+ * valid until it changes. Times are each source's CLOCK_MONOTONIC, so first
+ * and last compare only within one source. O(records of the selection). */
+typedef struct iogp_file_info {
+	const char *path;       /* "" for other files, "?" when not yet named */
+	uint32_t layer;         /* IOGP_FR_* */
+	int other;              /* the sources' records of files beyond their limit */
+	uint32_t sources;       /* how many sources used it */
+	uint32_t first_source;  /* index of the first one (iogp_model_source) */
+	iogp_filerec total;     /* summed; overflow: files beyond the limits */
+} iogp_file_info;
+IOGP_API int iogp_model_files(const iogp_model *m, const iogp_sel *sel, int layer,
+                              iogp_file_info **out, size_t *n);
+IOGP_API void iogp_model_files_free(iogp_file_info *f);
+
 typedef struct iogp_model_stats {
 	uint64_t messages;      /* applied */
 	uint64_t bad_messages;  /* decode failures */

@@ -109,6 +109,31 @@ typedef struct iogp_exact_val {
 
 enum { IOGP_OP_READ = 0, IOGP_OP_WRITE = 1 };
 
+/* Per-file records (Darshan's per-file counters, streamed): what one source
+ * did to one file through one layer. DELTA: the files touched in the
+ * interval, counts as increments, first/last/max over the interval; SNAPSHOT:
+ * every file, cumulative. Times are the source's CLOCK_MONOTONIC, 0 = none.
+ * A source that tracks too many files puts the rest in one record with the
+ * IOGP_FR_OTHER flag (file 0) and counts them in `overflow`. */
+enum { IOGP_FR_POSIX = 0, IOGP_FR_STDIO = 1, IOGP_FR_MPIIO = 2, IOGP_FR_LAYERS = 3 };
+enum { IOGP_FR_OTHER = 1u << 0 };
+typedef struct iogp_filerec_op {
+	uint64_t ops, bytes;
+	uint64_t time_ns;             /* inside the calls */
+	uint64_t consec, seq, random; /* Darshan's spatiality counts */
+	uint64_t max_req;             /* largest request */
+	uint64_t first_ns, last_ns;   /* first call's start, last call's end */
+} iogp_filerec_op;
+typedef struct iogp_filerec {
+	uint64_t file;                /* file table id (0 with IOGP_FR_OTHER) */
+	uint32_t layer;               /* IOGP_FR_* */
+	uint32_t flags;
+	iogp_filerec_op op[2];        /* IOGP_OP_READ, IOGP_OP_WRITE */
+	uint64_t meta_ops, meta_ns;   /* open/close/seek/stat/sync and their time */
+	uint64_t overflow;            /* OTHER: files beyond the limit (cumulative) */
+} iogp_filerec;
+#define IOGP_MAX_FILERECS 65536   /* per message */
+
 typedef struct iogp_access {
 	uint32_t id;        /* access metric id */
 	uint64_t t_ns;      /* source CLOCK_MONOTONIC */
@@ -149,6 +174,8 @@ typedef struct iogp_msg {
 	iogp_hist_val *hists;
 	uint32_t nexact;
 	iogp_exact_val *exact; /* by id, for histogram metrics */
+	uint32_t nfilerecs;
+	iogp_filerec *filerecs; /* ascending by (file, layer) */
 	uint32_t naccess;
 	iogp_access *access;
 	uint64_t access_seen;  /* requests the samples were drawn from (reservoir) */

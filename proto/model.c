@@ -242,6 +242,31 @@ uint32_t model__file_find(const struct source *s, uint64_t id)
 	return imap_get(&s->file_map, model__hash_u64(id), eq_file, s, &id);
 }
 
+struct frec_key {
+	uint64_t file;
+	uint32_t layer;
+};
+
+static int eq_frec(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct source *s = ctx;
+	const struct frec_key *k = key;
+
+	return s->fr[idx].r.file == k->file && s->fr[idx].r.layer == k->layer;
+}
+
+uint32_t model__frec_hash(uint64_t file, uint32_t layer)
+{
+	return model__hash_u64(file * 4 + layer);
+}
+
+uint32_t model__frec_find(const struct source *s, uint64_t file, uint32_t layer)
+{
+	struct frec_key k = { file, layer };
+
+	return imap_get(&s->fr_map, model__frec_hash(file, layer), eq_frec, s, &k);
+}
+
 /* ---- model lifetime ------------------------------------------------------- */
 
 static const char *const default_rates[] = {
@@ -343,6 +368,8 @@ static void source_free(struct source *s)
 		free(s->files[i].path);
 	free(s->files);
 	imap_free(&s->file_map);
+	imap_free(&s->fr_map);
+	free(s->fr);
 	free(s->ring);
 	free(s->rr);
 }

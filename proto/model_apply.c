@@ -16,23 +16,9 @@
 
 /* ---- caps, catalog, files, access samples ---------------------------------- */
 
-static bool cost_fits(const iogp_model *m, const struct source *s, uint64_t c)
-{
-	return s->cost + c <= MODEL_SRC_MAX_COST && m->cost_total + c <= m->opts.max_bytes;
-}
-
-static void cost_add(iogp_model *m, struct source *s, uint64_t c)
-{
-	s->cost += c;
-	m->cost_total += c;
-}
-
-static void cost_sub(iogp_model *m, struct source *s, uint64_t c)
-{
-	c = c > s->cost ? s->cost : c;
-	s->cost -= c;
-	m->cost_total -= c;
-}
+#define cost_fits model__cost_fits
+#define cost_add model__cost_add
+#define cost_sub model__cost_sub
 
 /* An id keeps its first definition; later definitions of it are ignored. */
 static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
@@ -337,6 +323,9 @@ static int msg_check(const iogp_msg *msg)
 		if (!str_ok(msg->files[i].path, IOGP_MAX_PATH))
 			return IOGP_EINVAL;
 	}
+	int fr = model__files_check(msg);
+	if (fr < 0)
+		return fr;
 	if (msg->nexact > IOGP_MAX_METRICS)
 		return IOGP_ELIMIT;
 	if (msg->nexact && msg->exact == NULL)
@@ -613,6 +602,8 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 	s->access_seen = snapshot ? msg->access_seen : s->access_seen + msg->access_seen;
 	if (r == 0)
 		r = files_add(m, s, msg->files, msg->nfiles);
+	if (r == 0 && (msg->nfilerecs > 0 || snapshot))
+		r = model__files_apply(m, s, msg->filerecs, msg->nfilerecs, snapshot);
 	s->dropped = msg->dropped;
 	times_note(s, msg, snapshot);
 	return r;

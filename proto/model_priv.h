@@ -82,6 +82,11 @@ struct source {
 	struct imap file_map;
 	uint64_t files_ignored;
 
+	struct frec *fr;       /* per-file records (model_files.c) */
+	uint32_t nfr, frcap;
+	struct imap fr_map;
+	uint64_t fr_ignored;   /* refused for the caps */
+
 	iogp_access *ring;     /* opts.access_ring entries once the first sample arrives */
 	uint32_t ring_head, ring_n;
 	uint64_t access_seen;
@@ -186,6 +191,37 @@ struct iogp_model {
 
 typedef void (*visit_fn)(void *ctx, const iogp_model *m, const struct slot *sl);
 
+/* A source's record of one file through one layer (cumulative). */
+struct frec {
+	iogp_filerec r;
+};
+#define COST_FREC 224u   /* a record encoded at worst */
+
+/* The caps' bookkeeping (model_priv.h's MODEL_SRC_MAX_COST, opts.max_bytes). */
+static inline bool model__cost_fits(const iogp_model *m, const struct source *s, uint64_t c)
+{
+	return s->cost + c <= MODEL_SRC_MAX_COST && m->cost_total + c <= m->opts.max_bytes;
+}
+
+static inline void model__cost_add(iogp_model *m, struct source *s, uint64_t c)
+{
+	s->cost += c;
+	m->cost_total += c;
+}
+
+static inline void model__cost_sub(iogp_model *m, struct source *s, uint64_t c)
+{
+	c = c > s->cost ? s->cost : c;
+	s->cost -= c;
+	m->cost_total -= c;
+}
+
+/* model_files.c: per-file records */
+int model__files_apply(iogp_model *m, struct source *s, const iogp_filerec *r, uint32_t n,
+                       bool snapshot);
+int model__files_check(const iogp_msg *msg);
+size_t model__files_snapshot(const struct source *s, iogp_filerec *out);
+
 
 /* model.c: hashing, index maps, arrays */
 uint32_t model__hash_u64(uint64_t x);
@@ -199,6 +235,8 @@ uint32_t model__gm_find(const iogp_model *m, const char *name);
 uint32_t model__slot_by_id(const struct source *s, uint32_t id);
 uint32_t model__slot_by_gm(const struct source *s, uint32_t gm);
 uint32_t model__file_find(const struct source *s, uint64_t id);
+uint32_t model__frec_find(const struct source *s, uint64_t file, uint32_t layer);
+uint32_t model__frec_hash(uint64_t file, uint32_t layer);
 const char *model__labels_find(const iogp_label *l, uint32_t n, const char *key);
 
 /* model.c: tables, sources, lifecycle */

@@ -402,6 +402,15 @@ static int cmp_file(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static int cmp_filerec(const void *a, const void *b)
+{
+	const iogp_filerec *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return (x->layer > y->layer) - (x->layer < y->layer);
+}
+
 /* The arrays go in msg->arena, one block grown with realloc (the layout the
  * decoder uses too; iogp_msg_free releases it). Labels and strings point
  * into the model. Lists are sorted by id, as the encoder requires. The
@@ -410,7 +419,7 @@ static int cmp_file(const void *a, const void *b)
 int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg *msg)
 {
 	const struct source *s;
-	size_t off_m, off_c, off_g, off_h, off_x, off_f, need;
+	size_t off_m, off_c, off_g, off_h, off_x, off_f, off_r, need;
 	uint32_t nc = 0, ng = 0, nh = 0, nx = 0;
 	uint64_t *order = NULL;
 	void *arena;
@@ -432,7 +441,8 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 	off_h = align16(off_g + (size_t)ng * sizeof(iogp_gauge_val));
 	off_x = align16(off_h + (size_t)nh * sizeof(iogp_hist_val));
 	off_f = align16(off_x + (size_t)nx * sizeof(iogp_exact_val));
-	need = align16(off_f + (size_t)s->nfiles * sizeof(iogp_file));
+	off_r = align16(off_f + (size_t)s->nfiles * sizeof(iogp_file));
+	need = align16(off_r + (size_t)s->nfr * sizeof(iogp_filerec));
 	if (need == 0)
 		need = 16;
 
@@ -480,6 +490,10 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 	msg->gauges = (iogp_gauge_val *)(base + off_g);
 	msg->hists = (iogp_hist_val *)(base + off_h);
 	msg->exact = (iogp_exact_val *)(base + off_x);
+	msg->filerecs = (iogp_filerec *)(base + off_r);
+	msg->nfilerecs = (uint32_t)model__files_snapshot(s, msg->filerecs);
+	if (msg->nfilerecs > 1)
+		qsort(msg->filerecs, msg->nfilerecs, sizeof *msg->filerecs, cmp_filerec);
 	msg->files = (iogp_file *)(base + off_f);
 	for (uint32_t j = 0; j < s->nslots; j++) {
 		const struct slot *sl = &s->slots[(uint32_t)order[j]];
@@ -528,6 +542,8 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 		msg->hists = NULL;
 	if (msg->nexact == 0)
 		msg->exact = NULL;
+	if (msg->nfilerecs == 0)
+		msg->filerecs = NULL;
 	if (msg->nfiles == 0)
 		msg->files = NULL;
 	return 0;

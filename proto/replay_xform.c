@@ -504,8 +504,8 @@ int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
 	m->nhists = (uint32_t)n;
 	m->hists = o->h;
 
-	/* anything else (labels, metrics, access samples, files, exact values)
-	 * as wire sections */
+	/* anything else (labels, metrics, access samples, files, exact values,
+	 * file records) as wire sections */
 	if (mode & X_REST) {
 		VGET(v);
 		if (v > (uint64_t)(end - p) || v > IOGP_MAX_PAYLOAD - REST_HDR)
@@ -532,6 +532,8 @@ int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
 		m->files = r->files;
 		m->nexact = r->nexact;
 		m->exact = r->exact;
+		m->nfilerecs = r->nfilerecs;
+		m->filerecs = r->filerecs;
 	}
 	if (p != end)
 		return IOGP_ECORRUPT;

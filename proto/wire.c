@@ -47,7 +47,8 @@
 
 enum {
 	T_END = 0, T_LABELS, T_METRICS, T_INTERVAL, T_COUNTERS, T_GAUGES,
-	T_HISTS, T_ACCESS, T_FILES, T_DROPPED, T_SEEN, T_EXACT, T_MAX = T_EXACT,
+	T_HISTS, T_ACCESS, T_FILES, T_DROPPED, T_SEEN, T_EXACT, T_FILERECS,
+	T_MAX = T_FILERECS,
 };
 
 static const struct sect_info {
@@ -67,6 +68,7 @@ static const struct sect_info {
 	[T_DROPPED] = { "dropped", 0, 0, 0 },
 	[T_SEEN] = { "access_seen", 0, 0, 0 },
 	[T_EXACT] = { "exact", IOGP_MAX_METRICS, 2, sizeof(iogp_exact_val) },
+	[T_FILERECS] = { "filerecs", IOGP_MAX_FILERECS, 4, sizeof(iogp_filerec) },
 };
 
 /* Exact values travel as histograms do: (id, n, (gap, count)...). */
@@ -79,7 +81,24 @@ _Static_assert(sizeof(iogp_exact_val) == sizeof(iogp_hist_val) &&
 _Static_assert(sizeof(iogp_label) % 8 == 0 && sizeof(iogp_metric_def) % 8 == 0 &&
     sizeof(iogp_counter_val) % 8 == 0 && sizeof(iogp_gauge_val) % 8 == 0 &&
     sizeof(iogp_hist_val) % 8 == 0 && sizeof(iogp_access) % 8 == 0 &&
-    sizeof(iogp_file) % 8 == 0 && sizeof(iogp_bin) == 16, "arena alignment");
+    sizeof(iogp_file) % 8 == 0 && sizeof(iogp_bin) == 16 && sizeof(iogp_filerec) % 8 == 0,
+    "arena alignment");
+
+/* A file record's numbers in wire order; a presence mask says which are
+ * non-zero. Times are zigzag differences from the section's previous time. */
+#define FR_NFIELDS 21
+static uint64_t *fr_field(iogp_filerec *r, unsigned k, int *is_time)
+{
+	*is_time = 0;
+	if (k < 18) {
+		iogp_filerec_op *o = &r->op[k / 9];
+		uint64_t *f[9] = { &o->ops, &o->bytes, &o->time_ns, &o->consec, &o->seq,
+		                   &o->random, &o->max_req, &o->first_ns, &o->last_ns };
+		*is_time = k % 9 >= 7;
+		return f[k % 9];
+	}
+	return k == 18 ? &r->meta_ops : k == 19 ? &r->meta_ns : &r->overflow;
+}
 _Static_assert(sizeof(iogp_metric_def) <= UINT16_MAX, "sect_info.size");
 
 /* ---- varints ------------------------------------------------------------ */
@@ -542,6 +561,50 @@ static int enc_files(struct enc *e, const iogp_msg *m)
 	return 0;
 }
 
+static int enc_filerecs(struct enc *e, const iogp_msg *m)
+{
+	uint64_t file = 0, t = 0;
+	uint32_t layer = 0;
+	size_t at;
+
+	if (m->nfilerecs == 0)
+		return 0;
+	if (m->nfilerecs > IOGP_MAX_FILERECS || m->filerecs == NULL)
+		return IOGP_EINVAL;
+	at = sect_begin(e, T_FILERECS);
+	put(e, m->nfilerecs);
+	for (uint32_t i = 0; i < m->nfilerecs; i++) {
+		iogp_filerec r = m->filerecs[i];
+		uint64_t mask = 0;
+		int tm;
+
+		if (i > 0 && (r.file < file || (r.file == file && r.layer <= layer)))
+			return IOGP_EINVAL;
+		for (unsigned k = 0; k < FR_NFIELDS; k++)
+			mask |= (uint64_t)(*fr_field(&r, k, &tm) != 0) << k;
+		put(e, r.file - file);
+		put(e, r.layer);
+		put(e, r.flags);
+		put(e, mask);
+		for (unsigned k = 0; k < FR_NFIELDS; k++) {
+			uint64_t v = *fr_field(&r, k, &tm);
+
+			if (!(mask >> k & 1))
+				continue;
+			if (tm) {
+				put(e, iogp_zigzag((int64_t)(v - t)));
+				t = v;
+			} else {
+				put(e, v);
+			}
+		}
+		file = r.file;
+		layer = r.layer;
+	}
+	sect_end(e, at);
+	return 0;
+}
+
 static void enc_value(struct enc *e, unsigned tag, uint64_t v)
 {
 	if (v == 0)
@@ -565,7 +628,7 @@ static int enc_seen(struct enc *e, const iogp_msg *m)
 
 static int (*const encoders[])(struct enc *, const iogp_msg *) = {
 	enc_labels, enc_metrics, enc_interval, enc_counters, enc_gauges,
-	enc_hists, enc_access, enc_files, enc_dropped, enc_seen, enc_exact,
+	enc_hists, enc_access, enc_files, enc_dropped, enc_seen, enc_exact, enc_filerecs,
 };
 
 static int encode(struct enc *e, const iogp_msg *m)
@@ -953,6 +1016,57 @@ static int dec_files(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t
 	return (int)(end - p);
 }
 
+static int dec_filerecs(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t n, v, file = 0, t = 0, mask;
+	uint32_t layer = 0;
+
+	CALL(dec_count(d, &p, end, T_FILERECS, &n));
+	m->filerecs = take(d, n, sizeof *m->filerecs);
+	for (uint64_t i = 0; i < n; i++) {
+		iogp_filerec *r = &m->filerecs[i];
+		int tm;
+
+		memset(r, 0, sizeof *r);
+		GET(v);
+		if (v > UINT64_MAX - file)
+			return fail(d, IOGP_ECORRUPT, "file id overflows");
+		r->file = file + v;
+		GET(v);
+		if (v > UINT32_MAX)
+			return fail(d, IOGP_ECORRUPT, "layer out of range");
+		r->layer = (uint32_t)v;
+		if (i > 0 && r->file == file && r->layer <= layer)
+			return fail(d, IOGP_ECORRUPT, "records not ascending");
+		GET(v);
+		if (v > UINT32_MAX)
+			return fail(d, IOGP_ECORRUPT, "flags out of range");
+		r->flags = (uint32_t)v;
+		GET(mask);
+		if (mask >> FR_NFIELDS)
+			return fail(d, IOGP_ECORRUPT, "unknown fields in a file record");
+		for (unsigned k = 0; k < FR_NFIELDS; k++) {
+			uint64_t *f = fr_field(r, k, &tm);
+
+			if (!(mask >> k & 1))
+				continue;
+			GET(v);
+			if (tm) {
+				t += (uint64_t)iogp_unzigzag(v);
+				*f = t;
+			} else {
+				*f = v;
+			}
+			if (*f == 0)
+				return fail(d, IOGP_ECORRUPT, "a present field of 0");
+		}
+		file = r->file;
+		layer = r->layer;
+	}
+	m->nfilerecs = (uint32_t)n;
+	return (int)(end - p);
+}
+
 static int dec_value(struct dec *d, uint64_t *v, const uint8_t *p, const uint8_t *end)
 {
 	GET(*v);
@@ -1149,6 +1263,7 @@ static int msg_decode(struct dec *d, iogp_msg *m, const uint8_t *buf, size_t len
 		case T_DROPPED: r = dec_value(d, &m->dropped, p, bend); break;
 		case T_SEEN: r = dec_value(d, &m->access_seen, p, bend); break;
 		case T_EXACT: r = dec_exact(d, m, p, bend); break;
+		case T_FILERECS: r = dec_filerecs(d, m, p, bend); break;
 		default: r = 0; break;
 		}
 		if (r < 0)

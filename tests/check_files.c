@@ -1,0 +1,182 @@
+/* check_files.c - per-file records: the wire section (round trip, refusals,
+ * every cut), the model's cumulative records (DELTA increments, SNAPSHOT
+ * totals, caps) and the per-file query that merges sources by path. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "iogp_model.h"
+#include "iogp_wire.h"
+#include "testutil.h"
+
+static iogp_filerec rec(uint64_t file, uint32_t layer, uint64_t rops, uint64_t rbytes,
+                        uint64_t wops, uint64_t wbytes, uint64_t t0)
+{
+	iogp_filerec r;
+	memset(&r, 0, sizeof r);
+	r.file = file;
+	r.layer = layer;
+	r.op[0] = (iogp_filerec_op){ .ops = rops, .bytes = rbytes, .time_ns = rops * 1000,
+	                            .consec = rops, .max_req = rops ? rbytes / rops : 0,
+	                            .first_ns = rops ? t0 : 0, .last_ns = rops ? t0 + 500 : 0 };
+	r.op[1] = (iogp_filerec_op){ .ops = wops, .bytes = wbytes, .time_ns = wops * 2000,
+	                            .random = wops, .max_req = wops ? wbytes / wops : 0,
+	                            .first_ns = wops ? t0 + 10 : 0, .last_ns = wops ? t0 + 900 : 0 };
+	r.meta_ops = 2;
+	r.meta_ns = 77;
+	return r;
+}
+
+START_TEST(wire_roundtrip)
+{
+	iogp_filerec r[3] = { rec(5, IOGP_FR_POSIX, 10, 40960, 0, 0, 1000000),
+	                      rec(5, IOGP_FR_STDIO, 3, 30, 4, 4000, 2000000),
+	                      rec(UINT64_MAX - 1, IOGP_FR_POSIX, 0, 0, 1, 1, 5) };
+	r[2].flags = IOGP_FR_OTHER;
+	r[2].overflow = 12345;
+	iogp_msg msg = { .kind = IOGP_DELTA, .source = 9, .seq = 1, .nfilerecs = 3, .filerecs = r }, d;
+	uint8_t buf[1024];
+	long len = iogp_msg_encode(&msg, buf, sizeof buf);
+	ck_assert_int_gt(len, 0);
+	iogp_msg_init(&d);
+	ck_assert_int_eq(iogp_msg_decode(&d, buf, (size_t)len, NULL, 0), 0);
+	ck_assert_uint_eq(d.nfilerecs, 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_msg(!memcmp(&d.filerecs[i], &r[i], sizeof r[i]), "record %d differs", i);
+	/* out of order or repeated records do not encode */
+	iogp_filerec bad[2] = { r[1], r[0] };
+	msg.filerecs = bad;
+	msg.nfilerecs = 2;
+	ck_assert_int_eq(iogp_msg_encode(&msg, buf, sizeof buf), IOGP_EINVAL);
+	bad[0] = r[0];
+	ck_assert_int_eq(iogp_msg_encode(&msg, buf, sizeof buf), IOGP_EINVAL);
+	/* every cut is refused, never a crash */
+	msg.filerecs = r;
+	msg.nfilerecs = 3;
+	len = iogp_msg_encode(&msg, buf, sizeof buf);
+	for (long cut = 0; cut < len; cut++)
+		ck_assert_int_lt(iogp_msg_decode(&d, buf, (size_t)cut, NULL, 0), 0);
+	iogp_msg_free(&d);
+}
+END_TEST
+
+static void apply(iogp_model *m, const iogp_msg *msg)
+{
+	uint8_t buf[1 << 16];
+	long len = iogp_msg_encode(msg, buf, sizeof buf);
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(iogp_model_feed(m, buf, (size_t)len, 1), 0);
+}
+
+static void hello(iogp_model *m, uint64_t src, const char *host, const char *rank)
+{
+	iogp_label lab[2] = { { "host", host }, { "rank", rank } };
+	iogp_file f[2] = { { 5, "/scratch/shared.dat" }, { 6 + src, "/scratch/own.dat" } };
+	iogp_msg msg = { .kind = IOGP_HELLO, .source = src, .nlabels = 2, .labels = lab };
+	apply(m, &msg);
+	iogp_msg d = { .kind = IOGP_DELTA, .source = src, .seq = 1, .nfiles = 2, .files = f };
+	apply(m, &d);
+}
+
+START_TEST(model_merge_snapshot)
+{
+	iogp_model *m = iogp_model_new(NULL), *m2 = iogp_model_new(NULL);
+	/* 4 ranks write the shared file; each its own file too (same path on
+	 * every node: one entry per path, sources counted) */
+	for (uint64_t src = 1; src <= 4; src++) {
+		char rank[8];
+		snprintf(rank, sizeof rank, "%u", (unsigned)src - 1);
+		hello(m, src, src <= 2 ? "n1" : "n2", rank);
+		for (uint64_t k = 0; k < 3; k++) {
+			iogp_filerec r[2] = { rec(5, IOGP_FR_POSIX, 0, 0, 8, 8 * 262144, 1000 * (k + 1)),
+			                      rec(6 + src, IOGP_FR_POSIX, 2, 8192, 0, 0, 1000 * (k + 1)) };
+			iogp_msg d = { .kind = IOGP_DELTA, .source = src, .seq = 2 + k, .nfilerecs = 2,
+			               .filerecs = r };
+			apply(m, &d);
+		}
+	}
+	iogp_file_info *f;
+	size_t n;
+	ck_assert_int_eq(iogp_model_files(m, NULL, IOGP_FR_POSIX, &f, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(f[0].path, "/scratch/shared.dat");
+	ck_assert_uint_eq(f[0].sources, 4);
+	ck_assert_uint_eq(f[0].total.op[1].ops, 4 * 3 * 8);
+	ck_assert_uint_eq(f[0].total.op[1].bytes, 4ull * 3 * 8 * 262144);
+	ck_assert_uint_eq(f[0].total.op[1].random, 4 * 3 * 8);
+	ck_assert_uint_eq(f[0].total.op[1].max_req, 262144);
+	ck_assert_uint_eq(f[0].total.op[1].first_ns, 1010);
+	ck_assert_uint_eq(f[0].total.op[1].last_ns, 3900);
+	ck_assert_str_eq(f[1].path, "/scratch/own.dat");
+	ck_assert_uint_eq(f[1].sources, 4);
+	ck_assert_uint_eq(f[1].total.op[0].bytes, 4ull * 3 * 8192);
+	iogp_model_files_free(f);
+	/* one node: its two sources only */
+	iogp_sel sel = { .kind = IOGP_SEL_NODE, .node = "n2" };
+	ck_assert_int_eq(iogp_model_files(m, &sel, -1, &f, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(f[0].sources, 2);
+	iogp_model_files_free(f);
+	/* a SNAPSHOT of each source rebuilds the same in another model */
+	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+		iogp_msg snap;
+		iogp_msg_init(&snap);
+		ck_assert_int_eq(iogp_model_snapshot(m, i, 0, &snap), 0);
+		ck_assert_uint_eq(snap.nfilerecs, 2);
+		apply(m2, &snap);
+		iogp_msg_free(&snap);
+	}
+	ck_assert_int_eq(iogp_model_files(m2, NULL, IOGP_FR_POSIX, &f, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(f[0].total.op[1].bytes, 4ull * 3 * 8 * 262144);
+	ck_assert_uint_eq(f[0].sources, 4);
+	iogp_model_files_free(f);
+	iogp_model_free(m);
+	iogp_model_free(m2);
+}
+END_TEST
+
+/* Bounded: a model with little room refuses records and counts them;
+ * an unknown layer is skipped. */
+START_TEST(model_caps)
+{
+	iogp_model_opts o = { .max_bytes = 64 << 10 };
+	iogp_model *m = iogp_model_new(&o);
+	hello(m, 1, "n1", "0");
+	iogp_filerec *r = calloc(2000, sizeof *r);
+	for (uint32_t i = 0; i < 2000; i++)
+		r[i] = rec(100 + i, i % 2 ? 7 : IOGP_FR_POSIX, 1, 1, 0, 0, 1);
+	iogp_msg d = { .kind = IOGP_DELTA, .source = 1, .seq = 2, .nfilerecs = 2000, .filerecs = r };
+	uint8_t *buf = malloc(1 << 20);
+	long len = iogp_msg_encode(&d, buf, 1 << 20);
+	ck_assert_int_gt(len, 0);
+	iogp_model_feed(m, buf, (size_t)len, 1);
+	iogp_model_stats st;
+	iogp_model_get_stats(m, &st);
+	ck_assert_uint_gt(st.refused, 0);
+	iogp_file_info *f;
+	size_t n;
+	ck_assert_int_eq(iogp_model_files(m, NULL, -1, &f, &n), 0);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_lt(n, 1000);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(f[i].layer, IOGP_FR_POSIX);
+	iogp_model_files_free(f);
+	free(buf);
+	free(r);
+	iogp_model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+	const tu_case cases[] = {
+		{ "wire_roundtrip", wire_roundtrip },
+		{ "model_merge_snapshot", model_merge_snapshot },
+		{ "model_caps", model_caps },
+	};
+	return tu_run_suite("files", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
+}
