@@ -185,6 +185,23 @@ void *iog__resolve(const char *name, void **slot);
 	}
 #define CALL_OR(fn, fallback, ...) ({ __typeof__(get_##fn()) f_ = get_##fn(); f_ ? f_(__VA_ARGS__) : (fallback); })
 
+/* posix_stdio.c: a stream's position as stdio sees it (its logical offset,
+ * not the descriptor's), kept per descriptor for the stdio layer's access
+ * samples and spatial classes. tag is the FILE * it describes (with
+ * IOG_SS_APPEND: writes go to the end, wherever that is), 0 when nothing is
+ * known (the stream is then asked once, at its first counted call). */
+#define IOG_SS_UNKNOWN UINT64_MAX
+#define IOG_SS_APPEND ((uintptr_t)1)
+typedef struct iog_sstream {
+	uintptr_t tag;
+	uint64_t pos;         /* IOG_SS_UNKNOWN: not known */
+	uint64_t end[2];      /* end of the previous read / write (IOG_OP_*) */
+	uintptr_t rptr;       /* the stream's read pointer after our last call */
+	uint64_t pending;     /* bytes in its write buffer after our last call */
+	uint64_t pad[2];
+} __attribute__((aligned(64))) iog_sstream;
+extern iog_sstream iog__sstab[IOG_POSIX_NFD];
+
 /* Forget what we knew of a descriptor (closed, replaced or new). The table
  * describes the host's numbers: the agent's threads have a table of their
  * own (iog__fdg_private), their numbers are not these. */
@@ -195,6 +212,7 @@ static inline void iog__fd_reset(int fd)
 		__atomic_store_n(&e->state, IOG_FD_UNKNOWN, __ATOMIC_RELEASE);
 		IOG_STORE(&e->opened, 0);
 		IOG_STORE(&e->file, 0);
+		IOG_STORE(&iog__sstab[fd].tag, 0);
 	}
 }
 
@@ -259,5 +277,73 @@ int iog__fd_opened(int fd, const char *path, long flags, int counted);
  * after posix.*'s. */
 void iog__posix_stdio_resolve(void);
 int iog__stdio_register(void);   /* 0, or -1: stdio is not counted */
+
+/* ---- shared by wrappers outside posix.c --------------------------------- */
+
+/* End of a synchronous data request at offset off (started with
+ * iog__io_begin): counted, classified, sampled, as posix.c's read and
+ * write are. */
+static inline void iog__io_end(iog_fdent *e, int op, uint64_t off, int64_t ret, uint64_t t0)
+{
+	uint64_t t1 = iog__now_ns();
+	iog__io_leave();
+	int spat = ret >= 0 ? iog__spatial(e, op, off, (uint64_t)ret) : 0;
+	iog__io_count(IOG_LOAD(&e->file), op, off, ret, spat, t0, t1);
+	iog__io_direct(IOG_LOAD(&e->direct), op, ret);
+}
+
+/* return call, a data request at fd's position (which it advances by what
+ * it returns) counted as write() counts it: posix.* on storage, other.*
+ * on what is not, nothing on what is never counted. errno is the call's.
+ * For calls that write through a descriptor without passing write() (the
+ * dprintf family). */
+#define IOG_RW_POS(fd, op, call) do { \
+	iog_fdent *e_ = iog__fd_track(fd); \
+	if (!e_) { \
+		ssize_t n_ = call; \
+		iog__other_io(fd, op, n_); \
+		return n_; \
+	} \
+	uint64_t off_ = IOG_LOAD(&e_->pos); \
+	uint64_t t0_ = iog__io_begin(); \
+	ssize_t r_ = call; \
+	int er_ = errno; \
+	if (r_ > 0) \
+		IOG_STORE(&e_->pos, off_ + (uint64_t)r_); \
+	iog__io_end(e_, op, off_, r_, t0_); \
+	errno = er_; \
+	return r_; \
+} while (0)
+
+/* A sync op (posix.sync.ops, its latency in posix.meta.latency; a failed
+ * one in posix.errors) from t0 to now. errno is kept. */
+static inline void iog__sync_done(uint64_t t0, int ok)
+{
+	int e = errno;
+	if (!ok) {
+		iog__counter_add(iog__pm.errors, 1);
+	} else {
+		iog__counter_add(iog__pm.sync_ops, 1);
+		iog__hist_record(iog__pm.meta_lat, iog__now_ns() - t0);
+	}
+	errno = e;
+}
+
+/* posix_stdio.c, for the stdio wrappers in other files (posix_wide.c): a
+ * call on s counts when iog__stdio_enter says 1 (its start noted in c);
+ * then iog__stdio_leave after it counts one op of op, 0 B, and forgets the
+ * stream's position (errno kept). */
+typedef struct iog_stdio_call {
+	iog_fdent *e;
+	uint64_t off, t0;
+	int fd;
+} iog_stdio_call;
+struct _IO_FILE;
+int iog__stdio_enter(struct _IO_FILE *s, iog_stdio_call *c);
+void iog__stdio_leave(const iog_stdio_call *c, struct _IO_FILE *s, int op);
+
+/* posix_sync.c: the sync calls posix.c does not wrap (sync_file_range,
+ * syncfs, sync, msync). */
+void iog__posix_sync_resolve(void);
 
 #endif

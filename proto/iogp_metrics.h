@@ -103,10 +103,17 @@ enum iogp_posix_metric {
  * (fread, fgetc/getc, fgets, getline/getdelim, fscanf, ... and their
  * _unlocked and fortified forms), writes (fwrite, fputc/putc, fputs, puts,
  * fprintf/printf, ...), and meta ops (fopen/fdopen/freopen, fclose,
- * fseek/fsetpos/rewind, ftell/fgetpos, fflush). Bytes are what the call
- * says it moved; fscanf counts 0 B; a call that fails or moves nothing is
- * an op of 0 B. Registered after the catalogs above (their wire order is
- * unchanged). */
+ * fseek/fsetpos/rewind, ftell/fgetpos, fflush), and the wide-character
+ * calls (fgetwc/fputwc, fgetws/fputws, fwprintf, fwscanf, ...). Bytes are
+ * what the call says it moved; fscanf and the wide calls count 0 B; a call
+ * that fails or moves nothing is an op of 0 B. Where the stream's position
+ * is known (stdio's own offset, not the descriptor's: from fopen, or asked
+ * once, advanced by each call's bytes, set by seeks and tells) a read or
+ * write is classified as posix's are (consecutive/sequential/random per
+ * stream and direction) and sampled into stdio.access; the classes then
+ * add up to the calls whose position was known, not to all calls.
+ * Registered after the catalogs above (their wire order is unchanged; the
+ * classes and stdio.access after the stdio layer's first nine). */
 #define IOGP_M_STDIO_READ_OPS "stdio.read.ops"
 #define IOGP_M_STDIO_READ_BYTES "stdio.read.bytes"
 #define IOGP_M_STDIO_WRITE_OPS "stdio.write.ops"
@@ -116,6 +123,13 @@ enum iogp_posix_metric {
 #define IOGP_M_STDIO_WRITE_SIZE "stdio.write.size"
 #define IOGP_M_STDIO_READ_LATENCY "stdio.read.latency"
 #define IOGP_M_STDIO_WRITE_LATENCY "stdio.write.latency"
+#define IOGP_M_STDIO_READ_CONSEC "stdio.read.consecutive"
+#define IOGP_M_STDIO_READ_SEQ "stdio.read.sequential"
+#define IOGP_M_STDIO_READ_RANDOM "stdio.read.random"
+#define IOGP_M_STDIO_WRITE_CONSEC "stdio.write.consecutive"
+#define IOGP_M_STDIO_WRITE_SEQ "stdio.write.sequential"
+#define IOGP_M_STDIO_WRITE_RANDOM "stdio.write.random"
+#define IOGP_M_STDIO_ACCESS "stdio.access"
 #define IOGP_STDIO_METRICS(X) \
 	X(READ_OPS, IOGP_M_STDIO_READ_OPS, IOGP_COUNTER, "ops", "stdio read calls") \
 	X(READ_BYTES, IOGP_M_STDIO_READ_BYTES, IOGP_COUNTER, "bytes", "bytes read through stdio") \
@@ -125,7 +139,14 @@ enum iogp_posix_metric {
 	X(READ_SIZE, IOGP_M_STDIO_READ_SIZE, IOGP_HISTOGRAM, "bytes", "stdio read size") \
 	X(WRITE_SIZE, IOGP_M_STDIO_WRITE_SIZE, IOGP_HISTOGRAM, "bytes", "stdio write size") \
 	X(READ_LATENCY, IOGP_M_STDIO_READ_LATENCY, IOGP_HISTOGRAM, "ns", "stdio read latency") \
-	X(WRITE_LATENCY, IOGP_M_STDIO_WRITE_LATENCY, IOGP_HISTOGRAM, "ns", "stdio write latency")
+	X(WRITE_LATENCY, IOGP_M_STDIO_WRITE_LATENCY, IOGP_HISTOGRAM, "ns", "stdio write latency") \
+	X(READ_CONSEC, IOGP_M_STDIO_READ_CONSEC, IOGP_COUNTER, "ops", "stdio reads where the last ended") \
+	X(READ_SEQ, IOGP_M_STDIO_READ_SEQ, IOGP_COUNTER, "ops", "stdio reads after the last") \
+	X(READ_RANDOM, IOGP_M_STDIO_READ_RANDOM, IOGP_COUNTER, "ops", "stdio reads before the last") \
+	X(WRITE_CONSEC, IOGP_M_STDIO_WRITE_CONSEC, IOGP_COUNTER, "ops", "stdio writes where the last ended") \
+	X(WRITE_SEQ, IOGP_M_STDIO_WRITE_SEQ, IOGP_COUNTER, "ops", "stdio writes after the last") \
+	X(WRITE_RANDOM, IOGP_M_STDIO_WRITE_RANDOM, IOGP_COUNTER, "ops", "stdio writes before the last") \
+	X(ACCESS, IOGP_M_STDIO_ACCESS, IOGP_ACCESS, "", "stdio access samples (file, stream offset, size, time)")
 
 enum iogp_stdio_metric {
 #define IOGP_X_ENUM(id, name, kind, unit, label) IOGP_STDIO_##id,

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(
   gcc libc6-dev clang libclang-rt-14-dev pkg-config meson ninja-build
   check libzstd-dev libzmq3-dev libncurses-dev libgtk-3-dev libcairo2-dev
-  libaio-dev tmux xvfb xauth strace fio procps
+  libaio-dev tmux xvfb xauth strace ltrace fio procps
   libx11-dev libxtst-dev fonts-dejavu-core libxml2-utils
 )
 missing=()
