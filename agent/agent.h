@@ -64,6 +64,31 @@ typedef struct iog_sizes {
 } iog_sizes;
 extern uint32_t iog__sizes_gen;
 
+/* Per-file records (Darshan's per-file counters, streamed; iogp_filerec):
+ * the file table gives each file a small index at open (its place in the
+ * table; past IOGRAM_MAX_FILES, default 1024, all go to one "other files"
+ * record and are counted). Each thread counts into its own records, in
+ * chunks of IOG_FREC_CHUNK files allocated when it first touches one, with
+ * plain stores (no lock, no lookup: the index travels in the descriptor's
+ * entry); the publisher sums the threads' records. */
+#define IOG_FREC_CHUNK 16
+#define IOG_FREC_LAYERS 2            /* IOGP_FR_POSIX, IOGP_FR_STDIO */
+#define IOG_FREC_MAX 8192            /* the most IOGRAM_MAX_FILES may ask for */
+#define IOG_FREC_CHUNKS ((IOG_FREC_MAX + 1 + IOG_FREC_CHUNK - 1) / IOG_FREC_CHUNK)
+#define IOG_FREC_NONE UINT32_MAX      /* a descriptor without a file record */
+typedef struct iog_frec_op {
+	uint64_t ops, bytes, time_ns, spat[3], max_req, first_ns, last_ns;
+	uint64_t iv, iv_first;           /* the interval last touched, its first call */
+} iog_frec_op;
+typedef struct iog_frec {
+	iog_frec_op op[2];
+	uint64_t meta_ops, meta_ns;
+} iog_frec;
+typedef struct iog_frec_chunk {
+	iog_frec r[IOG_FREC_CHUNK][IOG_FREC_LAYERS];
+} iog_frec_chunk;
+extern uint32_t iog__frec_limit;     /* IOGRAM_MAX_FILES: index limit = the other record */
+
 /* One per thread, never freed (a dead thread's shard is reused by a new one:
  * counts are cumulative, so nothing is lost). Only its thread writes it;
  * the publisher reads it with relaxed loads (no atomic RMW anywhere). */
@@ -72,6 +97,7 @@ typedef struct iog_shard {
 	uint32_t *hist[IOG_MAX_METRICS];   /* lazily allocated, nbuckets each;
 	                                    * u32 wraps, the publisher diffs mod 2^32 */
 	iog_sizes *sizes[IOG_MAX_METRICS]; /* exact metrics: lazily allocated */
+	iog_frec_chunk *fr[IOG_FREC_CHUNKS]; /* per-file records: lazily allocated */
 	int64_t gauge[IOG_MAX_METRICS];
 	uint64_t gauge_t[IOG_MAX_METRICS];  /* time of set: the latest across threads wins */
 	/* access reservoir, double-buffered by interval parity */
@@ -140,6 +166,55 @@ static inline void iog__size_record(iog_shard *s, iog_metric *m, uint32_t slot, 
 	iog__size_slow(s, m, v);
 }
 
+/* The thread's record of file index ix (< iog__frec_limit, or the limit:
+ * other files) in a layer; NULL when it cannot have one. */
+iog_frec *iog__frec_slow(iog_shard *s, uint32_t ix, int layer);
+
+static inline iog_frec *iog__frec(iog_shard *s, uint32_t ix, int layer)
+{
+	iog_frec_chunk *c;
+
+	if (__builtin_expect(ix / IOG_FREC_CHUNK < IOG_FREC_CHUNKS &&
+	                     (c = s->fr[ix / IOG_FREC_CHUNK]) != NULL, 1))
+		return &c->r[ix % IOG_FREC_CHUNK][layer];
+	return iog__frec_slow(s, ix, layer);
+}
+
+/* A finished data request (ret bytes, >= 0) on file index ix. */
+static inline void iog__frec_io(iog_shard *s, uint32_t ix, int layer, int op, uint64_t ret,
+                                int spat, uint64_t t0, uint64_t t1)
+{
+	iog_frec *r;
+
+	if (ix == IOG_FREC_NONE || (r = iog__frec(s, ix, layer)) == NULL)
+		return;
+	iog_frec_op *o = &r->op[op];
+	uint64_t iv = __atomic_load_n(&iog__interval, __ATOMIC_RELAXED);
+	o->ops++;
+	o->bytes += ret;
+	o->time_ns += t1 - t0;
+	o->spat[spat]++;
+	if (ret > o->max_req)
+		o->max_req = ret;
+	if (o->first_ns == 0)
+		o->first_ns = t0;
+	if (o->iv != iv) {
+		o->iv_first = t0;
+		o->iv = iv;
+	}
+	o->last_ns = t1;
+}
+
+static inline void iog__frec_meta(iog_shard *s, uint32_t ix, int layer, uint64_t t0, uint64_t t1)
+{
+	iog_frec *r;
+
+	if (ix == IOG_FREC_NONE || (r = iog__frec(s, ix, layer)) == NULL)
+		return;
+	r->meta_ops++;
+	r->meta_ns += t1 - t0;
+}
+
 static inline void iog__counter_add(iog_metric *m, uint64_t n)
 {
 	iog_shard *s = iog__shard();
@@ -184,6 +259,13 @@ uint64_t iog__now_ns(void);
 
 /* File table: id for a path (hash of the path, announced once). */
 uint64_t iog__file_id(const char *path);
+/* The same, and the file's record index (IOG_FREC_NONE if it has none:
+ * the table is full; the limit itself: beyond IOGRAM_MAX_FILES). */
+uint64_t iog__file_id_ix(const char *path, uint32_t *ix);
+/* The id of the file with record index ix (0: none yet). */
+uint64_t iog__file_at(uint32_t ix);
+/* Files past the record limit, and those the table could not take. */
+uint64_t iog__file_overflow(void);
 
 /* config.c: which descriptors the interposer counts as storage, from
  * IOGRAM_ALL_FILES and path prefixes: the system's /proc, /sys and /dev,
@@ -230,6 +312,7 @@ struct iog__cfg {
 	char spool[1024];      /* finals that could not be delivered in time */
 	int paths;             /* IOG_PATHS_*: file names in the stream */
 	uint32_t exit_wait_ms; /* at exit, for a listener that accepted us */
+	uint32_t max_files;    /* IOGRAM_MAX_FILES: files with their own record */
 };
 void iog__config_load(struct iog__cfg *c);
 /* Output template expanded: %p pid, %h host, %% a percent sign. */

@@ -105,6 +105,13 @@ void iog__config_load(struct iog__cfg *c)
 		if (*end == '\0')
 			c->exit_wait_ms = v > 1000 ? 1000 : (uint32_t)v;
 	}
+	c->max_files = 1024;
+	if ((e = getenv("IOGRAM_MAX_FILES")) != NULL && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (*end == '\0')
+			c->max_files = v > IOG_FREC_MAX ? IOG_FREC_MAX : (uint32_t)v;
+	}
 	c->paths = IOG_PATHS_FULL;
 	if ((e = getenv("IOGRAM_PATHS")) != NULL && *e)
 		c->paths = !strcmp(e, "basename") ? IOG_PATHS_BASENAME :

@@ -20,6 +20,7 @@
 #include "iogp_err.h"
 #include "iogp_keys.h"
 #include "iogp_recorder.h"
+#include "filerec.h"
 #include "sizes.h"
 
 #define NS_PER_MS 1000000ull
@@ -593,6 +594,10 @@ static void collect(iogp_msg *msg, uint64_t now)
 	}
 	iog__sizes_tick(iog__mono_ns());
 	msg->exact = P.xv;
+	if (iog__frecs_collect(msg, __atomic_load_n(&iog__interval, __ATOMIC_RELAXED)) < 0) {
+		iog__disable();
+		return;
+	}
 	msg->counters = P.cv;
 	msg->gauges = P.gv;
 	msg->hists = P.hv;
@@ -617,7 +622,7 @@ static void send_delta(uint64_t mono, int force)
 	memset(&msg, 0, sizeof(msg));
 	msg.kind = IOGP_DELTA;
 	collect(&msg, iog__now_ns());
-	if (force || msg.ncounters || msg.ngauges || msg.nhists || msg.naccess ||
+	if (force || msg.ncounters || msg.ngauges || msg.nhists || msg.naccess || msg.nfilerecs ||
 	    msg.nfiles || msg.access_seen) {
 		emit(&msg);
 		P.last_delta = mono;
@@ -677,6 +682,11 @@ static void send_snapshot(uint16_t flags, uint64_t mono)
 	msg.hists = P.hv;
 	msg.nhists = nh;
 	msg.exact = P.xv;
+	if (iog__frecs_snapshot(&msg) < 0) {
+		free(msg.metrics);
+		iog__disable();
+		return;
+	}
 	int nf = iog__files_copy(0, &P.files, &P.files_cap);
 	msg.files = P.files;
 	msg.nfiles = nf > 0 ? (uint32_t)nf : 0;
@@ -1096,6 +1106,7 @@ static void pub_reset(void)
 	/* the parent's memory stays with the child unused: freeing it is not
 	 * worth the risk of a structure caught mid-update by fork */
 	memset(&P, 0, sizeof(P));
+	iog__frecs_child();
 }
 
 static int start_locked(void)
@@ -1108,6 +1119,7 @@ static int start_locked(void)
 		if (cfg.disable)
 			return -1;
 		iog__paths_mode = cfg.paths;
+		iog__frec_limit = cfg.max_files;
 		my_pid = getpid();
 		source_id = random_id();
 		start_wall = iog__wall_ns();

@@ -497,24 +497,61 @@ static int fhash_grow(void)
 }
 
 int iog__paths_mode;
+uint32_t iog__frec_limit = 1024;
+static uint64_t frec_ids[IOG_FREC_MAX];   /* id by record index, written once */
+static uint64_t frec_refused;             /* files the table could not take */
+
+/* A table position as a record index. */
+static uint32_t frec_ix(uint32_t pos)
+{
+	return pos < iog__frec_limit ? pos : iog__frec_limit;
+}
+
+uint64_t iog__file_at(uint32_t ix)
+{
+	return ix < iog__frec_limit ? __atomic_load_n(&frec_ids[ix], __ATOMIC_ACQUIRE) : 0;
+}
+
+uint64_t iog__file_overflow(void)
+{
+	uint32_t n = __atomic_load_n(&nfents, __ATOMIC_RELAXED);
+
+	return (n > iog__frec_limit ? n - iog__frec_limit : 0) +
+	       __atomic_load_n(&frec_refused, __ATOMIC_RELAXED);
+}
 
 uint64_t iog__file_id(const char *path)
 {
+	uint32_t ix;
+
+	return iog__file_id_ix(path, &ix);
+}
+
+uint64_t iog__file_id_ix(const char *path, uint32_t *ix)
+{
+	*ix = IOG_FREC_NONE;
 	if (path == NULL)
 		return 0;
 	size_t len = strnlen(path, IOGP_MAX_PATH + 1);
 	uint64_t id = path_hash(path);
 
-	if (len > IOGP_MAX_PATH)
+	if (len > IOGP_MAX_PATH) {
+		*ix = iog__frec_limit;
 		return id;
+	}
 	pthread_mutex_lock(&files_lock);
 	if (fhash_cap) {
 		for (uint32_t j = (uint32_t)id & (fhash_cap - 1); fhash[j]; j = (j + 1) & (fhash_cap - 1))
-			if (fents[fhash[j] - 1].id == id)
+			if (fents[fhash[j] - 1].id == id) {
+				*ix = frec_ix(fhash[j] - 1);
 				goto out;
+			}
 	}
-	if (nfents >= IOG_MAX_FILES || fbytes + len > IOG_MAX_FILE_BYTES)
+	*ix = iog__frec_limit;   /* unless it gets a place below */
+	if (nfents >= IOG_MAX_FILES || fbytes + len > IOG_MAX_FILE_BYTES) {
+		__atomic_add_fetch(&frec_refused, 1, __ATOMIC_RELAXED);
 		goto out;
+	}
 	if ((nfents + 1) * 2 > fhash_cap && fhash_grow() < 0)
 		goto out;
 	if (nfents == fents_cap) {
@@ -540,10 +577,14 @@ uint64_t iog__file_id(const char *path)
 	if (p == NULL)
 		goto out;
 	fents[nfents] = (struct fent){ id, p };
+	if (nfents < iog__frec_limit)
+		__atomic_store_n(&frec_ids[nfents], id, __ATOMIC_RELEASE);
+	*ix = frec_ix(nfents);
 	uint32_t j = (uint32_t)id & (fhash_cap - 1);
 	while (fhash[j])
 		j = (j + 1) & (fhash_cap - 1);
-	fhash[j] = ++nfents;
+	__atomic_store_n(&nfents, nfents + 1, __ATOMIC_RELAXED);
+	fhash[j] = nfents;
 	fbytes += len;
 out:
 	pthread_mutex_unlock(&files_lock);

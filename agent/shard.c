@@ -131,6 +131,9 @@ void iog__shards_child(void)
 			if (s->sizes[i] != NULL)
 				memset(s->sizes[i], 0, sizeof *s->sizes[i]);
 		}
+		for (uint32_t c = 0; c < IOG_FREC_CHUNKS; c++)
+			if (s->fr[c] != NULL)
+				memset(s->fr[c], 0, sizeof *s->fr[c]);
 		s->in_use = s == iog__tls_shard;
 	}
 	__atomic_store_n(&iog__interval, 0, __ATOMIC_RELAXED);
