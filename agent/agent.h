@@ -180,7 +180,8 @@ static inline iog_frec *iog__frec(iog_shard *s, uint32_t ix, int layer)
 	return iog__frec_slow(s, ix, layer);
 }
 
-/* A finished data request (ret bytes, >= 0) on file index ix. */
+/* A finished data request (ret bytes, >= 0) on file index ix; spat its
+ * spatial class (IOG_SPAT_*), -1 when not known. */
 static inline void iog__frec_io(iog_shard *s, uint32_t ix, int layer, int op, uint64_t ret,
                                 int spat, uint64_t t0, uint64_t t1)
 {
@@ -193,7 +194,8 @@ static inline void iog__frec_io(iog_shard *s, uint32_t ix, int layer, int op, ui
 	o->ops++;
 	o->bytes += ret;
 	o->time_ns += t1 - t0;
-	o->spat[spat]++;
+	if (spat >= 0)
+		o->spat[spat]++;
 	if (ret > o->max_req)
 		o->max_req = ret;
 	if (o->first_ns == 0)

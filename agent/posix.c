@@ -197,12 +197,13 @@ static __thread int tls_naming __attribute__((tls_model("initial-exec")));
 /* iog__file_id takes a lock: a signal handler's open or first I/O on a new
  * descriptor, arriving while this thread is inside it, gets no name (0)
  * rather than a deadlock. */
-static uint64_t file_id(const char *path)
+static uint64_t file_id(const char *path, uint32_t *ix)
 {
+	*ix = IOG_FREC_NONE;
 	if (tls_naming)
 		return 0;
 	tls_naming = 1;
-	uint64_t id = iog__file_id(path);
+	uint64_t id = iog__file_id_ix(path, ix);
 	tls_naming = 0;
 	return id;
 }
@@ -277,7 +278,9 @@ static uint32_t fd_setup(int fd, iog_fdent *e, const char *path, long flags)
 		abs = fd_path(fd, buf, sizeof(buf));
 	if (path == NULL && abs == NULL)
 		snprintf(buf, sizeof(buf), "fd:%d", fd);
-	IOG_STORE(&e->file, file_id(path ? path : abs ? abs : buf));
+	uint32_t ix;
+	IOG_STORE(&e->file, file_id(path ? path : abs ? abs : buf, &ix));
+	IOG_STORE(&e->frec, ix);
 	IOG_STORE(&e->pos, (uint64_t)pos);
 	IOG_STORE(&e->end[0], 0);
 	IOG_STORE(&e->end[1], 0);
@@ -323,15 +326,7 @@ static inline int counting(void)
 	return LIKELY(iog__posix_ready) && !iog__tls_in_agent;
 }
 
-/* End of a synchronous data request at offset off. */
-static inline void io_end(iog_fdent *e, int op, uint64_t off, ssize_t ret, uint64_t t0)
-{
-	uint64_t t1 = iog__now_ns();
-	iog__io_leave();
-	int spat = ret >= 0 ? iog__spatial(e, op, off, (uint64_t)ret) : 0;
-	iog__io_count(IOG_LOAD(&e->file), op, off, ret, spat, t0, t1);
-	iog__io_direct(IOG_LOAD(&e->direct), op, ret);
-}
+#define io_end iog__io_end
 
 /* A meta op from t0 to t1 (ok: it succeeded). */
 static inline void meta_done(uint64_t t0, uint64_t t1, int ok, iog_metric *ops)
@@ -363,12 +358,16 @@ static inline void meta_end(uint64_t t0, int ok, iog_metric *ops)
 
 /* Meta or sync op on a descriptor: counted when the descriptor is. */
 #define META_FD(fd, call, okexpr, which) do { \
-	if (iog__fd_track(fd) == NULL) \
+	iog_fdent *fe_ = iog__fd_track(fd); \
+	if (fe_ == NULL) \
 		return call; \
 	uint64_t t0_ = iog__now_ns(); \
 	__typeof__(call) r_ = call; \
 	int e_ = errno; \
-	meta_end(t0_, (okexpr), iog__pm.which); \
+	uint64_t t1_ = iog__now_ns(); \
+	meta_done(t0_, t1_, (okexpr), iog__pm.which); \
+	if (okexpr) \
+		iog__fd_meta(fe_, t0_, t1_); \
 	errno = e_; \
 	return r_; \
 } while (0)
@@ -401,8 +400,11 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode, int whic
 	int e = errno;
 	uint64_t t1 = counted ? iog__now_ns() : 0;
 	/* a failed open counts as an error: what it would have opened is not known */
-	if ((r < 0 || iog__fd_opened(r, path, flags, counted)) && counted)
+	if ((r < 0 || iog__fd_opened(r, path, flags, counted)) && counted) {
 		meta_done(t0, t1, r >= 0, iog__pm.meta_ops);
+		if (r >= 0 && r < IOG_POSIX_NFD)
+			iog__fd_meta(&iog__fdtab[r], t0, t1);
+	}
 	errno = e;
 	return r;
 }
@@ -490,13 +492,20 @@ EXPORT int close(int fd)
 	}
 	close_fn f = get_close();
 	int counted = close_counted(fd);
+	iog_fdent fe = { .state = IOG_FD_UNKNOWN };
+	if (counted && (unsigned)fd < IOG_POSIX_NFD)
+		fe = (iog_fdent){ .state = IOG_LOAD(&iog__fdtab[fd].state),
+		                  .frec = IOG_LOAD(&iog__fdtab[fd].frec) };
 	iog__fd_reset(fd);
 	if (!counted)
 		return f ? f(fd) : (int)syscall(SYS_close, fd);
 	uint64_t t0 = iog__now_ns();
 	int r = f ? f(fd) : (int)syscall(SYS_close, fd);
 	int e = errno;
-	meta_end(t0, r == 0 || e == EINTR, iog__pm.meta_ops);
+	uint64_t t1 = iog__now_ns();
+	meta_done(t0, t1, r == 0 || e == EINTR, iog__pm.meta_ops);
+	if (r == 0 || e == EINTR)
+		iog__fd_meta(&fe, t0, t1);
 	errno = e;
 	return r;
 }
@@ -659,14 +668,14 @@ static void xfer_end(iog_fdent *ei, uint64_t offi, int adv_i, iog_fdent *eo, uin
 		if (adv_i)
 			IOG_STORE(&ei->pos, offi + (uint64_t)r);
 		int s = iog__spatial(ei, IOG_OP_READ, offi, (uint64_t)r);
-		iog__io_count(IOG_LOAD(&ei->file), IOG_OP_READ, offi, r, s, t0, t1);
+		iog__io_count(IOG_LOAD(&ei->file), IOG_LOAD(&ei->frec), IOG_OP_READ, offi, r, s, t0, t1);
 		iog__io_direct(IOG_LOAD(&ei->direct), IOG_OP_READ, r);
 	}
 	if (eo) {
 		if (adv_o)
 			IOG_STORE(&eo->pos, offo + (uint64_t)r);
 		int s = iog__spatial(eo, IOG_OP_WRITE, offo, (uint64_t)r);
-		iog__io_count(IOG_LOAD(&eo->file), IOG_OP_WRITE, offo, r, s, t0, t1);
+		iog__io_count(IOG_LOAD(&eo->file), IOG_LOAD(&eo->frec), IOG_OP_WRITE, offo, r, s, t0, t1);
 		iog__io_direct(IOG_LOAD(&eo->direct), IOG_OP_WRITE, r);
 	}
 }
@@ -727,9 +736,12 @@ EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t n)
 	uint64_t t0_ = iog__now_ns(); \
 	__typeof__(call) r_ = call; \
 	int er_ = errno; \
-	if (r_ >= 0) \
+	uint64_t t1_ = iog__now_ns(); \
+	if (r_ >= 0) { \
 		IOG_STORE(&e_->pos, (uint64_t)r_); \
-	meta_end(t0_, r_ >= 0, iog__pm.meta_ops); \
+		iog__fd_meta(e_, t0_, t1_); \
+	} \
+	meta_done(t0_, t1_, r_ >= 0, iog__pm.meta_ops); \
 	errno = er_; \
 	return r_; \
 } while (0)

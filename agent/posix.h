@@ -33,7 +33,9 @@ typedef struct iog_fdent {
 	uint32_t opened;      /* opened through our wrappers: its open was counted */
 	uint32_t direct;      /* O_DIRECT (at open, or by fcntl F_SETFL) */
 	uint32_t regular;     /* a regular file (mmap counts only those) */
-	uint64_t pad[2];
+	uint32_t frec;        /* its per-file record (agent.h), IOG_FREC_NONE: none */
+	uint32_t pad32;
+	uint64_t pad;
 } __attribute__((aligned(64))) iog_fdent;
 
 typedef struct iog_posix_metrics {
@@ -144,9 +146,9 @@ static inline void iog__io_leave(void)
 }
 
 /* Count a finished data request (ret < 0: failed, counted as an error). */
-static inline __attribute__((always_inline)) void iog__io_count(uint64_t file, int op, uint64_t off,
-                                                                int64_t ret, int spat, uint64_t t0,
-                                                                uint64_t t1)
+static inline __attribute__((always_inline)) void iog__io_count(uint64_t file, uint32_t ix, int op,
+                                                                uint64_t off, int64_t ret, int spat,
+                                                                uint64_t t0, uint64_t t1)
 {
 	const iog_posix_slots *p = &iog__ps;
 	iog_shard *s = iog__shard();
@@ -161,7 +163,17 @@ static inline __attribute__((always_inline)) void iog__io_count(uint64_t file, i
 	s->counters[p->spat[op][spat]]++;
 	iog__size_record(s, iog__pm.size[op], p->size[op], (uint64_t)ret);
 	iog__ps_hist(s, iog__pm.lat[op], p->lat[op], t1 - t0);
+	iog__frec_io(s, ix, IOGP_FR_POSIX, op, (uint64_t)ret, spat, t0, t1);
 	iog__access(iog__pm.access, file, op, off, (uint64_t)ret, t0);
+}
+
+/* A meta op on a counted descriptor's file, from t0 to t1. */
+static inline void iog__fd_meta(const iog_fdent *e, uint64_t t0, uint64_t t1)
+{
+	iog_shard *s;
+	if (e != NULL && __atomic_load_n(&e->state, __ATOMIC_RELAXED) == IOG_FD_TRACKED &&
+	    (s = iog__shard()) != NULL)
+		iog__frec_meta(s, IOG_LOAD(&e->frec), IOGP_FR_POSIX, t0, t1);
 }
 
 /* ---- real functions (dlsym RTLD_NEXT), shared by the wrappers' files ---- */
@@ -288,7 +300,7 @@ static inline void iog__io_end(iog_fdent *e, int op, uint64_t off, int64_t ret, 
 	uint64_t t1 = iog__now_ns();
 	iog__io_leave();
 	int spat = ret >= 0 ? iog__spatial(e, op, off, (uint64_t)ret) : 0;
-	iog__io_count(IOG_LOAD(&e->file), op, off, ret, spat, t0, t1);
+	iog__io_count(IOG_LOAD(&e->file), IOG_LOAD(&e->frec), op, off, ret, spat, t0, t1);
 	iog__io_direct(IOG_LOAD(&e->direct), op, ret);
 }
 

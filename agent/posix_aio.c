@@ -38,7 +38,7 @@ typedef struct pend {
 	uint64_t file, off, t0, tdone;
 	uint32_t op, spat;
 	uint32_t direct;       /* the descriptor was O_DIRECT */
-	uint32_t pad;
+	uint32_t frec;         /* its per-file record */
 } pend;
 
 static pend pend_tab[PEND_N];
@@ -87,6 +87,7 @@ static void pend_submit(const void *cb, uint64_t ctx, int fd, int op, uint64_t o
 			continue;
 		p->ctx = ctx;
 		p->file = IOG_LOAD(&e->file);
+		p->frec = IOG_LOAD(&e->frec);
 		p->off = off;
 		p->op = (uint32_t)op;
 		p->spat = (uint32_t)iog__spatial(e, op, off, len);
@@ -104,7 +105,7 @@ static void pend_done(pend *p, int64_t res)
 	if (t1 == 0)
 		t1 = iog__now_ns();
 	iog__io_leave();
-	iog__io_count(p->file, (int)p->op, p->off, res, (int)p->spat, p->t0, t1);
+	iog__io_count(p->file, p->frec, (int)p->op, p->off, res, (int)p->spat, p->t0, t1);
 	iog__io_direct(p->direct, (int)p->op, res);
 	pend_free(p);
 }

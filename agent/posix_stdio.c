@@ -339,17 +339,18 @@ static void ss_set(FILE *s, int fd, uint64_t pos)
 
 /* After a data call of op on s (fd, its file's id) that began at t0 at off
  * and advanced the stream by adv (IOG_SS_UNKNOWN: not known): classified
- * and sampled where the position was known, and the new position kept. */
-static inline void ss_end(iog_shard *sh, FILE *s, int fd, uint64_t file, int op, uint64_t off,
-                          uint64_t adv, uint64_t t0)
+ * and sampled where the position was known, and the new position kept.
+ * Returns the spatial class, -1 when not known. */
+static inline int ss_end(iog_shard *sh, FILE *s, int fd, uint64_t file, int op, uint64_t off,
+                         uint64_t adv, uint64_t t0)
 {
 	if (off == IOG_SS_UNKNOWN)
-		return;
+		return -1;
 	iog_sstream *ss = &iog__sstab[fd];
 	if (UNLIKELY(adv == IOG_SS_UNKNOWN) ||
 	    (op == W && (IOG_LOAD(&ss->tag) & IOG_SS_APPEND))) {
 		IOG_STORE(&ss->pos, IOG_SS_UNKNOWN);
-		return;
+		return -1;
 	}
 	uint64_t prev = IOG_LOAD(&ss->end[op]);
 	IOG_STORE(&ss->end[op], off + adv);
@@ -358,6 +359,7 @@ static inline void ss_end(iog_shard *sh, FILE *s, int fd, uint64_t file, int op,
 	int spat = off == prev ? IOG_SPAT_CONSEC : off > prev ? IOG_SPAT_SEQ : IOG_SPAT_RANDOM;
 	sh->counters[sl.spat[op][spat]]++;
 	iog__access(sm_access, file, op, off, adv, t0);
+	return spat;
 }
 
 /* A data call of op on st (fd, entry fe) that began at t0 at offset off
@@ -375,7 +377,8 @@ static inline void data_count(int op, uint64_t bytes, uint64_t t0, FILE *st, int
 	s->counters[sl.bytes[op]] += bytes;
 	iog__size_record(s, sm_size[op], sl.size[op], bytes);
 	iog__ps_hist(s, sm_lat[op], sl.lat[op], t1 - t0);
-	ss_end(s, st, fd, IOG_LOAD(&fe->file), op, off, adv, t0);
+	int spat = ss_end(s, st, fd, IOG_LOAD(&fe->file), op, off, adv, t0);
+	iog__frec_io(s, IOG_LOAD(&fe->frec), IOGP_FR_STDIO, op, bytes, spat, t0, t1);
 }
 
 static inline void meta_count(void)

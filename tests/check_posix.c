@@ -674,6 +674,25 @@ START_TEST(test_strace)
 	ck_assert_msg(h[0].total > 0 && h[1].total > 0, "strace log parsed no I/O");
 
 	iogp_model *m = load_all(NULL);
+	/* per-file records: dd's input only read, its output only written,
+	 * each as often and as much as strace saw */
+	iogp_file_info *fi;
+	size_t nfi;
+	int seen = 0;
+	ck_assert_int_eq(iogp_model_files(m, NULL, IOGP_FR_POSIX, &fi, &nfi), 0);
+	for (size_t k = 0; k < nfi; k++) {
+		int which = !strcmp(fi[k].path, in) ? 0 : !strcmp(fi[k].path, out) ? 1 : -1;
+		if (which < 0)
+			continue;
+		seen |= 1 << which;
+		ck_assert_uint_eq(fi[k].total.op[which].ops, h[which].total);
+		ck_assert_uint_eq(fi[k].total.op[which].bytes, 1000000);
+		ck_assert_uint_eq(fi[k].total.op[!which].ops, 0);
+		ck_assert_uint_eq(fi[k].total.op[which].max_req, which ? 65536 : 10000);
+		ck_assert_uint_ge(fi[k].total.meta_ops, 2);   /* its open and close */
+	}
+	iogp_model_files_free(fi);
+	ck_assert_int_eq(seen, 3);
 	const char *names[2] = { "posix.read.size", "posix.write.size" };
 	for (int op = 0; op < 2; op++) {
 		iogp_hist ours;
