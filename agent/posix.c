@@ -27,7 +27,9 @@
  *  - meta ops: open/creat of storage or a directory, close of what we
  *    count, stat family (path-based always, descriptor-based on counted
  *    descriptors), lseek, unlink, rename, mkdir, rmdir. Sync ops: fsync,
- *    fdatasync. posix.meta.latency times meta and sync ops.
+ *    fdatasync here; sync_file_range, syncfs, sync, msync in posix_sync.c,
+ *    AIO fsyncs in posix_aio.c. posix.meta.latency times meta and sync
+ *    ops. An open of storage with O_SYNC or O_DSYNC: posix.sync.opens.
  *  - a failed call counts in posix.errors only.
  *  - mmap/mmap64 of a regular file: posix.mmap.{ops,bytes} (the mapping,
  *    not the page I/O through it, which no wrapper sees).
@@ -402,8 +404,13 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode, int whic
 	/* a failed open counts as an error: what it would have opened is not known */
 	if ((r < 0 || iog__fd_opened(r, path, flags, counted)) && counted) {
 		meta_done(t0, t1, r >= 0, iog__pm.meta_ops);
-		if (r >= 0 && r < IOG_POSIX_NFD)
+		if (r >= 0 && r < IOG_POSIX_NFD) {
 			iog__fd_meta(&iog__fdtab[r], t0, t1);
+			iog_shard *s;
+			if ((flags & (O_SYNC | O_DSYNC)) &&
+			    IOG_LOAD(&iog__fdtab[r].state) == IOG_FD_TRACKED && (s = iog__shard()) != NULL)
+				s->counters[iog__px.sync_opens]++;
+		}
 	}
 	errno = e;
 	return r;
@@ -1214,6 +1221,7 @@ static int register_metrics(void)
 		.other_ops = { cm[CLASS_OTHER_READ_OPS]->slot, cm[CLASS_OTHER_WRITE_OPS]->slot },
 		.other_bytes = { cm[CLASS_OTHER_READ_BYTES]->slot, cm[CLASS_OTHER_WRITE_BYTES]->slot },
 		.direct = { cm[CLASS_READ_DIRECT_OPS]->slot, cm[CLASS_WRITE_DIRECT_OPS]->slot },
+		.sync_opens = cm[CLASS_SYNC_OPENS]->slot,
 	};
 	return m->qd->fast ? 0 : -1;
 }

@@ -54,6 +54,7 @@ typedef struct iog_posix_slots {
  * storage (other.*, IOG_FD_OTHER) and on O_DIRECT descriptors. */
 typedef struct iog_posix_xslots {
 	uint32_t other_ops[2], other_bytes[2], direct[2];
+	uint32_t sync_opens;
 } __attribute__((aligned(64))) iog_posix_xslots;
 
 extern iog_posix_slots iog__ps;

@@ -34,7 +34,7 @@
 	X(WRITE_OPS, IOGP_M_WRITE_OPS, IOGP_COUNTER, "ops", "write requests") \
 	X(WRITE_BYTES, IOGP_M_WRITE_BYTES, IOGP_COUNTER, "bytes", "bytes written") \
 	X(META_OPS, IOGP_M_META_OPS, IOGP_COUNTER, "ops", "metadata operations") \
-	X(SYNC_OPS, IOGP_M_SYNC_OPS, IOGP_COUNTER, "ops", "fsync/fdatasync") \
+	X(SYNC_OPS, IOGP_M_SYNC_OPS, IOGP_COUNTER, "ops", "calls asking for durability (fsync, fdatasync, sync_file_range, syncfs, msync, ...)") \
 	X(ERRORS, IOGP_M_ERRORS, IOGP_COUNTER, "ops", "failed calls") \
 	X(READ_CONSEC, IOGP_M_READ_CONSEC, IOGP_COUNTER, "ops", "reads where the last ended") \
 	X(READ_SEQ, IOGP_M_READ_SEQ, IOGP_COUNTER, "ops", "reads after the last") \
@@ -80,7 +80,9 @@ enum iogp_posix_metric {
  * only). IOGRAM_ALL_FILES=1 counts them in posix.* instead; files under
  * IOGRAM_EXCLUDE_DIRS are counted nowhere. posix.{read,write}.direct.ops:
  * the successful posix.* requests on descriptors opened with O_DIRECT or
- * switched to it with fcntl(F_SETFL). Registered after the catalog above
+ * switched to it with fcntl(F_SETFL). posix.sync.opens: opens of storage
+ * with O_SYNC or O_DSYNC (their writes are durable without a sync call,
+ * so posix.sync.ops alone would hide them). Registered after the catalog above
  * (its wire order is unchanged). */
 #define IOGP_M_OTHER_READ_OPS "other.read.ops"
 #define IOGP_M_OTHER_READ_BYTES "other.read.bytes"
@@ -88,13 +90,15 @@ enum iogp_posix_metric {
 #define IOGP_M_OTHER_WRITE_BYTES "other.write.bytes"
 #define IOGP_M_READ_DIRECT_OPS "posix.read.direct.ops"
 #define IOGP_M_WRITE_DIRECT_OPS "posix.write.direct.ops"
+#define IOGP_M_SYNC_OPENS "posix.sync.opens"
 #define IOGP_POSIX_CLASS_METRICS(X) \
 	X(OTHER_READ_OPS, IOGP_M_OTHER_READ_OPS, IOGP_COUNTER, "ops", "reads of what is not storage") \
 	X(OTHER_READ_BYTES, IOGP_M_OTHER_READ_BYTES, IOGP_COUNTER, "bytes", "bytes read from what is not storage") \
 	X(OTHER_WRITE_OPS, IOGP_M_OTHER_WRITE_OPS, IOGP_COUNTER, "ops", "writes to what is not storage") \
 	X(OTHER_WRITE_BYTES, IOGP_M_OTHER_WRITE_BYTES, IOGP_COUNTER, "bytes", "bytes written to what is not storage") \
 	X(READ_DIRECT_OPS, IOGP_M_READ_DIRECT_OPS, IOGP_COUNTER, "ops", "reads with O_DIRECT") \
-	X(WRITE_DIRECT_OPS, IOGP_M_WRITE_DIRECT_OPS, IOGP_COUNTER, "ops", "writes with O_DIRECT")
+	X(WRITE_DIRECT_OPS, IOGP_M_WRITE_DIRECT_OPS, IOGP_COUNTER, "ops", "writes with O_DIRECT") \
+	X(SYNC_OPENS, IOGP_M_SYNC_OPENS, IOGP_COUNTER, "ops", "storage opened with O_SYNC or O_DSYNC (every write waits)")
 
 /* The stdio layer, counted apart from the syscalls (posix.* is only what
  * the program itself asks of the kernel: glibc's own read/write inside

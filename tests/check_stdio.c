@@ -410,6 +410,22 @@ START_TEST(test_sync)
 	EXPECT(m, "posix.sync.ops", 1);
 	EXPECT(m, "posix.errors", 0);
 	iogp_model_free(m);
+	/* dd's oflag=sync and oflag=dsync open with O_SYNC and O_DSYNC: noted in
+	 * posix.sync.opens (their writes are durable without a sync call); a
+	 * plain dd and one to /dev/null are not */
+	clear_runs();
+	const char *flags[4] = { "oflag=sync", "oflag=dsync", "oflag=direct", "oflag=sync" };
+	for (int k = 0; k < 4; k++) {
+		char *argv[] = { (char *)tu_env("IOGRAM_RUN"), "--endpoint", "none", "--output", out_tmpl(),
+		                 "--", "dd", "if=/dev/zero",
+		                 k == 3 ? "of=/dev/null" : tu_fmt("of=%s", path_in("sync.out")),
+		                 "bs=4096", "count=4", (char *)flags[k], NULL };
+		int st = run_io(argv, NULL, NULL, path_in("err"), NULL, RUN_TIMEOUT_S);
+		ck_assert_msg(st == 0 || k == 2, "dd %s: exit %d", flags[k], st);
+	}
+	m = load_all();
+	EXPECT(m, "posix.sync.opens", 2);
+	iogp_model_free(m);
 }
 END_TEST
 
