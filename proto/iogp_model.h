@@ -185,6 +185,52 @@ IOGP_API int iogp_model_files(const iogp_model *m, const iogp_sel *sel, int laye
                               iogp_file_info **out, size_t *n);
 IOGP_API void iogp_model_files_free(iogp_file_info *f);
 
+/* I/O phases, live, after SummarIO (I/O forwarding phases report, Appendix
+ * A), built from the per-file records of every DELTA:
+ *  1. each source's requests to one file through one layer in one
+ *     direction form runs of activity (a gap of more than 1 s ends one);
+ *  2. runs of the same file, layer and direction from different sources that
+ *     overlap or come within `distance` of each other are one phase of a
+ *     shared file (ranks: how many sources), its I/O time the longest of
+ *     theirs (they ran in parallel);
+ *  3. in start order, compatible phases (same layer, direction, spatiality
+ *     and fashion) starting within `distance` of a phase's end merge into it
+ *     (how file-per-process phases appear: one per rank, then one).
+ * Spatiality: consecutive when at least 1 - threshold of the requests were,
+ * sequential when consecutive + sequential are, else random; unknown when
+ * no request's position was known (stdio streams without one). A phase is
+ * open while its end is less than `distance` before the model's clock. */
+enum { IOGP_SPAT_CONSECUTIVE = 0, IOGP_SPAT_SEQUENTIAL = 1, IOGP_SPAT_RANDOM = 2,
+       IOGP_SPAT_UNKNOWN = 3 };
+typedef struct iogp_phase_opts {
+	double threshold;        /* 0 = 0.2 */
+	uint64_t distance_ns;    /* 0 = 1 s */
+	int layer;               /* IOGP_FR_*, -1 every layer */
+} iogp_phase_opts;
+typedef struct iogp_phase {
+	uint64_t start_ns, end_ns;   /* wall time of the first call's start, the last's end */
+	int op;                      /* IOGP_OP_READ / IOGP_OP_WRITE */
+	uint32_t layer;              /* IOGP_FR_* */
+	uint32_t ranks;              /* sources involved */
+	int64_t rank;                /* the rank label when one source, else -1 */
+	uint32_t first_source;       /* index of one of them (iogp_model_source) */
+	uint64_t bytes, requests, io_time_ns, max_req;
+	int spatiality;              /* IOGP_SPAT_* */
+	uint32_t files;
+	int shared;                  /* 1: shared file(s), 0: file per process */
+	int open;                    /* still going */
+	const char *file;            /* the file when one (model memory), else NULL */
+} iogp_phase;
+/* Phases sorted by start; *out an array of *n (free()); paths valid until
+ * the model changes. Activity runs beyond 200,000 are not kept (counted:
+ * *dropped when not NULL). */
+IOGP_API int iogp_model_phases(const iogp_model *m, const iogp_phase_opts *o,
+                               iogp_phase **out, size_t *n, uint64_t *dropped);
+/* The spatiality rule above for counts of one phase. */
+IOGP_API int iogp_spatiality(uint64_t ops, uint64_t consec, uint64_t seq, uint64_t random,
+                             double threshold);
+IOGP_API const char *iogp_spatiality_name(int spatiality);  /* "consecutive", ... */
+
 typedef struct iogp_model_stats {
 	uint64_t messages;      /* applied */
 	uint64_t bad_messages;  /* decode failures */

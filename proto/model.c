@@ -381,6 +381,7 @@ void iogp_model_free(iogp_model *m)
 	for (uint32_t i = 0; i < m->nsrc; i++)
 		source_free(&m->src[i]);
 	free(m->src);
+	free(m->units);
 	imap_free(&m->src_map);
 	for (uint32_t i = 0; i < m->nnodes; i++) {
 		free(m->nodes[i].name);

@@ -642,6 +642,8 @@ static int apply_delta(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 		acc.slot = msg->wall_ns / m->opts.window_slot_ns;
 	}
 	r = apply_values(m, s, msg, false, m->opts.live ? &acc : NULL);
+	if (msg->nfilerecs > 0)
+		model__phases_note(m, s, si, msg);
 	if (r < 0)
 		s->in_sync = false;
 	if (m->opts.live)

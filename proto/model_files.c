@@ -86,7 +86,7 @@ int model__files_apply(iogp_model *m, struct source *s, const iogp_filerec *r, u
 				return IOGP_ENOMEM;
 			model__cost_add(m, s, COST_FREC);
 			k = s->nfr++;
-			memset(&s->fr[k], 0, sizeof s->fr[k]);
+			memset(&s->fr[k], 0, sizeof s->fr[k]);   /* unit[]: none open */
 			s->fr[k].r.file = r[i].file;
 			s->fr[k].r.layer = r[i].layer;
 		}

@@ -415,6 +415,11 @@ void model__live_prefetch(const iogp_model *m, const struct source *s, const iog
 
 /* ---- live side: queries ----------------------------------------------------- */
 
+uint64_t model__clock(const iogp_model *m)
+{
+	return m->ticked ? m->now : m->wall_hi;
+}
+
 static uint64_t model_clock(const iogp_model *m)
 {
 	return m->ticked ? m->now : m->wall_hi;

@@ -187,6 +187,11 @@ struct iogp_model {
 	uint64_t wall_hi;      /* newest DELTA wall time */
 	struct rring *all;
 	iogp_model_live lst;   /* counters kept by apply */
+
+	/* phases (model_phases.c) */
+	struct punit *units;
+	uint32_t nunits, units_cap;
+	uint64_t units_dropped;
 };
 
 typedef void (*visit_fn)(void *ctx, const iogp_model *m, const struct slot *sl);
@@ -194,7 +199,20 @@ typedef void (*visit_fn)(void *ctx, const iogp_model *m, const struct slot *sl);
 /* A source's record of one file through one layer (cumulative). */
 struct frec {
 	iogp_filerec r;
+	uint32_t unit[2];      /* its open activity run per direction, index + 1 */
 };
+
+/* An activity run (model_phases.c): one source's requests to one file
+ * through one layer in one direction, while they keep coming less than
+ * MODEL_UNIT_GAP_NS apart; wall times. Phases are built from these. */
+struct punit {
+	uint64_t file;
+	uint32_t src, layer, op;
+	uint64_t start, end;
+	uint64_t ops, bytes, time_ns, consec, seq, random, max_req;
+};
+#define MODEL_MAX_UNITS 200000u
+#define MODEL_UNIT_GAP_NS 1000000000ull
 #define COST_FREC 224u   /* a record encoded at worst */
 
 /* The caps' bookkeeping (model_priv.h's MODEL_SRC_MAX_COST, opts.max_bytes). */
@@ -221,6 +239,9 @@ int model__files_apply(iogp_model *m, struct source *s, const iogp_filerec *r, u
                        bool snapshot);
 int model__files_check(const iogp_msg *msg);
 size_t model__files_snapshot(const struct source *s, iogp_filerec *out);
+/* model_phases.c: a DELTA's file records extend or start activity runs */
+void model__phases_note(iogp_model *m, struct source *s, uint32_t si, const iogp_msg *msg);
+uint64_t model__clock(const iogp_model *m);
 
 
 /* model.c: hashing, index maps, arrays */

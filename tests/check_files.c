@@ -171,12 +171,146 @@ START_TEST(model_caps)
 }
 END_TEST
 
+/* ---- phases ------------------------------------------------------------------ */
+
+/* Source src writes (op 1) or reads (op 0) `reqs` requests of `size` to file
+ * over [t, t + dur] seconds of wall time, as DELTAs of 1 s each. */
+static uint64_t seqs[16];
+static void act(iogp_model *m, uint64_t src, uint64_t file, int op, double t, double dur,
+                uint64_t reqs, uint64_t size, int consecutive)
+{
+	int nd = dur < 1 ? 1 : (int)dur;
+	for (int k = 0; k < nd; k++) {
+		double a = t + dur * k / nd, b = t + dur * (k + 1) / nd;
+		uint64_t r = reqs / (uint64_t)nd + ((uint64_t)k < reqs % (uint64_t)nd);
+		iogp_filerec fr;
+		memset(&fr, 0, sizeof fr);
+		fr.file = file;
+		fr.op[op] = (iogp_filerec_op){ .ops = r, .bytes = r * size, .time_ns = r * 1000,
+		                               .consec = consecutive ? r : 0, .random = consecutive ? 0 : r,
+		                               .max_req = size, .first_ns = (uint64_t)(a * 1e9),
+		                               .last_ns = (uint64_t)(b * 1e9) };
+		/* monotonic = wall here: t1 = wall = b */
+		iogp_msg d = { .kind = IOGP_DELTA, .source = src, .seq = ++seqs[src],
+		               .t0_ns = (uint64_t)(a * 1e9), .t1_ns = (uint64_t)(b * 1e9),
+		               .wall_ns = (uint64_t)(b * 1e9), .nfilerecs = 1, .filerecs = &fr };
+		apply(m, &d);
+	}
+}
+
+static iogp_model *job(int nsrc)
+{
+	iogp_model *m = iogp_model_new(NULL);
+	memset(seqs, 0, sizeof seqs);
+	for (int s = 1; s <= nsrc; s++) {
+		char rank[8];
+		snprintf(rank, sizeof rank, "%d", s - 1);
+		iogp_label lab[2] = { { "host", "n1" }, { "rank", rank } };
+		iogp_file f[6] = { { 5, "/s/shared.0" }, { 6, "/s/shared.1" }, { 7, "/s/shared.2" },
+		                   { 8, "/s/shared.3" }, { 100 + (uint64_t)s, tu_fmt("/s/own.%d", s) } };
+		iogp_msg h = { .kind = IOGP_HELLO, .source = (uint64_t)s, .nlabels = 2, .labels = lab,
+		               .seq = 0 };
+		apply(m, &h);
+		iogp_msg d = { .kind = IOGP_DELTA, .source = (uint64_t)s, .seq = ++seqs[s], .nfiles = 5,
+		               .files = f };
+		apply(m, &d);
+	}
+	return m;
+}
+
+START_TEST(phases_single_a_b)
+{
+	/* SINGLE-A: 4 ranks write one shared file, contiguous 1 MiB requests */
+	iogp_model *m = job(4);
+	for (uint64_t s = 1; s <= 4; s++)
+		act(m, s, 5, 1, 1000.0 + 0.01 * (double)s, 3.0, 30, 1 << 20, 1);
+	iogp_phase *p;
+	size_t n;
+	ck_assert_int_eq(iogp_model_phases(m, NULL, &p, &n, NULL), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(p[0].op, IOGP_OP_WRITE);
+	ck_assert_uint_eq(p[0].ranks, 4);
+	ck_assert_int_eq(p[0].shared, 1);
+	ck_assert_uint_eq(p[0].files, 1);
+	ck_assert_uint_eq(p[0].requests, 120);
+	ck_assert_uint_eq(p[0].bytes, 120ull << 20);
+	ck_assert_int_eq(p[0].spatiality, IOGP_SPAT_CONSECUTIVE);
+	ck_assert_str_eq(p[0].file, "/s/shared.0");
+	ck_assert_uint_eq(p[0].start_ns, 1000010000000ull);
+	ck_assert_uint_eq(p[0].end_ns, 1003040000000ull);
+	ck_assert_uint_eq(p[0].io_time_ns, 30 * 1000);   /* the longest rank's: parallel */
+	free(p);
+	iogp_model_free(m);
+	/* SINGLE-B: each rank its own file: one file-per-process phase */
+	m = job(4);
+	for (uint64_t s = 1; s <= 4; s++)
+		act(m, s, 100 + s, 1, 1000.0, 2.0, 8, 4096, 1);
+	ck_assert_int_eq(iogp_model_phases(m, NULL, &p, &n, NULL), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(p[0].ranks, 4);
+	ck_assert_int_eq(p[0].shared, 0);
+	ck_assert_uint_eq(p[0].files, 4);
+	ck_assert_uint_eq(p[0].bytes, 4 * 8 * 4096);
+	ck_assert_ptr_null(p[0].file);
+	free(p);
+	iogp_model_free(m);
+}
+END_TEST
+
+START_TEST(phases_periodic_and_raw)
+{
+	/* PERIODIC: 4 write phases 2 s apart, a new shared file each, random */
+	iogp_model *m = job(4);
+	for (int ph = 0; ph < 4; ph++)
+		for (uint64_t s = 1; s <= 4; s++)
+			act(m, s, 5 + (uint64_t)ph, 1, 1000.0 + 3.0 * ph, 1.0, 10, 65536, 0);
+	iogp_phase *p;
+	size_t n;
+	ck_assert_int_eq(iogp_model_phases(m, NULL, &p, &n, NULL), 0);
+	ck_assert_uint_eq(n, 4);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_uint_eq(p[i].start_ns, (uint64_t)(1000 + 3 * i) * 1000000000ull);
+		ck_assert_uint_eq(p[i].end_ns, (uint64_t)(1001 + 3 * i) * 1000000000ull);
+		ck_assert_uint_eq(p[i].ranks, 4);
+		ck_assert_uint_eq(p[i].bytes, 4 * 10 * 65536);
+		ck_assert_int_eq(p[i].spatiality, IOGP_SPAT_RANDOM);
+		ck_assert_str_eq(p[i].file, tu_fmt("/s/shared.%d", i));
+	}
+	free(p);
+	/* a distance of 3 s joins them */
+	iogp_phase_opts o = { .distance_ns = 3000000000ull, .layer = -1 };
+	ck_assert_int_eq(iogp_model_phases(m, &o, &p, &n, NULL), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(p[0].files, 4);
+	ck_assert_uint_eq(p[0].ranks, 4);
+	free(p);
+	iogp_model_free(m);
+	/* read after write: the same file, a write phase then a read phase */
+	m = job(2);
+	for (uint64_t s = 1; s <= 2; s++) {
+		act(m, s, 5, 1, 2000.0, 2.0, 20, 4096, 1);
+		act(m, s, 5, 0, 2005.0, 1.0, 20, 4096, 1);
+	}
+	ck_assert_int_eq(iogp_model_phases(m, NULL, &p, &n, NULL), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(p[0].op, IOGP_OP_WRITE);
+	ck_assert_int_eq(p[1].op, IOGP_OP_READ);
+	ck_assert_uint_eq(p[1].requests, 40);
+	ck_assert_int_eq(p[1].open, 1);   /* the model's clock is its last DELTA */
+	ck_assert_int_eq(p[0].open, 0);
+	free(p);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
 		{ "wire_roundtrip", wire_roundtrip },
 		{ "model_merge_snapshot", model_merge_snapshot },
 		{ "model_caps", model_caps },
+		{ "phases_single_a_b", phases_single_a_b },
+		{ "phases_periodic_and_raw", phases_periodic_and_raw },
 	};
 	return tu_run_suite("files", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
 }
