@@ -8,4 +8,5 @@
 #include "iogp_model.h"
 #include "iogp_export.h"
 #include "iogp_recorder.h"
+#include "iogp_insights.h"
 #endif
