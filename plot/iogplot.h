@@ -137,6 +137,7 @@ typedef struct iogplot_view {
 	double t_lo, t_hi;       /* time axis (rates, heatmap, access); t_hi <= t_lo: follow */
 	double span;             /* seconds shown when following; default 300 */
 	unsigned logx, logy;     /* bit (1 << panel): log scale */
+	int size_weight;         /* IOGP_WEIGHT_* (iogp_size_table.h): size bars by count or bytes */
 	const char *highlight[4];/* nodes drawn as their own lines in the rates panel */
 	int nhighlight;
 	iogplot_cache *cache;    /* optional: axes and grid drawn once per geometry */

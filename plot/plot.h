@@ -50,6 +50,11 @@ typedef struct pl_layout {
 	char empty_msg[64];
 	int has_cbar;
 	iogplot_rect cbar;
+	/* the size panel's common sizes (plot_sizes.c): where, and the lines
+	 * each table may take (header included) */
+	int ntable;
+	iogplot_rect table;
+	int table_lines;
 	pl_axis caxis;
 	double fs;
 	int dark;
@@ -67,7 +72,7 @@ void pl_layout_base(pl_layout *l, const iogplot_style *st, int panel, double w, 
 typedef struct pl_panel_ops {
 	void (*layout)(pl_layout *l, const iogplot_style *st, const iogplot_frame *f,
 	               const iogplot_view *v);
-	void (*title)(char *buf, size_t len, const iogplot_frame *f);
+	void (*title)(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v);
 	void (*data)(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 	             const iogplot_frame *f, const iogplot_view *v);
 	int (*tooltip)(const pl_layout *l, const iogplot_frame *f, const iogplot_view *v,
@@ -79,9 +84,12 @@ extern const pl_panel_ops pl_access_ops, pl_rates_ops, pl_heatmap_ops;
 
 /* Histograms of a panel: up to 3 series. */
 int pl_hist_series(const iogplot_frame *f, int panel, const iogp_hist **h, int *ops);
-/* The lower bound of the bin of h that holds v: a request size that was
- * asked for, where the bin's midpoint (a quantile) is an invented one. */
-uint64_t pl_bin_floor(const iogp_hist *h, uint64_t v);
+
+/* The size panel's common sizes (iogp_size_table.h): room taken from the
+ * plot box in l (beside it or below it), and the tables drawn there. */
+void pl_sizes_layout(pl_layout *l, const iogplot_style *st, const iogplot_frame *f);
+void pl_sizes_draw(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
+                   const iogplot_frame *f);
 
 /* Heatmap palette: t in [0,1]. */
 void pl_heat_color(double t, double *r, double *g, double *b);

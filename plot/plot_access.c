@@ -151,8 +151,9 @@ static void access_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st
 	}
 }
 
-static void access_title(char *buf, size_t len, const iogplot_frame *f)
+static void access_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
 {
+	(void)v;
 	char n[32];
 	iogp_fmt_count(n, sizeof(n), (double)f->naccess, IOGP_UNITS_WIDE);
 	snprintf(buf, len, "%s samples, %zu file%s", n, f->nfiles, f->nfiles == 1 ? "" : "s");

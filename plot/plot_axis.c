@@ -68,11 +68,13 @@ static int lin_ticks(const pl_axis *a, double gap, double *out, int max)
 		if (raw > step)
 			step = nice125(raw / 86400) * 86400;
 	} else {
-		double base = 1, mag = fmax(fabs(a->lo), fabs(a->hi));
+		/* steps of 1, 2, 5 x 10^n in the unit the step is written in (200 MiB,
+		 * not a tenth of a GiB's "102 MiB") */
+		double base = 1;
 		double b = a->unit == PL_BYTES || a->unit == PL_SIZE || a->unit == PL_RATE ? 1024 :
 		           a->unit == PL_NS ? 1000 : 0;
 		if (b > 0)
-			while (mag >= base * b)
+			while (raw >= base * b)
 				base *= b;
 		step = nice125(raw / base) * base;
 		if (a->unit == PL_SIZE && raw >= 1) {   /* 4 KiB, 8 KiB, 16 KiB: round sizes only */

@@ -296,7 +296,7 @@ void iogplot_panel(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f,
 	paint_static(cr, &l, st, v->cache);
 	char sub[256];
 	sub[0] = 0;
-	ops_of(panel)->title(sub, sizeof(sub), f);
+	ops_of(panel)->title(sub, sizeof(sub), f, v);
 	pl_font(cr, st, 1.0, 1);
 	pl_rgba(cr, st->fg, 1);
 	double fs = l.fs;

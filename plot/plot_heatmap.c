@@ -202,8 +202,9 @@ static void heat_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 	pl_text(cr, l->cbar.x + l->cbar.w / 2, l->cbar.y - fs * 0.3, 0.5, 1, "B/s");
 }
 
-static void heat_title(char *buf, size_t len, const iogplot_frame *f)
+static void heat_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
 {
+	(void)v;
 	snprintf(buf, len, "%zu nodes, read + write bytes/s%s", f->rates.nnodes,
 	         f->rates.nnodes > 200 ? ", rows show the busiest node of each group" : "");
 }

@@ -1,11 +1,13 @@
-/* plot_hist.c - the histogram panels: request size (read, write), queue
- * depth, latency (read, write, meta) with p50/p90/p99 markers. */
+/* plot_hist.c - the histogram panels: request size (read, write; by count
+ * or by bytes, beside its common sizes), queue depth, latency (read, write,
+ * meta) with p50/p90/p99 markers. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "iogp_layers.h"
+#include "iogp_size_table.h"
 #include "plot.h"
 
 static const char *const opname[4] = { "read", "write", "meta", "all" };
@@ -39,6 +41,13 @@ static pl_unit unit_of(int panel)
 	return panel == IOGPLOT_SIZE ? PL_SIZE : panel == IOGPLOT_LATENCY ? PL_NS : PL_COUNT;
 }
 
+/* The bars' weight: the size panel's choice (count or bytes), else counts. */
+static int weight_of(const iogplot_view *v, int panel)
+{
+	return panel == IOGPLOT_SIZE && v->size_weight == IOGP_WEIGHT_BYTES ? IOGP_WEIGHT_BYTES
+	                                                                    : IOGP_WEIGHT_COUNT;
+}
+
 /* Drawn extent of a bin [lo, hi] along x. */
 static void bin_edges(const pl_axis *x, uint64_t lo, uint64_t hi, double *x0, double *x1)
 {
@@ -59,10 +68,10 @@ static void bin_edges(const pl_axis *x, uint64_t lo, uint64_t hi, double *x0, do
 static void hist_layout(pl_layout *l, const iogplot_style *st, const iogplot_frame *f,
                         const iogplot_view *v)
 {
-	(void)st;
 	const iogp_hist *h[3];
-	int ops[3], n = pl_hist_series(f, l->panel, h, ops);
-	uint64_t minlo = UINT64_MAX, maxhi = 0, maxc = 0;
+	int ops[3], n = pl_hist_series(f, l->panel, h, ops), wt = weight_of(v, l->panel);
+	uint64_t minlo = UINT64_MAX, maxhi = 0;
+	double maxc = 0;
 	for (int s = 0; s < n; s++)
 		for (size_t i = 0; i < h[s]->n; i++) {
 			uint64_t lo, hi;
@@ -72,8 +81,9 @@ static void hist_layout(pl_layout *l, const iogplot_style *st, const iogplot_fra
 				minlo = lo;
 			if (hi > maxhi)
 				maxhi = hi;
-			if (h[s]->bins[i].count > maxc)
-				maxc = h[s]->bins[i].count;
+			double c = iogp_size_bin_weight(h[s], i, wt);
+			if (c > maxc)
+				maxc = c;
 		}
 	if (!maxc && l->panel == IOGPLOT_QD &&
 	    !iogp_layer_slot_metric(f->layer, IOGP_SLOT_QUEUE_DEPTH)) {
@@ -82,14 +92,14 @@ static void hist_layout(pl_layout *l, const iogplot_style *st, const iogplot_fra
 		         iogp_layer_title(f->layer));
 		return;
 	}
-	if (!maxc) {
+	if (!(maxc > 0)) {
 		l->empty = 1;
 		snprintf(l->empty_msg, sizeof(l->empty_msg), "no requests yet");
 		return;
 	}
 	pl_sub *s = &l->sub[0];
 	s->x.unit = unit_of(l->panel);
-	s->y.unit = PL_COUNT;
+	s->y.unit = wt == IOGP_WEIGHT_BYTES ? PL_BYTES : PL_COUNT;
 	s->x.log = !!(v->logx & (1u << l->panel));
 	s->y.log = !!(v->logy & (1u << l->panel));
 	if (maxhi > (1ull << 62))
@@ -106,7 +116,7 @@ static void hist_layout(pl_layout *l, const iogplot_style *st, const iogplot_fra
 		if (s->x.unit == PL_COUNT && s->x.hi - s->x.lo < 8)
 			s->x.hi = s->x.lo + 8;
 	}
-	double top = (double)maxc * (l->panel == IOGPLOT_LATENCY ? 1.25 : 1.05);
+	double top = maxc * (l->panel == IOGPLOT_LATENCY ? 1.25 : 1.05);
 	if (s->y.log) {
 		s->y.lo = 0.8;
 		s->y.hi = pl_nice_ceil(top * 1.5);
@@ -116,6 +126,8 @@ static void hist_layout(pl_layout *l, const iogplot_style *st, const iogplot_fra
 		s->y.lo = 0;
 		s->y.hi = pl_nice_ceil(top);
 	}
+	if (l->panel == IOGPLOT_SIZE)
+		pl_sizes_layout(l, st, f);
 	s->x.p0 = s->plot.x;
 	s->x.p1 = s->plot.x + s->plot.w;
 	s->y.p0 = s->plot.y + s->plot.h;
@@ -150,9 +162,8 @@ static void draw_legend(cairo_t *cr, const pl_layout *l, const iogplot_style *st
 static void hist_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
                       const iogplot_frame *f, const iogplot_view *v)
 {
-	(void)v;
 	const iogp_hist *h[3];
-	int ops[3], n = pl_hist_series(f, l->panel, h, ops), shown = 0;
+	int ops[3], n = pl_hist_series(f, l->panel, h, ops), shown = 0, wt = weight_of(v, l->panel);
 	const pl_sub *s = &l->sub[0];
 	const iogplot_rect *p = &s->plot;
 	for (int k = 0; k < n; k++)
@@ -170,7 +181,7 @@ static void hist_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 			uint64_t lo, hi;
 			if (iogp_bins_bounds(&h[k]->scheme, h[k]->bins[i].idx, &lo, &hi) < 0)
 				continue;
-			double x0, x1, y = round(pl_map(&s->y, (double)h[k]->bins[i].count));
+			double x0, x1, y = round(pl_map(&s->y, iogp_size_bin_weight(h[k], i, wt)));
 			bin_edges(&s->x, lo, hi, &x0, &x1);
 			if (y > base - 1)
 				y = base - 1;
@@ -233,6 +244,8 @@ static void hist_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 	cairo_restore(cr);
 	if (l->panel != IOGPLOT_QD)
 		draw_legend(cr, l, st, h, ops, n);
+	if (l->panel == IOGPLOT_SIZE)
+		pl_sizes_draw(cr, l, st, f);
 }
 
 static void fmt_int(char *buf, size_t len, uint64_t v)
@@ -253,26 +266,21 @@ static void fmt_val(pl_unit u, double v, char *buf, size_t len)
 	pl_label(&a, v, buf, len);
 }
 
-uint64_t pl_bin_floor(const iogp_hist *h, uint64_t v)
-{
-	uint64_t lo, hi;
-	if (iogp_bins_bounds(&h->scheme, iogp_bins_index(&h->scheme, v), &lo, &hi) < 0)
-		return v;
-	return lo;
-}
-
-static void hist_title(char *buf, size_t len, const iogplot_frame *f, int panel)
+static void hist_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v,
+                       int panel)
 {
 	const iogp_hist *h[3];
 	int ops[3], n = pl_hist_series(f, panel, h, ops);
-	size_t o = 0;
+	size_t o = 0, head = 0;
 	buf[0] = 0;
+	if (panel == IOGPLOT_SIZE)   /* "by count · read 5, p50 1 MiB ..." */
+		o = head = (size_t)snprintf(buf, len, "%s ·", iogp_size_weight_title(weight_of(v, panel)));
 	for (int k = 0; k < n && o < len; k++) {
 		if (!h[k]->total)
 			continue;
 		char cnt[32], a[32], b[32], c[32];
 		iogp_fmt_count(cnt, sizeof(cnt), (double)h[k]->total, IOGP_UNITS_WIDE);
-		const char *sep = o ? "   " : "";
+		const char *sep = o == head ? (head ? " " : "") : "   ";
 		if (panel == IOGPLOT_LATENCY) {
 			uint64_t q50 = 0, q90 = 0, q99 = 0;
 			iogp_hist_quantile(h[k], 0.5, &q50);
@@ -284,12 +292,12 @@ static void hist_title(char *buf, size_t len, const iogplot_frame *f, int panel)
 			o += (size_t)snprintf(buf + o, len - o, "%s%s p50 %s p90 %s p99 %s", sep,
 			                      opname[ops[k]], a, b, c);
 		} else if (panel == IOGPLOT_SIZE) {
-			/* sizes that were asked for: the floors of the quantiles' bins */
+			/* sizes that were asked for: exact, or the floors of the quantiles' bins */
 			uint64_t q50 = 0, q99 = 0;
 			iogp_hist_quantile(h[k], 0.5, &q50);
 			iogp_hist_quantile(h[k], 0.99, &q99);
-			iogp_fmt_size(a, sizeof(a), (double)pl_bin_floor(h[k], q50), IOGP_UNITS_WIDE);
-			iogp_fmt_size(b, sizeof(b), (double)pl_bin_floor(h[k], q99), IOGP_UNITS_WIDE);
+			iogp_fmt_size(a, sizeof(a), (double)iogp_size_shown(h[k], q50), IOGP_UNITS_WIDE);
+			iogp_fmt_size(b, sizeof(b), (double)iogp_size_shown(h[k], q99), IOGP_UNITS_WIDE);
 			o += (size_t)snprintf(buf + o, len - o, "%s%s %s, p50 %s p99 %s", sep, opname[ops[k]],
 			                      cnt, a, b);
 		} else {
@@ -301,19 +309,19 @@ static void hist_title(char *buf, size_t len, const iogplot_frame *f, int panel)
 	}
 }
 
-static void size_title(char *buf, size_t len, const iogplot_frame *f)
+static void size_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
 {
-	hist_title(buf, len, f, IOGPLOT_SIZE);
+	hist_title(buf, len, f, v, IOGPLOT_SIZE);
 }
 
-static void qd_title(char *buf, size_t len, const iogplot_frame *f)
+static void qd_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
 {
-	hist_title(buf, len, f, IOGPLOT_QD);
+	hist_title(buf, len, f, v, IOGPLOT_QD);
 }
 
-static void lat_title(char *buf, size_t len, const iogplot_frame *f)
+static void lat_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
 {
-	hist_title(buf, len, f, IOGPLOT_LATENCY);
+	hist_title(buf, len, f, v, IOGPLOT_LATENCY);
 }
 
 static int hist_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplot_view *v,
@@ -350,13 +358,26 @@ static int hist_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplo
 				fmt_val(u, (double)lo, a, sizeof(a));
 				fmt_val(u, (double)hi, b, sizeof(b));
 				const char *un = u == PL_SIZE ? " B" : u == PL_NS ? " ns" : "";
-				if (lo == hi)
+				size_t first, ne;
+				if (u == PL_SIZE && iogp_hist_bin_exact(h[k], i, &first, &ne) && ne == 1) {
+					/* every request in it had one size: say that one */
+					iogp_fmt_size(a, sizeof(a), (double)h[k]->exact[first].value, IOGP_UNITS_WIDE);
+					o += (size_t)snprintf(buf + o, len - o, "%s%s %s: %s requests (%.1f%%)", nl,
+					                      opname[ops[k]], a, cnt, pct);
+				} else if (lo == hi)
 					o += (size_t)snprintf(buf + o, len - o, "%s%s %s%s (%s): %s requests (%.1f%%)",
 					                      nl, opname[ops[k]], ea, un, a, cnt, pct);
 				else
 					o += (size_t)snprintf(buf + o, len - o,
 					                      "%s%s [%s, %s]%s (%s – %s): %s requests (%.1f%%)",
 					                      nl, opname[ops[k]], ea, eb, un, a, b, cnt, pct);
+				if (u == PL_SIZE && o < len) {   /* and the bytes moved: the by-bytes weight */
+					double tot = iogp_size_weight_total(h[k], IOGP_WEIGHT_BYTES);
+					double by = iogp_size_bin_weight(h[k], i, IOGP_WEIGHT_BYTES);
+					iogp_fmt_bytes(a, sizeof(a), by, IOGP_UNITS_WIDE);
+					o += (size_t)snprintf(buf + o, len - o, ", %s (%.1f%% of bytes)", a,
+					                      tot > 0 ? 100.0 * by / tot : 0.0);
+				}
 			}
 			break;
 		}

@@ -274,8 +274,9 @@ static void rates_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 	free(cb);
 }
 
-static void rates_title(char *buf, size_t len, const iogplot_frame *f)
+static void rates_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
 {
+	(void)v;
 	const iogplot_series *s = &f->rates;
 	buf[0] = 0;
 	if (!s->nbins)

@@ -27,6 +27,7 @@ const iogp_action iogp_actions[] = {
 	{ IOGP_ACT_LAYER, "y", "layer: POSIX / STDIO", 0, ALL, { { "y", 1 } } },
 	{ IOGP_ACT_DIR, "d", "read+write / read / write", 0, TUI, { { "d", 0 } } },
 	{ IOGP_ACT_BINS, "b", "bins native / log2 / fixed", 0, TUI, { { "b", 0 } } },
+	{ IOGP_ACT_WEIGHT, "v", "sizes by count / by bytes", 0, ALL, { { "v", 0 } } },
 	{ IOGP_ACT_LOG, "l", "counts linear / log", 0, ALL, { { "l", 0 } } },
 	{ IOGP_ACT_LOGX, "L", "values linear / log", 0, GTK, { { "L", 0 } } },
 	{ IOGP_ACT_RATES_MODE, "m", "rates: auto/lines/heatmap", 0, TUI, { { "m", 0 } } },

@@ -38,6 +38,7 @@ enum iogp_action_id {
 	IOGP_ACT_OPEN,           /* open a recording */
 	IOGP_ACT_REDRAW,         /* repaint everything */
 	IOGP_ACT_LAYER,          /* I/O layer shown: POSIX / STDIO (iogp_layers.h) */
+	IOGP_ACT_WEIGHT,         /* size histogram by count / by bytes (iogp_size_table.h) */
 	IOGP_ACT_N
 };
 

@@ -1,12 +1,18 @@
-/* check_panels.c - the panel catalog and the key/action table both viewers
- * share: lookups, aliases, unique ids, titles and keys, help for every row. */
+/* check_panels.c - the panel catalog, the key/action table and the common
+ * sizes table both viewers share: lookups, aliases, unique ids, titles and
+ * keys, help for every row; the sizes table's rows, shares and texts. */
 #include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "iogp_actions.h"
+#include "iogp_err.h"
 #include "iogp_layers.h"
 #include "iogp_metrics.h"
 #include "iogp_panels.h"
+#include "iogp_size_table.h"
 #include "testutil.h"
 
 START_TEST(lookups)
@@ -146,12 +152,206 @@ START_TEST(actions)
 		ck_assert(a->viewers & IOGP_VIEWER_TUI);
 		n++;
 	}
-	ck_assert_uint_eq(n, 29);   /* iogram-top's overlay */
+	ck_assert_uint_eq(n, 30);   /* iogram-top's overlay */
 	/* the layer key, in both viewers */
 	a = iogp_action_find("y", IOGP_VIEWER_TUI, &arg);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_int_eq(a->id, IOGP_ACT_LAYER);
 	ck_assert_ptr_eq(iogp_action_find("y", IOGP_VIEWER_GTK, &arg), a);
+	/* sizes by count / by bytes: one key, both viewers */
+	a = iogp_action_find("v", IOGP_VIEWER_TUI, &arg);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(a->id, IOGP_ACT_WEIGHT);
+	ck_assert_ptr_eq(iogp_action_find("v", IOGP_VIEWER_GTK, &arg), a);
+	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_GTK, b, sizeof(b)), "v");
+	ck_assert_ptr_nonnull(strstr(a->help, "by bytes"));
+}
+END_TEST
+
+/* A size histogram: n requests of each size (native k=4); the first nexact
+ * sizes also counted exactly, as the agent keeps its common sizes. */
+static void size_hist(iogp_hist *h, const uint64_t *size, const uint64_t *n, int k, int nexact)
+{
+	iogp_bins nb;
+	iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
+	iogp_hist_init(h, &nb);
+	iogp_exact e[16];
+	int ne = 0;
+	for (int i = 0; i < k; i++) {
+		ck_assert_int_eq(iogp_hist_record(h, size[i], n[i]), 0);
+		if (i < nexact)
+			e[ne++] = (iogp_exact){ size[i], n[i] };
+	}
+	/* ascending by value, as iogp_hist_add_exact takes them */
+	for (int i = 1; i < ne; i++)
+		for (int j = i; j > 0 && e[j - 1].value > e[j].value; j--) {
+			iogp_exact t = e[j];
+			e[j] = e[j - 1];
+			e[j - 1] = t;
+		}
+	ck_assert_int_eq(iogp_hist_add_exact(h, e, (size_t)ne), 0);
+}
+
+static const char *pct(double p)
+{
+	return tu_fmt("%.1f%%", p);
+}
+
+/* dd's 4 KiB blocks, tar's 10,240 B records and 1 MiB writes: the rows by
+ * count, exact counts, shares of the requests and of the bytes. */
+START_TEST(size_table)
+{
+	static const uint64_t size[3] = { 4096, 10240, 1048576 }, n[3] = { 3000, 700, 5 };
+	iogp_hist h;
+	size_hist(&h, size, n, 3, 3);
+	iogp_size_table t;
+	iogp_size_table_build(&t, &h, IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_WIDE);
+	ck_assert_ptr_null(t.note);
+	ck_assert_uint_eq(t.nrows, 3);
+	ck_assert_int_eq(t.has_other, 0);
+	ck_assert_uint_eq(t.total, 3705);
+	double bytes = 3000.0 * 4096 + 700.0 * 10240 + 5.0 * 1048576;
+	ck_assert_double_eq_tol(t.bytes, bytes, 0.5);
+	static const char *const wide[3] = { "4 KiB", "10,240 B", "1 MiB" };
+	static const char *const cnt[3] = { "3,000", "700", "5" };
+	for (int i = 0; i < 3; i++) {
+		const iogp_size_row *r = &t.rows[i];
+		ck_assert_uint_eq(r->size, size[i]);
+		ck_assert_uint_eq(r->count, n[i]);
+		ck_assert_str_eq(r->size_text, wide[i]);
+		ck_assert_str_eq(r->count_text, cnt[i]);
+		double rp = 100.0 * (double)n[i] / 3705, bp = 100.0 * (double)(size[i] * n[i]) / bytes;
+		ck_assert_double_eq_tol(r->req_pct, rp, 1e-9);
+		ck_assert_double_eq_tol(r->byte_pct, bp, 1e-9);
+		ck_assert_str_eq(r->req_text, pct(rp));
+		ck_assert_str_eq(r->byte_text, pct(bp));
+	}
+	ck_assert_str_eq(t.rows[0].req_text, "81.0%");
+	ck_assert_str_eq(t.rows[0].byte_text, "49.8%");
+	ck_assert_str_eq(t.rows[2].req_text, "0.1%");
+	/* cells: "4K", "10240", "1M", bare counts */
+	iogp_size_table_build(&t, &h, IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_CELL);
+	ck_assert_str_eq(t.rows[0].size_text, "4K");
+	ck_assert_str_eq(t.rows[0].count_text, "3000");
+	ck_assert_str_eq(t.rows[1].size_text, "10240");
+	ck_assert_str_eq(t.rows[2].size_text, "1M");
+	/* at most max rows; the rest is "other" */
+	iogp_size_table_build(&t, &h, 2, IOGP_UNITS_WIDE);
+	ck_assert_uint_eq(t.nrows, 2);
+	ck_assert_int_eq(t.has_other, 1);
+	ck_assert_uint_eq(t.other.count, 5);
+	ck_assert_str_eq(t.other.size_text, "other");
+	ck_assert_double_eq_tol(t.other.bytes, 5.0 * 1048576, 0.5);
+	ck_assert_str_eq(t.other.req_text, "0.1%");
+	/* as CSV: exact sizes and counts, shares to 3 decimals */
+	char *csv = NULL;
+	size_t clen = 0;
+	FILE *mf = open_memstream(&csv, &clen);
+	ck_assert_int_eq(iogp_size_table_write_csv(&h, mf), 3);
+	fclose(mf);
+	ck_assert_str_eq(csv, tu_fmt("size,count,pct_requests,pct_bytes\n4096,3000,%.3f,%.3f\n"
+	                             "10240,700,%.3f,%.3f\n1048576,5,%.3f,%.3f\n",
+	                             300000 / 3705.0, 100 * 12288000 / bytes, 70000 / 3705.0,
+	                             100 * 7168000 / bytes, 500 / 3705.0, 100 * 5242880 / bytes));
+	free(csv);
+	iogp_hist_free(&h);
+
+	/* one size not kept exactly: its requests are "other", never a row */
+	static const uint64_t s2[3] = { 4096, 65536, 7000 }, n2[3] = { 100, 50, 10 };
+	size_hist(&h, s2, n2, 3, 2);
+	iogp_size_table_build(&t, &h, IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_WIDE);
+	ck_assert_uint_eq(t.nrows, 2);
+	ck_assert_uint_eq(t.rows[0].size, 4096);
+	ck_assert_uint_eq(t.rows[1].size, 65536);
+	ck_assert_int_eq(t.has_other, 1);
+	ck_assert_uint_eq(t.other.count, 10);
+	ck_assert_str_eq(t.other.req_text, pct(100.0 * 10 / 160));
+	ck_assert(t.other.bytes > 0);
+	iogp_hist_free(&h);
+
+	/* more sizes than rows: the 8 most common, ties to the smaller size */
+	uint64_t s3[10], n3[10];
+	for (int i = 0; i < 10; i++) {
+		s3[i] = 512u * (uint64_t)(i + 1);
+		n3[i] = i < 2 ? 7 : (uint64_t)(20 - i);
+	}
+	size_hist(&h, s3, n3, 10, 10);
+	iogp_size_table_build(&t, &h, 100, IOGP_UNITS_CELL);
+	ck_assert_uint_eq(t.nrows, IOGP_SIZE_TABLE_ROWS);
+	for (size_t i = 1; i < t.nrows; i++)
+		ck_assert(t.rows[i - 1].count > t.rows[i].count ||
+		          (t.rows[i - 1].count == t.rows[i].count && t.rows[i - 1].size < t.rows[i].size));
+	ck_assert_int_eq(t.has_other, 1);
+	ck_assert_uint_eq(t.other.count, 14);   /* the two sizes of 7 requests */
+	iogp_hist_free(&h);
+
+	/* nothing exact (an older recording): one note, no rows; nothing at all */
+	size_hist(&h, size, n, 3, 0);
+	iogp_size_table_build(&t, &h, IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_WIDE);
+	ck_assert_uint_eq(t.nrows, 0);
+	ck_assert_str_eq(t.note, "no exact sizes recorded");
+	iogp_hist_free(&h);
+	size_hist(&h, size, n, 0, 0);
+	iogp_size_table_build(&t, &h, IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_WIDE);
+	ck_assert_uint_eq(t.nrows, 0);
+	ck_assert_str_eq(t.note, "no requests");
+	iogp_hist_free(&h);
+
+	/* shares as the table writes them */
+	char b[16];
+	iogp_size_pct(b, sizeof(b), 100);
+	ck_assert_str_eq(b, "100%");
+	iogp_size_pct(b, sizeof(b), 99.97);
+	ck_assert_str_eq(b, ">99.9%");
+	iogp_size_pct(b, sizeof(b), 0.01);
+	ck_assert_str_eq(b, "<0.1%");
+	iogp_size_pct(b, sizeof(b), 0);
+	ck_assert_str_eq(b, "0%");
+	iogp_size_pct(b, sizeof(b), 12.345);
+	ck_assert_str_eq(b, "12.3%");
+}
+END_TEST
+
+/* By count or by bytes: names, the toggle, the bins' weights; the sizes a
+ * summary quotes are exact where a bin is explained, else its floor. */
+START_TEST(size_weight)
+{
+	ck_assert_str_eq(iogp_size_weight_name(IOGP_WEIGHT_COUNT), "count");
+	ck_assert_str_eq(iogp_size_weight_title(IOGP_WEIGHT_BYTES), "by bytes");
+	ck_assert_int_eq(iogp_size_weight_find("bytes"), IOGP_WEIGHT_BYTES);
+	ck_assert_int_eq(iogp_size_weight_find("COUNT"), IOGP_WEIGHT_COUNT);
+	ck_assert_int_eq(iogp_size_weight_find("volume"), -1);
+	ck_assert_int_eq(iogp_size_weight_find(NULL), -1);
+	ck_assert_int_eq(iogp_size_weight_step(IOGP_WEIGHT_COUNT), IOGP_WEIGHT_BYTES);
+	ck_assert_int_eq(iogp_size_weight_step(IOGP_WEIGHT_BYTES), IOGP_WEIGHT_COUNT);
+	static const uint64_t size[3] = { 4096, 10000, 1048576 }, n[3] = { 3000, 700, 5 };
+	iogp_hist h;
+	size_hist(&h, size, n, 3, 3);
+	ck_assert_uint_eq(h.n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_double_eq(iogp_size_bin_weight(&h, i, IOGP_WEIGHT_COUNT), (double)n[i]);
+		ck_assert_double_eq_tol(iogp_size_bin_weight(&h, i, IOGP_WEIGHT_BYTES),
+		                        (double)(size[i] * n[i]), 0.5);
+	}
+	ck_assert_double_eq(iogp_size_bin_weight(&h, 3, IOGP_WEIGHT_BYTES), 0);
+	ck_assert_double_eq(iogp_size_weight_total(&h, IOGP_WEIGHT_COUNT), 3705);
+	ck_assert_double_eq_tol(iogp_size_weight_total(&h, IOGP_WEIGHT_BYTES),
+	                        3000.0 * 4096 + 700.0 * 10000 + 5.0 * 1048576, 0.5);
+	/* 10,000 B sits in the bin [9728, 10239]: explained, it is quoted exactly */
+	uint64_t v;
+	ck_assert_int_eq(iogp_hist_quantile(&h, 0.9, &v), 0);
+	ck_assert_uint_eq(iogp_size_shown(&h, v), 10000);
+	ck_assert_int_eq(iogp_size_max(&h, &v), 0);
+	ck_assert_uint_eq(v, 1048576);
+	iogp_hist_free(&h);
+	size_hist(&h, size, n, 3, 0);   /* not explained: the bins' floors */
+	ck_assert_uint_eq(iogp_size_shown(&h, 10000), 9728);
+	ck_assert_int_eq(iogp_size_max(&h, &v), 0);
+	ck_assert_uint_eq(v, 1048576);
+	iogp_hist_free(&h);
+	size_hist(&h, size, n, 0, 0);
+	ck_assert_int_eq(iogp_size_max(&h, &v), IOGP_ENOTFOUND);
+	iogp_hist_free(&h);
 }
 END_TEST
 
@@ -226,6 +426,8 @@ int main(void)
 		{ "catalog", catalog },
 		{ "actions", actions },
 		{ "layers", layers },
+		{ "size_table", size_table },
+		{ "size_weight", size_weight },
 	};
 	return tu_run_suite("panels", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 30);
 }

@@ -2,7 +2,7 @@
  * and draws every panel (its own screenshot and a real X screenshot of the
  * root window), export driven through the app with XTest key presses into
  * its file dialog, errors shown in the window, a live stream from
- * `iogram loadgen` drawn and recorded. */
+ * `iogram loadgen` drawn and recorded, the size panel by bytes (v). */
 #include <X11/XKBlib.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
@@ -454,6 +454,66 @@ START_TEST(test_live)
 }
 END_TEST
 
+/* Pixels of rect r (area coordinates) that differ between two screenshots. */
+static long pixels_differ(const image *x, const image *y, const area *a, iogplot_rect r)
+{
+	long n = 0;
+	for (int yy = (int)r.y; yy < (int)(r.y + r.h); yy++)
+		for (int xx = (int)r.x; xx < (int)(r.x + r.w); xx++) {
+			size_t i = (size_t)(a->ry + yy) * (size_t)x->w + (size_t)(a->rx + xx);
+			n += x->px[i] != y->px[i];
+		}
+	return n;
+}
+
+/* The shared table's v key in the window: the size panel by bytes (its bars
+ * change), v again by count (as before, pixel for pixel); the other panels
+ * stay as they were. */
+START_TEST(test_weight_key)
+{
+	viewer v;
+	char *args[] = { "--replay", rec, NULL };
+	start_view(&v, "weight", args);
+	ck_assert_msg(wait_log(&v, "screenshot written", 30), "no screenshot; log:\n%s", read_log(&v));
+	area a;
+	parse_area(&v, &a);
+	Display *d = XOpenDisplay(display);
+	ck_assert_ptr_nonnull(d);
+	Window w = wait_window(d, "iogram-view", 5);
+	ck_assert(w != 0);
+	focus(d, w);
+	key(d, XK_End, 0);   /* the end of the replay: nothing moves any more */
+	/* the pointer on the header strip: no tooltip over a panel */
+	XTestFakeMotionEvent(d, -1, a.rx + a.w - 4, a.ry + 4, 0);
+	XSync(d, False);
+	tu_sleep_ms(1200);
+	iogplot_rect r[IOGPLOT_NPANELS];
+	iogplot_dashboard_layout(a.w, a.h, r);
+	image shot[3];
+	static const char *const name[3] = { "count", "bytes", "count-again" };
+	for (int k = 0; k < 3; k++) {
+		if (k) {
+			key(d, XK_v, 0);
+			tu_sleep_ms(800);
+		}
+		char path[700];
+		snprintf(path, sizeof(path), "%s/weight-%s.png", dir, name[k]);
+		image_from_root(&shot[k], path);
+	}
+	XCloseDisplay(d);
+	long by_bytes = pixels_differ(&shot[0], &shot[1], &a, r[IOGPLOT_SIZE]);
+	long back = pixels_differ(&shot[0], &shot[2], &a, r[IOGPLOT_SIZE]);
+	long qd = pixels_differ(&shot[0], &shot[1], &a, r[IOGPLOT_QD]);
+	ck_assert_msg(by_bytes > 500, "v: %ld pixels of the size panel changed", by_bytes);
+	ck_assert_msg(back == 0, "v v: %ld pixels of the size panel differ from the start", back);
+	ck_assert_msg(qd == 0, "v: %ld pixels of the queue depth panel changed", qd);
+	for (int k = 0; k < 3; k++)
+		free(shot[k].px);
+	ck_assert_int_eq(waitpid(v.pid, NULL, WNOHANG), 0);
+	stop_view(&v);
+}
+END_TEST
+
 static int run_synth(void)
 {
 	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "6", "--sources-per-node", "2",
@@ -489,6 +549,7 @@ int main(void)
 	tcase_add_test(tc, test_replay_window);
 	tcase_add_test(tc, test_errors_shown);
 	tcase_add_test(tc, test_live);
+	tcase_add_test(tc, test_weight_key);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
 	tu_xvfb_stop(xvfb);

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "iogp_layers.h"
+#include "iogp_size_table.h"
 
 /* ---- key spellings as GDK keyvals ---- */
 
@@ -111,6 +112,10 @@ static gboolean run(iogv_win *v, const iogp_action *a, int arg)
 		v->args.layer = iogp_layer_step(iogv_layer(v->s), arg ? arg : 1);
 		iogv_set_layer(v->s, v->args.layer);
 		iogv_win_changed(v, 1);
+		return TRUE;
+	case IOGP_ACT_WEIGHT:
+		v->args.weight = v->view.size_weight = iogp_size_weight_step(v->view.size_weight);
+		gtk_widget_queue_draw(v->area);
 		return TRUE;
 	case IOGP_ACT_LOG:
 	case IOGP_ACT_LOGX: {

@@ -60,6 +60,7 @@ int iogv_snapshot(const iogv_args *a)
 	iogplot_style_init(&st, a->dark == 1);
 	iogplot_view v;
 	iogplot_view_init(&v);
+	v.size_weight = a->weight;
 	if (a->node) {
 		v.highlight[0] = a->node;
 		v.nhighlight = 1;

@@ -9,6 +9,7 @@
 #include "view.h"
 #include "iogp_actions.h"
 #include "iogp_layers.h"
+#include "iogp_size_table.h"
 
 static void usage(FILE *out)
 {
@@ -17,9 +18,10 @@ static void usage(FILE *out)
 	fprintf(out,
 	"usage: iogram-view [--listen E]... [--connect E]... [--replay FILE] [--record FILE]\n"
 	"                   [--demo] [--window SECONDS] [--node NAME] [--layer posix|stdio]\n"
-	"                   [--dark | --light]\n"
+	"                   [--weight count|bytes] [--dark | --light]\n"
 	"       iogram-view --replay FILE --snapshot OUT.png|.svg|.pdf [--at SECONDS]\n"
-	"                   [--panel NAME] [--size WxH] [--scale S] [--layer posix|stdio]\n\n"
+	"                   [--panel NAME] [--size WxH] [--scale S] [--layer posix|stdio]\n"
+	"                   [--weight count|bytes]\n\n"
 	"Shows iogram streams in a window: request sizes, queue depth, latency with\n"
 	"p50/p90/p99, file access pattern, per-node throughput with min/avg/max and\n"
 	"total, and a node x time heatmap. With no source option it listens on\n"
@@ -33,6 +35,9 @@ static void usage(FILE *out)
 	"  -n, --node NAME    select a node at start\n"
 	"      --layer L      show the posix (system calls, default) or stdio layer\n"
 	"                     in every panel (y cycles; also for --snapshot)\n"
+	"      --weight W     request-size bars by count (default) or by bytes, the\n"
+	"                     share of the data moved at each size (v toggles; also\n"
+	"                     for --snapshot)\n"
 	"      --dark, --light  force a theme (default: follow the system)\n"
 	"      --history S    live rate history in seconds (default 900)\n"
 	"      --any-address  allow listening beyond loopback\n\n"
@@ -103,6 +108,7 @@ int main(int argc, char **argv)
 		{ "history", required_argument, NULL, 'H' },
 		{ "any-address", no_argument, NULL, 'A' },
 		{ "layer", required_argument, NULL, 'Y' },
+		{ "weight", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -174,6 +180,12 @@ int main(int argc, char **argv)
 				char names[64];
 				fprintf(stderr, "iogram-view: bad --layer '%s' (one of %s)\n", optarg,
 				        iogp_layer_names(names, sizeof(names)));
+				return IOGP_EXIT_USAGE;
+			}
+			break;
+		case 'G':
+			if ((a.weight = iogp_size_weight_find(optarg)) < 0) {
+				fprintf(stderr, "iogram-view: bad --weight '%s' (count or bytes)\n", optarg);
 				return IOGP_EXIT_USAGE;
 			}
 			break;

@@ -20,6 +20,7 @@ typedef struct iogv_args {
 	int dark;             /* -1 follow the system, 0 light, 1 dark */
 	int demo, any_address;
 	int layer;            /* IOGP_LAYER_*: --layer, and the y key's choice */
+	int weight;           /* IOGP_WEIGHT_*: --weight, the size panel by count or bytes */
 	uint32_t history_s;
 	double speed;
 	int paused;

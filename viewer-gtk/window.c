@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "iogp_size_table.h"
 
 #define LIVE_REBUILD_US 1000000   /* live: frame at most once a second */
 #define IDLE_REBUILD_US 2000000   /* ... and at least every 2 s (states, clock) */
@@ -390,6 +391,15 @@ static void on_menu_logx(GtkMenuItem *i, gpointer p)
 	iogv_win_toggle_log(menu_target.v, &menu_target.v->view.logx, menu_target.panel);
 }
 
+static void on_menu_weight(GtkMenuItem *i, gpointer p)
+{
+	(void)i;
+	(void)p;
+	iogv_win *v = menu_target.v;
+	v->args.weight = v->view.size_weight = iogp_size_weight_step(v->view.size_weight);
+	gtk_widget_queue_draw(v->area);
+}
+
 static void on_menu_zoom(GtkMenuItem *i, gpointer p)
 {
 	(void)i;
@@ -444,6 +454,14 @@ static void popup_menu(iogv_win *v, int panel, GdkEvent *e)
 		it = gtk_check_menu_item_new_with_label(text);
 		gtk_check_menu_item_set_active(GTK_CHECK_MENU_ITEM(it), !!(v->view.logx & (1u << panel)));
 		g_signal_connect(it, "activate", G_CALLBACK(on_menu_logx), NULL);
+		gtk_menu_shell_append(GTK_MENU_SHELL(m), it);
+	}
+	if (panel == IOGP_PANEL_SIZE) {   /* the share of the data moved at each size */
+		menu_text(text, sizeof(text), "Weight by bytes", IOGP_ACT_WEIGHT, 0);
+		it = gtk_check_menu_item_new_with_label(text);
+		gtk_check_menu_item_set_active(GTK_CHECK_MENU_ITEM(it),
+		                               v->view.size_weight == IOGP_WEIGHT_BYTES);
+		g_signal_connect(it, "activate", G_CALLBACK(on_menu_weight), NULL);
 		gtk_menu_shell_append(GTK_MENU_SHELL(m), it);
 	}
 	if (is_time_panel(panel)) {
@@ -808,6 +826,7 @@ GtkWidget *iogv_win_build(iogv_win *v)
 	v->window_s = v->args.window_s;
 	v->cache = iogplot_cache_new();
 	iogplot_view_init(&v->view);
+	v->view.size_weight = v->args.weight;
 	iogplot_frame_init(&v->frame);
 	v->sel = (iogp_sel){ .kind = IOGP_SEL_ALL };
 	v->theme_forced = v->args.dark >= 0;

@@ -137,6 +137,13 @@ static void key_bins(top_app *a, int arg)
 	a->view.bins = (a->view.bins + 1) % 3;
 }
 
+static void key_weight(top_app *a, int arg)
+{
+	(void)arg;
+	a->view.weight = iogp_size_weight_step(a->view.weight);
+	view_message(&a->view, "request sizes %s", iogp_size_weight_title(a->view.weight));
+}
+
 static void key_log(top_app *a, int arg)
 {
 	(void)arg;
@@ -249,6 +256,7 @@ static void (*const handler[IOGP_ACT_N])(top_app *, int) = {
 	[IOGP_ACT_DIR] = key_dir,
 	[IOGP_ACT_LAYER] = key_layer,
 	[IOGP_ACT_BINS] = key_bins,
+	[IOGP_ACT_WEIGHT] = key_weight,
 	[IOGP_ACT_LOG] = key_log,
 	[IOGP_ACT_RATES_MODE] = key_rates,
 	[IOGP_ACT_PAUSE] = key_pause,

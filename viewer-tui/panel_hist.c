@@ -1,6 +1,7 @@
 /* panel_hist.c - request size, queue depth and latency: read and write
  * histograms on shared rows (one bin scheme, re-binned to fit the rows),
- * with count and p50/p90/p99/max from the native histograms. */
+ * with count and p50/p90/p99/max from the native histograms; request
+ * sizes by count or by bytes, beside their common sizes (panel_sizes.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -151,11 +152,24 @@ static int choose_bins(const top_frame *f, hist_view *hv, int maxrows)
 	}
 }
 
-static uint64_t count_at(const iogp_hist *h, size_t *k, uint64_t idx)
+/* Row r's share of h's bin idx (*k walks h's bins): its count and bytes;
+ * *value gets the one exact size of an explained bin, else is left. */
+static uint64_t count_at(const iogp_hist *h, size_t *k, uint64_t idx, hist_row *r, int d,
+                         int *exact, uint64_t *value)
 {
 	while (*k < h->n && h->bins[*k].idx < idx)
 		(*k)++;
-	return *k < h->n && h->bins[*k].idx == idx ? h->bins[*k].count : 0;
+	if (*k >= h->n || h->bins[*k].idx != idx)
+		return 0;
+	size_t first, n;
+	r->bytes[d] = iogp_hist_bin_sum(h, *k);
+	if (!iogp_hist_bin_exact(h, *k, &first, &n) || n != 1)
+		*exact = 0;
+	else if (*value != UINT64_MAX && *value != h->exact[first].value)
+		*exact = 0;
+	else
+		*value = h->exact[first].value;
+	return h->bins[*k].count;
 }
 
 static int make_rows(hist_view *hv, int maxrows)
@@ -177,8 +191,12 @@ static int make_rows(hist_view *hv, int maxrows)
 		hist_row *r = &rows[n];
 		iogp_bins_bounds(sc, idx, &r->lo, &r->hi);
 		r->merged = 1;
+		int exact = 1;
+		uint64_t value = UINT64_MAX;
 		for (int d = 0; d < hv->nd; d++)
-			r->count[d] = count_at(&hv->shown[d], &k[d], idx);
+			r->count[d] = count_at(&hv->shown[d], &k[d], idx, r, d, &exact, &value);
+		r->exact = exact && value != UINT64_MAX;
+		r->value = r->exact ? value : 0;
 		r->gap = n > 0 && idx != prev + 1;
 		prev = idx;
 		n++;
@@ -212,6 +230,9 @@ static int make_rows(hist_view *hv, int maxrows)
 				r.merged += rows[j].merged;
 				r.count[0] += rows[j].count[0];
 				r.count[1] += rows[j].count[1];
+				r.bytes[0] += rows[j].bytes[0];
+				r.bytes[1] += rows[j].bytes[1];
+				r.exact = 0;
 			}
 			r.gap = out > 0;
 			rows[out] = r;
@@ -225,7 +246,8 @@ static int make_rows(hist_view *hv, int maxrows)
 	return 0;
 }
 
-int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv)
+/* hv's native histograms (and copies to re-bin) of panel p. */
+static int hist_view_fetch(const top_frame *f, int p, hist_view *hv)
 {
 	memset(hv, 0, sizeof(*hv));
 	iogp_bins nb;
@@ -274,11 +296,16 @@ int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv)
 		if (q < 0)
 			rc = q;
 	}
-	if (rc < 0)
-		return rc;
-	if ((rc = choose_bins(f, hv, maxrows)) < 0)
-		return rc;
-	return make_rows(hv, maxrows);
+	if (p == IOGP_PANEL_SIZE)
+		hv->weight = f->v->weight;
+	return rc;
+}
+
+/* hv's rows: one scheme for every direction, at most maxrows of them. */
+static int hist_view_rows(const top_frame *f, hist_view *hv, int maxrows)
+{
+	int rc = choose_bins(f, hv, maxrows);
+	return rc < 0 ? rc : make_rows(hv, maxrows);
 }
 
 void hist_view_free(hist_view *hv)
@@ -304,19 +331,8 @@ int hist_fmt(char *buf, size_t len, const hist_view *hv, double v)
 	return iogp_fmt_value(buf, len, hv->unit, v, IOGP_UNITS_CELL);
 }
 
-/* The lower bound of v's bin in h: a request size that was asked for (sizes
- * are round, and land on a native bin's floor), where the midpoint of the bin
- * would be an invented "1.12M". */
-static uint64_t bin_floor(const iogp_hist *h, uint64_t v)
-{
-	uint64_t lo, hi;
-	if (iogp_bins_bounds(&h->scheme, iogp_bins_index(&h->scheme, v), &lo, &hi) < 0)
-		return v;
-	return lo;
-}
-
 /* "read n=1234 p50 4K p90 1M p99 1M max 1M": what fits of it, in order;
- * request sizes are the floors of their bins. */
+ * request sizes exact where known, else the floors of their bins. */
 static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d)
 {
 	char tok[6][48];
@@ -336,14 +352,15 @@ static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d
 			uint64_t v = 0;
 			iogp_hist_quantile(q, qs[i], &v);
 			if (size)
-				v = bin_floor(q, v);
+				v = iogp_size_shown(q, v);
 			hist_fmt(t, sizeof(t), hv, (double)v);
 			snprintf(tok[ntok++], sizeof(tok[0]), "%s %s", qn[i], t);
 		}
 		uint64_t mx = 0;
-		iogp_hist_max(q, &mx);
 		if (size)
-			mx = bin_floor(q, mx);
+			iogp_size_max(q, &mx);
+		else
+			iogp_hist_max(q, &mx);
 		hist_fmt(t, sizeof(t), hv, (double)mx);
 		snprintf(tok[ntok++], sizeof(tok[0]), "max %s", t);
 	}
@@ -370,14 +387,17 @@ static void summary(top_surf *s, int y, int x, int w, const hist_view *hv, int d
 	}
 }
 
-/* A single bin: its floor (wide: "lo-hi"). Merged bins: "lo-hi", the floor
- * of the first to the top of the last, so the label holds what the row
- * holds; the last row of merged bins (everything from lo up) or a bin open
- * to the top: ">=lo". */
+/* A single bin: its floor (wide: "lo-hi"), or the one size all its
+ * requests had ("10240" for tar's records in the 8K-12K bin). Merged bins:
+ * "lo-hi", the floor of the first to the top of the last, so the label
+ * holds what the row holds; the last row of merged bins (everything from lo
+ * up) or a bin open to the top: ">=lo". */
 int hist_row_label(char *buf, size_t len, const hist_view *hv, size_t i, int wide)
 {
 	const hist_row *r = &hv->rows[i];
 	char a[32], z[32];
+	if (r->exact && r->merged <= 1)
+		return hist_fmt(buf, len, hv, (double)r->value);
 	hist_fmt(a, sizeof(a), hv, (double)r->lo);
 	if (r->hi == UINT64_MAX || (r->merged > 1 && i + 1 == hv->nrows))
 		return snprintf(buf, len, ">=%s", a);
@@ -387,22 +407,38 @@ int hist_row_label(char *buf, size_t len, const hist_view *hv, size_t i, int wid
 	return snprintf(buf, len, "%s-%s", a, z);
 }
 
+/* Row r's weight in direction d: its requests, or (by bytes) its bytes. */
+static double row_weight(const hist_view *hv, const hist_row *r, int d)
+{
+	return hv->weight == IOGP_WEIGHT_BYTES ? r->bytes[d] : (double)r->count[d];
+}
+
+/* The number drawn after a bar: requests (wide: exact), or bytes. */
+static int row_number(char *buf, size_t len, const hist_view *hv, const hist_row *r, int d, int wide)
+{
+	if (hv->weight == IOGP_WEIGHT_BYTES)
+		return iogp_fmt_bytes(buf, len, r->bytes[d], IOGP_UNITS_CELL);
+	if (wide)
+		return snprintf(buf, len, "%" PRIu64, r->count[d]);
+	return iogp_fmt_count(buf, len, (double)r->count[d], IOGP_UNITS_CELL);
+}
+
 static void rows_draw(const top_frame *f, top_surf *s, top_rect rr, const hist_view *hv)
 {
 	int wide = rr.w >= 70 + (hv->nd - 1) * 30;
 	char lab[64], cnt[32];
 	int lw = 1, cw[2] = { 1, 1 };
-	uint64_t maxc[2] = { 0, 0 }, total[2] = { 0, 0 };
+	double maxc[2] = { 0, 0 }, total[2] = { 0, 0 };
 	for (size_t i = 0; i < hv->nrows; i++) {
 		const hist_row *r = &hv->rows[i];
 		int n = hist_row_label(lab, sizeof(lab), hv, i, wide);
 		lw = n > lw ? n : lw;
 		for (int d = 0; d < hv->nd; d++) {
-			int c = wide ? snprintf(cnt, sizeof(cnt), "%" PRIu64, r->count[d])
-			             : iogp_fmt_count(cnt, sizeof(cnt), (double)r->count[d], IOGP_UNITS_CELL);
+			int c = row_number(cnt, sizeof(cnt), hv, r, d, wide);
+			double v = row_weight(hv, r, d);
 			cw[d] = c > cw[d] ? c : cw[d];
-			maxc[d] = r->count[d] > maxc[d] ? r->count[d] : maxc[d];
-			total[d] += r->count[d];
+			maxc[d] = v > maxc[d] ? v : maxc[d];
+			total[d] += v;
 		}
 	}
 	if (lw > rr.w / 3)
@@ -424,38 +460,33 @@ static void rows_draw(const top_frame *f, top_surf *s, top_rect rr, const hist_v
 			draw_text(s, y, rr.x + lw, 1, ST_DIM, "~");
 		int x = rr.x + lw + 1;
 		for (int d = 0; d < hv->nd; d++) {
-			uint64_t c = r->count[d];
-			if (c && maxc[d]) {
-				double len = f->v->logscale ? log1p((double)c) / log1p((double)maxc[d])
-				                            : (double)c / (double)maxc[d];
+			double c = row_weight(hv, r, d);
+			if (r->count[d] && maxc[d] > 0) {
+				double len = f->v->logscale ? log1p(c) / log1p(maxc[d]) : c / maxc[d];
 				draw_hbar(s, y, x, barw, len * barw, dir_style(hv->dir[d]));
-				if (wide)
-					snprintf(cnt, sizeof(cnt), "%" PRIu64, c);
-				else
-					iogp_fmt_count(cnt, sizeof(cnt), (double)c, IOGP_UNITS_CELL);
-				int n = (int)strlen(cnt);
+				int n = row_number(cnt, sizeof(cnt), hv, r, d, wide);
 				draw_text(s, y, x + barw + 1 + cw[d] - n, n, ST_NORMAL, cnt);
-				if (pct && total[d])
+				if (pct && total[d] > 0)
 					draw_textf(s, y, x + barw + 1 + cw[d], pct, ST_DIM, " %5.1f%%",
-					           100.0 * (double)c / (double)total[d]);
+					           100.0 * c / total[d]);
 			}
 			x += barw + 1 + cw[d] + pct + 1;
 		}
 	}
 }
 
-/* Directions' summaries, then the rows; returns the rows' maxrows. */
-static int body_rows(top_rect body, int nd)
-{
-	return body.h - nd;
-}
-
 int panel_hist_view(const top_frame *f, top_rect r, int p, hist_view *hv)
 {
-	const iogp_panel *e = iogp_panel_get(p);
-	int nd = (e && !e->metrics[1]) || f->v->dir != DIR_BOTH ? 1 : 2;
-	int rows = body_rows((top_rect){ r.y + 1, r.x, r.h - 1, r.w }, nd);
-	return hist_view_get(f, p, rows > 0 ? rows : 1, hv);
+	int rc = hist_view_fetch(f, p, hv);
+	/* the directions' summaries, then the rows (and the common sizes) */
+	top_rect body = { r.y + 1, r.x, r.h - 1, r.w };
+	hv->rowsr = (top_rect){ body.y + hv->nd, body.x, body.h - hv->nd, body.w };
+	if (rc < 0)
+		return rc;
+	int maxrows = hv->rowsr.h;
+	if (p == IOGP_PANEL_SIZE && !hv->absent)
+		maxrows = sizes_place(hv, hv->rowsr);
+	return hist_view_rows(f, hv, maxrows > 0 ? maxrows : 1);
 }
 
 void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
@@ -467,7 +498,9 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 	top_rect body = { r.y + 1, r.x, r.h - 1, r.w };
 	for (int d = 0; d < hv.nd && d < body.h; d++)
 		summary(s, body.y + d, body.x, body.w, &hv, d);
-	top_rect rr = { body.y + hv.nd, body.x, body_rows(body, hv.nd), body.w };
+	top_rect rr = hv.rowsr;
+	if (hv.ntab && hv.tab_side)
+		rr.w -= hv.tabr.w + 2;
 	if (rr.h > 0) {
 		if (rc < 0)
 			draw_text(s, rr.y, rr.x, rr.w, ST_BAD, iogp_strerror(rc));
@@ -481,11 +514,15 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 		else
 			rows_draw(f, s, rr, &hv);
 	}
+	if (rc >= 0)
+		sizes_draw(s, &hv);
 	double w = view_window(f->v);
-	char win[32] = "since start", right[96];
+	char win[32] = "since start", right[128], wt[16] = "";
 	if (w > 0)
 		snprintf(win, sizeof(win), "last %gs", w);
-	snprintf(right, sizeof(right), "%s%s%s%s", r.w >= 60 ? win : "", r.w >= 60 ? ", " : "",
+	if (p == IOGP_PANEL_SIZE)
+		snprintf(wt, sizeof(wt), "%s, ", iogp_size_weight_title(hv.weight));
+	snprintf(right, sizeof(right), "%s%s%s%s%s", r.w >= 60 ? win : "", r.w >= 60 ? ", " : "", wt,
 	         hv.bins_text, f->v->logscale ? ", log" : "");
 	panel_title(f, s, r, p, NULL, right);
 	hist_view_free(&hv);

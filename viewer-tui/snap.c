@@ -1,6 +1,7 @@
 /* snap.c - the x key: what is on screen as CSV files in a new directory
- * (histograms as lower_bound,upper_bound,count, rates as series CSV, access
- * samples), and PNGs drawn by the cairo plot code when built with it. */
+ * (histograms as lower_bound,upper_bound,count, common request sizes, rates
+ * as series CSV, access samples), and PNGs drawn by the cairo plot code when
+ * built with it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,24 @@
 #ifdef TOP_HAVE_PLOT
 #include "iogplot.h"
 #endif
+
+/* The common sizes of direction d of the size panel: size-common-read.csv
+ * (none without exact sizes). */
+static int common_csv(const char *dir, const hist_view *hv, int d, char *names, size_t nlen)
+{
+	iogp_size_table t;
+	iogp_size_table_build(&t, &hv->native[d], IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_CELL);
+	if (!t.nrows)
+		return 0;
+	char part[32], name[64];
+	snprintf(part, sizeof(part), "common-%s", hv->what[d]);
+	iogp_panel_file(IOGP_PANEL_SIZE, part, "csv", name, sizeof(name));
+	FILE *o = iogp_export_open(dir, name, names, nlen);
+	if (!o)
+		return -1;
+	int rc = iogp_size_table_write_csv(&hv->native[d], o);
+	return iogp_export_close(o) < 0 || rc < 0 ? -1 : 1;
+}
 
 static int make_dir(const char *base, char *out, size_t len)
 {
@@ -89,6 +108,7 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 	iogplot_style_init(&ps, 0);
 	iogplot_view pv;
 	iogplot_view_init(&pv);
+	pv.size_weight = f->v->weight;
 	char path[4200], name[64] = "dashboard.png";
 	int zoom = f->v->zoom, panel = -1;
 	if (panel_shown(zoom) && l->visible[zoom]) {
@@ -146,6 +166,11 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 						        hv.rows[i].hi, hv.rows[i].count[d]);
 				fail |= iogp_export_close(o) < 0;
 				files++;
+				if (p == IOGP_PANEL_SIZE && hv.what[d][0]) {
+					int c = common_csv(dir, &hv, d, names, sizeof(names));
+					fail |= c < 0;
+					files += c > 0;
+				}
 			}
 			hist_view_free(&hv);
 		} else if (data == IOGP_DATA_RATES) {

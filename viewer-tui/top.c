@@ -35,8 +35,8 @@ static void usage(FILE *out)
 	fprintf(out,
 	"usage: iogram-top [--listen ENDPOINT]... [--connect ENDPOINT]... [--replay FILE]\n"
 	"                  [--record FILE] [--demo] [--window SECONDS] [--duration SECONDS]\n"
-	"                  [--snapshot-dir DIR] [--layer posix|stdio] [--no-color] [--no-unicode]\n"
-	"                  [--any-address]\n"
+	"                  [--snapshot-dir DIR] [--layer posix|stdio] [--weight count|bytes]\n"
+	"                  [--no-color] [--no-unicode] [--any-address]\n"
 	"\n"
 	"A live dashboard of I/O in the terminal: request sizes, queue depth, latency\n"
 	"(p50/p90/p99/max), the access pattern of a file, and read/write rates per node,\n"
@@ -52,14 +52,16 @@ static void usage(FILE *out)
 	"  -t, --duration S    quit after S seconds\n"
 	"      --snapshot-dir DIR  where the x key writes its CSV directory (default .)\n"
 	"      --layer L       show the posix (system calls, default) or stdio layer (y cycles)\n"
+	"      --weight W      request-size bars by count (default) or by bytes (v toggles)\n"
 	"      --no-color      monochrome (also when NO_COLOR is set)\n"
 	"      --no-unicode    plain ASCII (also when the locale is not UTF-8)\n"
 	"      --any-address   allow --listen beyond loopback\n"
 	"  -h, --help          this help;  -V, --version  the version\n"
 	"\n"
 	"Keys: ? lists them all. q quits, Tab and 1-5 focus and zoom panels, n/s pick a\n"
-	"node or source, w the window, d read/write, b bins, space pauses; in replay\n"
-	"Left/Right seek, -/+ change speed. R records, x writes CSV/PNG snapshots.\n"
+	"node or source, w the window, d read/write, b bins, v request sizes by count\n"
+	"or by bytes, space pauses; in replay Left/Right seek, -/+ change speed.\n"
+	"R records, x writes CSV/PNG snapshots.\n"
 	"\n"
 	"Exit status: 0 ok, 1 runtime error (cannot listen, unreadable file, no\n"
 	"terminal), 2 usage error.\n"
@@ -195,7 +197,7 @@ static int present(uint64_t *pace)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NOCOLOR = 256, OPT_NOUNI, OPT_ANY, OPT_SNAPDIR, OPT_LAYER };
+	enum { OPT_NOCOLOR = 256, OPT_NOUNI, OPT_ANY, OPT_SNAPDIR, OPT_LAYER, OPT_WEIGHT };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "connect", required_argument, NULL, 'c' },
@@ -206,6 +208,7 @@ int main(int argc, char **argv)
 		{ "duration", required_argument, NULL, 't' },
 		{ "snapshot-dir", required_argument, NULL, OPT_SNAPDIR },
 		{ "layer", required_argument, NULL, OPT_LAYER },
+		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "no-color", no_argument, NULL, OPT_NOCOLOR },
 		{ "no-colour", no_argument, NULL, OPT_NOCOLOR },
 		{ "no-unicode", no_argument, NULL, OPT_NOUNI },
@@ -218,7 +221,7 @@ int main(int argc, char **argv)
 	memset(&io, 0, sizeof(io));
 	const char *record = NULL, *snapdir = ".";
 	double window = 0, duration = 0;
-	int nocolor = 0, nouni = 0, layer = IOGP_LAYER_POSIX, c;
+	int nocolor = 0, nouni = 0, layer = IOGP_LAYER_POSIX, weight = IOGP_WEIGHT_COUNT, c;
 	while ((c = getopt_long(argc, argv, "l:c:r:w:DW:t:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
@@ -251,6 +254,12 @@ int main(int argc, char **argv)
 				return IOGP_EXIT_USAGE;
 			}
 			break;
+		case OPT_WEIGHT:
+			if ((weight = iogp_size_weight_find(optarg)) < 0) {
+				fprintf(stderr, "iogram-top: bad --weight '%s' (count or bytes)\n", optarg);
+				return IOGP_EXIT_USAGE;
+			}
+			break;
 		case OPT_NOCOLOR: nocolor = 1; break;
 		case OPT_NOUNI: nouni = 1; break;
 		case OPT_ANY: io.any_address = 1; break;
@@ -279,6 +288,7 @@ int main(int argc, char **argv)
 	memset(&app, 0, sizeof(app));
 	view_init(&app.view, window);
 	app.view.layer = layer;
+	app.view.weight = weight;
 	app.snap_dir = snapdir;
 	char err[1024];
 	int rc = input_open(&app.in, &io, err, sizeof(err));

@@ -12,6 +12,7 @@
 #include "iogp_actions.h"   /* the keys, shared with iogram-view */
 #include "iogp_layers.h"    /* POSIX / STDIO, shared with iogram-view */
 #include "iogp_panels.h"    /* panel ids, names and keys, shared with iogram-view */
+#include "iogp_size_table.h" /* common sizes, by count / by bytes, shared with iogram-view */
 #include "iogp_units.h"   /* numbers in cells: IOGP_UNITS_CELL */
 
 #include "iogp_err.h"   /* IOGP_EXIT_* */
@@ -83,6 +84,7 @@ typedef struct top_view {
 	double windows[TOP_MAX_WINDOWS];  /* seconds; 0 = since start */
 	int dir, bins, logscale, rates_mode;
 	int layer;             /* IOGP_LAYER_*: the metrics every panel shows */
+	int weight;            /* IOGP_WEIGHT_*: the size panel's bars by count or by bytes */
 	int focus, zoom;       /* panel; zoom -1 = none */
 	int help;
 	char file_path[512];   /* access panel: the chosen file, "" = the busiest */
@@ -159,8 +161,11 @@ void panel_title(const top_frame *f, top_surf *s, top_rect r, int p, const char 
 typedef struct hist_row {
 	uint64_t lo, hi;
 	uint64_t count[2];
+	double bytes[2];        /* the values in it (iogp_hist_bin_sum): the by-bytes weight */
 	int gap;                /* empty bins hidden before this row */
 	int merged;             /* bins with requests merged into this row (1: one bin) */
+	int exact;              /* one bin whose requests all had one size: value */
+	uint64_t value;
 } hist_row;
 typedef struct hist_view {
 	int nd;                 /* directions shown: 1 or 2 (read, write) */
@@ -175,21 +180,36 @@ typedef struct hist_view {
 	hist_row *rows;
 	size_t nrows;
 	char bins_text[48];     /* "native k=4", "log2", "fixed 4K" (+ " merged") */
+	int weight;             /* IOGP_WEIGHT_*: the size panel's; count elsewhere */
+	top_rect rowsr;         /* the lines below the summaries: rows (and tables) */
+	/* the size panel's common sizes (panel_sizes.c) */
+	iogp_size_table tab[2]; /* per direction shown */
+	int ntab;               /* directions with a table, 0: none shown */
+	int tab_side;           /* 1: beside the rows; 0: below them */
+	int tab_gap;            /* columns between a table's columns */
+	top_rect tabr;          /* the lines they may take */
 } hist_view;
 /* A row's label as drawn (wide: room for ranges): "4K", "4K-8191", and for
  * the last row when it merges bins, or a bin open to the top, ">=32K". */
 int hist_row_label(char *buf, size_t len, const hist_view *hv, size_t i, int wide);
 /* A value of the view's unit as a cell: request sizes exact (iogp_fmt_size). */
 int hist_fmt(char *buf, size_t len, const hist_view *hv, double v);
-/* Panel p's histograms (a panel with IOGP_DATA_HIST) for at most maxrows rows. */
-int hist_view_get(const top_frame *f, int p, int maxrows, hist_view *hv);
 void hist_view_free(hist_view *hv);
 void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p);
 /* A metric's native histogram for the selection and window (out is
  * initialised on every return, as iogp_model_hist's). */
 int panel_hist_query(const top_frame *f, const char *metric, iogp_hist *out);
-/* The histograms exactly as panel p shows them in rect r. */
+/* The histograms exactly as panel p (a panel with IOGP_DATA_HIST) shows
+ * them in rect r: rows, and the size panel's common sizes. */
 int panel_hist_view(const top_frame *f, top_rect r, int p, hist_view *hv);
+
+/* ---- panel_sizes.c: the size panel's common sizes table ---- */
+/* Build hv's tables (hv->native filled) and share the rows area a between
+ * them and the histogram's rows: returns the rows' maximum; hv->tabr and
+ * tab_side say where the tables go. */
+int sizes_place(hist_view *hv, top_rect a);
+/* Draw them (after the rows, so "below" follows the rows drawn). */
+void sizes_draw(top_surf *s, const hist_view *hv);
 
 /* ---- panel_access.c ---- */
 void panel_access_draw(const top_frame *f, top_surf *s, top_rect r);
