@@ -13,6 +13,10 @@ static void info_usage(FILE *out)
 	             "Prints the file's format, time span, records, keyframes, bytes (and any\n"
 	             "skipped as damaged or torn), its sources with their labels, and each\n"
 	             "metric's total (histograms: count, p50, p90, p99, max).\n\n"
+	             "A damaged file is read wherever it can be: stderr says how many bytes\n"
+	             "were skipped (\"iogram: warning: FILE: N bytes (P%%) skipped as damaged\")\n"
+	             "and the exit status is still 0. Exit status: 0 success, 1 runtime error\n"
+	             "(missing or unreadable file), 2 usage error.\n\n"
 	             "EXAMPLES\n  iogram info job.iogr\n");
 }
 
@@ -135,8 +139,10 @@ static int info_exec(int argc, char **argv)
 	printf("messages:   hello %" PRIu64 ", delta %" PRIu64 ", snapshot %" PRIu64 ", bye %" PRIu64
 	       ", unknown kind %" PRIu64 ", undecodable %" PRIu64 "\n", st.by_kind[IOGP_HELLO],
 	       st.by_kind[IOGP_DELTA], st.by_kind[IOGP_SNAPSHOT], st.by_kind[IOGP_BYE], st.by_kind[0], st.bad);
-	printf("skipped:    %" PRIu64 " bytes (%" PRIu64 " damaged frames)\n",
-	       st.file.skipped_bytes, st.file.bad_frames);
+	printf("skipped:    %" PRIu64 " bytes (%.1f%% of the file; %" PRIu64 " damaged frames)\n",
+	       st.file.skipped_bytes, st.info.file_bytes ?
+	       100.0 * (double)st.file.skipped_bytes / (double)st.info.file_bytes : 0.0,
+	       st.file.bad_frames);
 	if (st.records) {
 		iogram_fmt_wall(t0, sizeof(t0), st.file.first_ns);
 		iogram_fmt_wall(t1, sizeof(t1), st.file.last_ns);

@@ -49,6 +49,19 @@ void iogram_fmt_wall(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%s.%03uZ", t, (unsigned)(ns % 1000000000ull / 1000000ull));
 }
 
+void iogram_warn_damage(const char *path, uint64_t skipped, uint64_t file_bytes)
+{
+	if (!skipped)
+		return;
+	double p = file_bytes ? 100.0 * (double)skipped / (double)file_bytes : 100.0;
+	char pct[16];
+	if (p < 0.1)
+		snprintf(pct, sizeof(pct), "<0.1");
+	else
+		snprintf(pct, sizeof(pct), "%.1f", p > 100 ? 100.0 : p);
+	iogram_err("warning: %s: %" PRIu64 " bytes (%s%%) skipped as damaged", path, skipped, pct);
+}
+
 int iogram_load(const char *path, iogp_model **mp, iogp_load_stats *stp)
 {
 	iogp_load_stats tmp, *st = stp ? stp : &tmp;
@@ -64,9 +77,7 @@ int iogram_load(const char *path, iogp_model **mp, iogp_load_stats *stp)
 		iogp_model_free(m);
 		return IOGP_EXIT_ERROR;
 	}
-	if (st->file.skipped_bytes)
-		iogram_err("warning: %s: skipped %" PRIu64 " bytes of damaged or torn data",
-		           path, st->file.skipped_bytes);
+	iogram_warn_damage(path, st->file.skipped_bytes, st->info.file_bytes);
 	*mp = m;
 	return 0;
 }

@@ -30,6 +30,8 @@ void iogram_fmt_wall(char *buf, size_t len, uint64_t ns);
 struct iogp_model;
 struct iogp_load_stats;
 int iogram_load(const char *path, struct iogp_model **m, struct iogp_load_stats *st);
+/* "iogram: warning: FILE: N bytes (P%) skipped as damaged" when skipped > 0. */
+void iogram_warn_damage(const char *path, uint64_t skipped, uint64_t file_bytes);
 /* Strict number parsing: whole string, no overflow. */
 int iogram_parse_u64(const char *s, uint64_t *v);
 int iogram_parse_double(const char *s, double *v);

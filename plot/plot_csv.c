@@ -1,6 +1,7 @@
 /* plot_csv.c - what a panel shows as CSV files in a directory, named and
- * shaped as iogram-top's snapshot: histograms as lower_bound,upper_bound,count, rates as
- * iogram export's series, access samples of the busiest file. */
+ * shaped as iogram-top's snapshot: histograms as lower_bound,upper_bound,count,
+ * the common request sizes, rates as iogram export's series, access samples
+ * of the busiest file. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "iogp_size_table.h"
 #include "plot.h"
 
 /* One op of a frame's series as iogp_series, to share its CSV writer. */
@@ -83,6 +85,20 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 				if (o && iogp_export_close(o) < 0)
 					fail = 1;
 				files++;
+				if (p != IOGPLOT_SIZE || !h[k]->nexact)
+					continue;
+				/* and its common sizes (as the panel's table) */
+				char part[32];
+				snprintf(part, sizeof(part), "common-%s", opn[ops[k]]);
+				iogp_panel_file(p, part, "csv", name, sizeof(name));
+				o = iogp_export_open(dir, name, names, nlen);
+				if (!o || iogp_size_table_write_csv(h[k], o) < 0) {
+					snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
+					fail = 1;
+				}
+				if (o && iogp_export_close(o) < 0)
+					fail = 1;
+				files++;
 			}
 		} else if (e->data == IOGP_DATA_RATES && (p == IOGPLOT_RATES || panel == p)) {
 			/* the heatmap's data is the rates series: the same files, once */
@@ -109,7 +125,8 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 			for (size_t i = 0; i < f->naccess; i++) {
 				const iogplot_access_pt *a = &f->access[i];
 				if (a->file == 0)
-					iogp_access_csv_row(o, (uint64_t)llround(a->t * 1e9), a->op, a->offset, a->size);
+					iogp_access_csv_row(o, (uint64_t)llround(a->t * 1e9), f->files[0].path,
+					                    a->op, a->offset, a->size);
 			}
 			fail |= iogp_export_close(o) < 0;
 			files++;

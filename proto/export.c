@@ -1,4 +1,5 @@
-/* export.c - load replay files into a model; per-node time series and CSV. */
+/* export.c - load replay files into a model; per-node time series (rates,
+ * means, histogram quantiles), access samples, and their CSV. */
 #include <inttypes.h>
 #include <errno.h>
 #include <math.h>
@@ -42,34 +43,183 @@ int iogp_load_file(const char *path, iogp_model *m, iogp_load_stats *st,
 	return rc == IOGP_EEOF ? 0 : rc;
 }
 
+/* ---- lookups: source ids and node names in constant time ---- */
+
+/* Open addressing, linear probing; slots hold index + 1 (0 = empty). */
+typedef struct idmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;         /* cap: a power of two, or 0 */
+} idmap;
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static uint64_t hash_str(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return mix64(h);
+}
+
+static void idmap_free(idmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Index stored for key, or -1. */
+static long idmap_get(const idmap *m, uint64_t key)
+{
+	if (!m->cap)
+		return -1;
+	size_t mask = m->cap - 1;
+	for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+		if (!m->vals[i])
+			return -1;
+		if (m->keys[i] == key)
+			return (long)m->vals[i] - 1;
+	}
+}
+
+static int idmap_grow(idmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	uint64_t *k = calloc(cap, sizeof(*k));
+	uint32_t *v = calloc(cap, sizeof(*v));
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return IOGP_ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->vals[i])
+			continue;
+		size_t j = mix64(m->keys[i]) & (cap - 1);
+		while (v[j])
+			j = (j + 1) & (cap - 1);
+		k[j] = m->keys[i];
+		v[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = k;
+	m->vals = v;
+	m->cap = cap;
+	return 0;
+}
+
+/* Add key -> idx (key not present). */
+static int idmap_put(idmap *m, uint64_t key, uint32_t idx)
+{
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		int rc = idmap_grow(m);
+		if (rc < 0)
+			return rc;
+	}
+	size_t mask = m->cap - 1, i = mix64(key) & mask;
+	while (m->vals[i])
+		i = (i + 1) & mask;
+	m->keys[i] = key;
+	m->vals[i] = idx + 1;
+	m->n++;
+	return 0;
+}
+
+/* Node names: keys are the names' hashes, collisions settled by strcmp. */
+static long name_get(const idmap *m, char *const *names, const char *name, uint64_t h)
+{
+	if (!m->cap)
+		return -1;
+	size_t mask = m->cap - 1;
+	for (size_t i = mix64(h) & mask;; i = (i + 1) & mask) {
+		if (!m->vals[i])
+			return -1;
+		if (m->keys[i] == h && !strcmp(names[m->vals[i] - 1], name))
+			return (long)m->vals[i] - 1;
+	}
+}
+
 /* ---- series ---- */
 
 #define SERIES_MAX_BINS (16u << 20)
-#define SERIES_MAX_SOURCES 100000
+#define SERIES_MAX_BYTES (3ull << 29)      /* nodes x bins x what a cell holds: 1.5 GiB */
+#define SERIES_MAX_SOURCES 1000000
+#define SERIES_MAX_SCHEMES 64
+#define Q_HORIZON_NS (600ull * 1000000000ull)
+#define Q_BUDGET (256u << 20)
 
 typedef struct src_map {
 	uint64_t source;
+	uint64_t last_seq;
+	int has_seq;
 	uint32_t metric_id;   /* id of the metric in this source's catalog */
 	int has_metric;
+	int scheme;           /* quantiles: index into ctx schemes, -1 unknown */
 	size_t node;          /* index into s->nodes */
 	int has_node;
 } src_map;
 
+/* The merged deltas of one node in one bin (sparse bins and exact values). */
+typedef struct qacc {
+	iogp_bin *bins;
+	iogp_exact *ex;
+	uint32_t n, cap, nex, excap;
+} qacc;
+
+/* One node's open bins: a ring of accumulators for absolute bins
+ * base .. base + len - 1 (absolute bin = wall ns / step ns). */
+typedef struct qring {
+	uint64_t base;
+	size_t head, len, cap;   /* cap: a power of two */
+	qacc *a;
+} qring;
+
 typedef struct series_ctx {
 	iogp_series *s;
 	const char *metric;
+	int flags;
 	src_map *src;
 	size_t nsrc, srccap;
+	idmap srcidx, nodeidx;
 	int kind_set;
+	int limit_sources;    /* the ELIMIT was for sources, not bins */
+	/* quantiles */
+	int quant;
+	iogp_bins *schemes;   /* distinct schemes seen; [0] is the series' */
+	size_t nschemes;
+	int tmp_scheme;       /* scheme tmp was initialised with, -1 none */
+	iogp_hist tmp, tmp2, qh, qall;
+	qring *rings;         /* per node */
+	size_t nrings;
+	uint64_t first_open;  /* absolute bins below it are written */
+	uint64_t newest;      /* newest absolute end bin seen */
+	size_t held;          /* bytes the accumulators hold */
 } series_ctx;
+
+static uint64_t series_step_ns(const iogp_series *s)
+{
+	double ns = s->step_s * 1e9;
+	return ns >= 1 ? (uint64_t)llround(ns) : 1;
+}
 
 static src_map *src_get(series_ctx *c, uint64_t id)
 {
-	for (size_t i = 0; i < c->nsrc; i++)   /* few sources per file typically */
-		if (c->src[i].source == id)
-			return &c->src[i];
-	if (c->nsrc >= SERIES_MAX_SOURCES)
+	long i = idmap_get(&c->srcidx, id);
+	if (i >= 0)
+		return &c->src[i];
+	if (c->nsrc >= SERIES_MAX_SOURCES) {
+		c->limit_sources = 1;
 		return NULL;
+	}
 	if (c->nsrc == c->srccap) {
 		size_t cap = c->srccap ? c->srccap * 2 : 64;
 		src_map *n = realloc(c->src, cap * sizeof(*n));
@@ -78,69 +228,146 @@ static src_map *src_get(series_ctx *c, uint64_t id)
 		c->src = n;
 		c->srccap = cap;
 	}
+	if (idmap_put(&c->srcidx, id, (uint32_t)c->nsrc) < 0)
+		return NULL;
 	src_map *e = &c->src[c->nsrc++];
 	memset(e, 0, sizeof(*e));
 	e->source = id;
+	e->scheme = -1;
 	return e;
 }
 
-static int node_get(iogp_series *s, const char *name, size_t *idx)
+/* What nodes x bins cost: a rate and a covered flag per cell, with
+ * quantiles a p99 and its flag too. */
+static int cells_ok(const iogp_series *s, size_t nodes, size_t bins)
 {
-	for (size_t i = 0; i < s->nnodes; i++)
-		if (!strcmp(s->nodes[i], name)) {
-			*idx = i;
-			return 0;
-		}
-	char **nn = realloc(s->nodes, (s->nnodes + 1) * sizeof(*nn));
+	uint64_t cell = s->quantiles ? 2 * (sizeof(double) + 1) : sizeof(double) + 1;
+	return (uint64_t)(nodes ? nodes : 1) * (uint64_t)bins * cell <= SERIES_MAX_BYTES;
+}
+
+static int node_get(series_ctx *c, const char *name, size_t *idx)
+{
+	iogp_series *s = c->s;
+	uint64_t h = hash_str(name);
+	long f = name_get(&c->nodeidx, s->nodes, name, h);
+	if (f >= 0) {
+		*idx = (size_t)f;
+		return 0;
+	}
+	if (!cells_ok(s, s->nnodes + 1, s->cap))
+		return IOGP_ELIMIT;
+	size_t n = s->nnodes + 1;
+	char **nn = realloc(s->nodes, n * sizeof(*nn));
 	if (!nn)
 		return IOGP_ENOMEM;
 	s->nodes = nn;
-	double **nv = realloc(s->v, (s->nnodes + 1) * sizeof(*nv));
+	double **nv = realloc(s->v, n * sizeof(*nv));
 	if (!nv)
 		return IOGP_ENOMEM;
 	s->v = nv;
-	uint8_t **nc = realloc(s->covered, (s->nnodes + 1) * sizeof(*nc));
+	uint8_t **nc = realloc(s->covered, n * sizeof(*nc));
 	if (!nc)
 		return IOGP_ENOMEM;
 	s->covered = nc;
+	if (c->quant) {
+		uint64_t **np = realloc(s->node_p99, n * sizeof(*np));
+		if (!np)
+			return IOGP_ENOMEM;
+		s->node_p99 = np;
+		uint8_t **nh = realloc(s->node_p99_has, n * sizeof(*nh));
+		if (!nh)
+			return IOGP_ENOMEM;
+		s->node_p99_has = nh;
+		qring *r = realloc(c->rings, n * sizeof(*r));
+		if (!r)
+			return IOGP_ENOMEM;
+		c->rings = r;
+		memset(&c->rings[s->nnodes], 0, sizeof(*r));
+		c->nrings = n;
+		s->node_p99[s->nnodes] = s->cap ? calloc(s->cap, sizeof(uint64_t)) : NULL;
+		s->node_p99_has[s->nnodes] = s->cap ? calloc(s->cap, 1) : NULL;
+	}
 	s->nodes[s->nnodes] = strdup(name);
 	s->v[s->nnodes] = s->cap ? calloc(s->cap, sizeof(double)) : NULL;
 	s->covered[s->nnodes] = s->cap ? calloc(s->cap, 1) : NULL;
-	if (!s->nodes[s->nnodes] || (s->cap && (!s->v[s->nnodes] || !s->covered[s->nnodes]))) {
+	int bad = !s->nodes[s->nnodes] || (s->cap && (!s->v[s->nnodes] || !s->covered[s->nnodes]));
+	if (c->quant)
+		bad |= s->cap && (!s->node_p99[s->nnodes] || !s->node_p99_has[s->nnodes]);
+	if (bad || idmap_put(&c->nodeidx, h, (uint32_t)s->nnodes) < 0) {
 		free(s->nodes[s->nnodes]);
 		free(s->v[s->nnodes]);
 		free(s->covered[s->nnodes]);
+		if (c->quant) {
+			free(s->node_p99[s->nnodes]);
+			free(s->node_p99_has[s->nnodes]);
+		}
 		return IOGP_ENOMEM;
 	}
 	*idx = s->nnodes++;
 	return 0;
 }
 
+static void *grow_array(void *p, size_t elem, size_t old, size_t cap)
+{
+	uint8_t *n = realloc(p, cap * elem);
+	if (n)
+		memset(n + old * elem, 0, (cap - old) * elem);
+	return n;
+}
+
 static int grow_bins(iogp_series *s, size_t need)
 {
 	if (need <= s->cap)
 		return 0;
-	if (need > SERIES_MAX_BINS)
+	if (need > SERIES_MAX_BINS || !cells_ok(s, s->nnodes, need))
 		return IOGP_ELIMIT;
 	size_t cap = s->cap ? s->cap : 256;
 	while (cap < need)
 		cap *= 2;
 	if (cap > SERIES_MAX_BINS)
 		cap = SERIES_MAX_BINS;
+	if (!cells_ok(s, s->nnodes, cap))
+		cap = need;
 	for (size_t i = 0; i < s->nnodes; i++) {
-		double *v = realloc(s->v[i], cap * sizeof(double));
+		double *v = grow_array(s->v[i], sizeof(double), s->cap, cap);
 		if (!v)
 			return IOGP_ENOMEM;
-		memset(v + s->cap, 0, (cap - s->cap) * sizeof(double));
 		s->v[i] = v;
-		uint8_t *c = realloc(s->covered[i], cap);
+		uint8_t *c = grow_array(s->covered[i], 1, s->cap, cap);
 		if (!c)
 			return IOGP_ENOMEM;
-		memset(c + s->cap, 0, cap - s->cap);
 		s->covered[i] = c;
+		if (s->quantiles) {
+			uint64_t *p = grow_array(s->node_p99[i], sizeof(uint64_t), s->cap, cap);
+			if (!p)
+				return IOGP_ENOMEM;
+			s->node_p99[i] = p;
+			uint8_t *h = grow_array(s->node_p99_has[i], 1, s->cap, cap);
+			if (!h)
+				return IOGP_ENOMEM;
+			s->node_p99_has[i] = h;
+		}
+	}
+	if (s->quantiles) {
+		for (int k = 0; k < 3; k++) {
+			uint64_t *q = grow_array(s->q[k], sizeof(uint64_t), s->cap, cap);
+			if (!q)
+				return IOGP_ENOMEM;
+			s->q[k] = q;
+		}
+		uint8_t *h = grow_array(s->q_has, 1, s->cap, cap);
+		if (!h)
+			return IOGP_ENOMEM;
+		s->q_has = h;
 	}
 	s->cap = cap;
 	return 0;
+}
+
+static void shift(void *p, size_t elem, size_t n, size_t k)
+{
+	memmove((uint8_t *)p + k * elem, p, n * elem);
+	memset(p, 0, k * elem);
 }
 
 /* Move the origin earlier by k bins (a drifting source started first). */
@@ -150,13 +377,20 @@ static int prepend_bins(iogp_series *s, size_t k)
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < s->nnodes; i++) {
-		memmove(s->v[i] + k, s->v[i], s->nbins * sizeof(double));
-		memset(s->v[i], 0, k * sizeof(double));
-		memmove(s->covered[i] + k, s->covered[i], s->nbins);
-		memset(s->covered[i], 0, k);
+		shift(s->v[i], sizeof(double), s->nbins, k);
+		shift(s->covered[i], 1, s->nbins, k);
+		if (s->quantiles) {
+			shift(s->node_p99[i], sizeof(uint64_t), s->nbins, k);
+			shift(s->node_p99_has[i], 1, s->nbins, k);
+		}
+	}
+	if (s->quantiles) {
+		for (int j = 0; j < 3; j++)
+			shift(s->q[j], sizeof(uint64_t), s->nbins, k);
+		shift(s->q_has, 1, s->nbins, k);
 	}
 	s->nbins += k;
-	s->origin_ns -= (uint64_t)k * (uint64_t)(s->step_s * 1e9);
+	s->origin_ns -= (uint64_t)k * series_step_ns(s);
 	return 0;
 }
 
@@ -167,14 +401,16 @@ static int spread(iogp_series *s, size_t node, uint64_t a, uint64_t b, double am
 {
 	if (b <= a || a < s->origin_ns)
 		return 0;
-	uint64_t step_ns = (uint64_t)(s->step_s * 1e9);
+	uint64_t step_ns = series_step_ns(s);
 	uint64_t ra = a - s->origin_ns, rb = b - s->origin_ns;  /* exact offsets */
-	size_t first = (size_t)(ra / step_ns), last = (size_t)((rb - 1) / step_ns);
-	int rc = grow_bins(s, last + 1);
+	uint64_t first = ra / step_ns, last = (rb - 1) / step_ns;
+	if (last >= SERIES_MAX_BINS)
+		return IOGP_ELIMIT;
+	int rc = grow_bins(s, (size_t)last + 1);
 	if (rc < 0)
 		return rc;
 	double len = (double)(rb - ra);
-	for (size_t i = first; i <= last; i++) {
+	for (size_t i = (size_t)first; i <= (size_t)last; i++) {
 		uint64_t lo = (uint64_t)i * step_ns, hi = lo + step_ns;
 		uint64_t x0 = ra > lo ? ra : lo, x1 = rb < hi ? rb : hi;
 		double part = (double)(x1 - x0);
@@ -185,8 +421,296 @@ static int spread(iogp_series *s, size_t node, uint64_t a, uint64_t b, double am
 		s->covered[node][i] = 1;
 	}
 	if (last + 1 > s->nbins)
-		s->nbins = last + 1;
+		s->nbins = (size_t)last + 1;
 	return 0;
+}
+
+/* ---- quantiles: deltas merged per node and end bin ---- */
+
+static size_t qacc_bytes(const qacc *a)
+{
+	return (size_t)a->cap * sizeof(iogp_bin) + (size_t)a->excap * sizeof(iogp_exact);
+}
+
+static void qacc_free(qacc *a)
+{
+	free(a->bins);
+	free(a->ex);
+	memset(a, 0, sizeof(*a));
+}
+
+/* a += h's bins and exact values (both ascending), saturating. */
+static int qacc_add(qacc *a, const iogp_hist *h)
+{
+	if (h->n) {
+		size_t need = (size_t)a->n + h->n;
+		if (need > UINT32_MAX)
+			return IOGP_ELIMIT;
+		iogp_bin *m = malloc(need * sizeof(*m));
+		if (!m)
+			return IOGP_ENOMEM;
+		size_t i = 0, j = 0, k = 0;
+		while (i < a->n || j < h->n) {
+			if (j == h->n || (i < a->n && a->bins[i].idx < h->bins[j].idx))
+				m[k++] = a->bins[i++];
+			else if (i == a->n || h->bins[j].idx < a->bins[i].idx)
+				m[k++] = h->bins[j++];
+			else {
+				uint64_t x = a->bins[i].count, y = h->bins[j].count;
+				m[k++] = (iogp_bin){ a->bins[i].idx, x + y < x ? UINT64_MAX : x + y };
+				i++;
+				j++;
+			}
+		}
+		free(a->bins);
+		a->bins = m;
+		a->n = (uint32_t)k;
+		a->cap = (uint32_t)need;
+	}
+	if (h->nexact) {
+		size_t need = (size_t)a->nex + h->nexact;
+		iogp_exact *m = malloc(need * sizeof(*m));
+		if (!m)
+			return IOGP_ENOMEM;
+		size_t i = 0, j = 0, k = 0;
+		while (i < a->nex || j < h->nexact) {
+			if (j == h->nexact || (i < a->nex && a->ex[i].value < h->exact[j].value))
+				m[k++] = a->ex[i++];
+			else if (i == a->nex || h->exact[j].value < a->ex[i].value)
+				m[k++] = h->exact[j++];
+			else {
+				uint64_t x = a->ex[i].count, y = h->exact[j].count;
+				m[k++] = (iogp_exact){ a->ex[i].value, x + y < x ? UINT64_MAX : x + y };
+				i++;
+				j++;
+			}
+		}
+		if (k > IOGP_HIST_MAX_EXACT)
+			k = IOGP_HIST_MAX_EXACT;  /* the rest: their bins no longer explained */
+		free(a->ex);
+		a->ex = m;
+		a->nex = (uint32_t)k;
+		a->excap = (uint32_t)need;
+	}
+	return 0;
+}
+
+static qacc *qring_at(qring *r, size_t i)
+{
+	return &r->a[(r->head + i) & (r->cap - 1)];
+}
+
+/* The accumulator of absolute bin b in r, made room for. */
+static int qring_slot(qring *r, uint64_t b, qacc **out)
+{
+	if (!r->len) {
+		r->base = b;
+		r->head = 0;
+	}
+	uint64_t lo = b < r->base ? b : r->base;
+	uint64_t hi = b >= r->base + r->len ? b + 1 : r->base + r->len;
+	if (hi - lo > SERIES_MAX_BINS)
+		return IOGP_ELIMIT;
+	size_t need = (size_t)(hi - lo);
+	if (need > r->cap) {
+		size_t cap = r->cap ? r->cap : 8;
+		while (cap < need)
+			cap *= 2;
+		qacc *a = calloc(cap, sizeof(*a));
+		if (!a)
+			return IOGP_ENOMEM;
+		for (size_t i = 0; i < r->len; i++)
+			a[i + (size_t)(r->base - lo)] = *qring_at(r, i);
+		free(r->a);
+		r->a = a;
+		r->cap = cap;
+		r->head = 0;
+		r->base = lo;
+		r->len = need;
+	} else if (b < r->base) {
+		size_t k = (size_t)(r->base - b);
+		r->head = (r->head - k) & (r->cap - 1);
+		for (size_t i = 0; i < k; i++)
+			memset(qring_at(r, i), 0, sizeof(qacc));
+		r->base = b;
+		r->len += k;
+	} else if (b >= r->base + r->len) {
+		size_t k = (size_t)(b + 1 - r->base - r->len);
+		for (size_t i = 0; i < k; i++)
+			memset(qring_at(r, r->len + i), 0, sizeof(qacc));
+		r->len += k;
+	}
+	*out = qring_at(r, (size_t)(b - r->base));
+	return 0;
+}
+
+static int quantile_of(const iogp_series *s, const iogp_hist *h, double q, uint64_t *v)
+{
+	if (!strcmp(s->unit, "bytes"))
+		return iogp_hist_quantile_size(h, q, v);
+	return iogp_hist_quantile(h, q, v);
+}
+
+/* Write absolute bin b: every node's p99 and the quantiles of all. */
+static int q_finish_bin(series_ctx *c, uint64_t b)
+{
+	iogp_series *s = c->s;
+	uint64_t step_ns = series_step_ns(s), org = s->origin_ns / step_ns;
+	size_t at = (size_t)(b - org);
+	int rc = 0;
+	iogp_hist_clear(&c->qall);
+	for (size_t n = 0; n < c->nrings; n++) {
+		qring *r = &c->rings[n];
+		if (!r->len || r->base != b)
+			continue;
+		qacc *a = qring_at(r, 0);
+		if (a->n && b >= org && at < s->nbins) {
+			iogp_hist_clear(&c->qh);
+			if ((rc = iogp_hist_add_bins(&c->qh, a->bins, a->n)) < 0 ||
+			    (rc = iogp_hist_add_exact(&c->qh, a->ex, a->nex)) < 0 ||
+			    (rc = iogp_hist_add_bins(&c->qall, a->bins, a->n)) < 0 ||
+			    (rc = iogp_hist_add_exact(&c->qall, a->ex, a->nex)) < 0)
+				return rc;
+			if (c->qh.total && quantile_of(s, &c->qh, 0.99, &s->node_p99[n][at]) == 0)
+				s->node_p99_has[n][at] = 1;
+		}
+		c->held -= qacc_bytes(a);
+		qacc_free(a);
+		r->head = (r->head + 1) & (r->cap - 1);
+		r->base++;
+		r->len--;
+	}
+	if (c->qall.total && b >= org && at < s->nbins) {
+		static const double qs[3] = { 0.5, 0.9, 0.99 };
+		for (int k = 0; k < 3; k++)
+			if ((rc = quantile_of(s, &c->qall, qs[k], &s->q[k][at])) < 0)
+				return rc;
+		s->q_has[at] = 1;
+	}
+	return 0;
+}
+
+/* Write every open bin below limit (absolute). */
+static int q_finish_upto(series_ctx *c, uint64_t limit)
+{
+	for (;;) {
+		uint64_t next = UINT64_MAX;
+		for (size_t n = 0; n < c->nrings; n++)
+			if (c->rings[n].len && c->rings[n].base < next)
+				next = c->rings[n].base;
+		if (next >= limit)
+			break;
+		int rc = q_finish_bin(c, next);
+		if (rc < 0)
+			return rc;
+	}
+	if (limit > c->first_open)
+		c->first_open = limit;
+	return 0;
+}
+
+/* The scheme index of bins, added to the list when new. */
+static int scheme_index(series_ctx *c, const iogp_bins *bins)
+{
+	for (size_t i = 0; i < c->nschemes; i++)
+		if (iogp_bins_equal(&c->schemes[i], bins))
+			return (int)i;
+	if (c->nschemes >= SERIES_MAX_SCHEMES || iogp_bins_valid(bins) < 0)
+		return -1;
+	iogp_bins *n = realloc(c->schemes, (c->nschemes + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	c->schemes = n;
+	c->schemes[c->nschemes] = *bins;
+	if (c->nschemes == 0) {
+		iogp_hist_init(&c->qh, bins);
+		iogp_hist_init(&c->qall, bins);
+	}
+	return (int)c->nschemes++;
+}
+
+/* One DELTA's histogram of the metric into its node's end bin. */
+static int q_add(series_ctx *c, src_map *e, const iogp_msg *msg, const iogp_hist_val *hv,
+                 uint64_t end_abs)
+{
+	if (e->scheme < 0 || !hv->nbins)
+		return 0;
+	if (end_abs < c->first_open) {
+		c->s->late++;
+		return 0;
+	}
+	if (c->tmp_scheme != e->scheme) {
+		iogp_hist_free(&c->tmp);
+		iogp_hist_init(&c->tmp, &c->schemes[e->scheme]);
+		c->tmp_scheme = e->scheme;
+	}
+	iogp_hist_clear(&c->tmp);
+	if (iogp_hist_add_bins(&c->tmp, hv->bins, hv->nbins) < 0)
+		return 0;   /* bins outside the scheme: not a histogram of it */
+	for (uint32_t i = 0; i < msg->nexact; i++)
+		if (msg->exact[i].id == hv->id)
+			iogp_hist_add_exact(&c->tmp, msg->exact[i].v, msg->exact[i].n);
+	const iogp_hist *h = &c->tmp;
+	if (e->scheme != 0) {
+		iogp_hist_free(&c->tmp2);
+		if (iogp_hist_rebin(&c->tmp2, &c->tmp, &c->schemes[0]) < 0)
+			return 0;
+		h = &c->tmp2;
+	}
+	qacc *a;
+	int rc = qring_slot(&c->rings[e->node], end_abs, &a);
+	if (rc < 0)
+		return rc;
+	size_t before = qacc_bytes(a);
+	if ((rc = qacc_add(a, h)) < 0)
+		return rc;
+	c->held += qacc_bytes(a) - before;
+	if (end_abs > c->newest)
+		c->newest = end_abs;
+	uint64_t step_ns = series_step_ns(c->s);
+	uint64_t hz = Q_HORIZON_NS / step_ns;
+	if (hz < 4)
+		hz = 4;
+	if (c->newest >= c->first_open + hz && (rc = q_finish_upto(c, c->newest + 1 - hz)) < 0)
+		return rc;
+	while (c->held > Q_BUDGET) {   /* oldest first */
+		uint64_t next = UINT64_MAX;
+		for (size_t n = 0; n < c->nrings; n++)
+			if (c->rings[n].len && c->rings[n].base < next)
+				next = c->rings[n].base;
+		if (next == UINT64_MAX)
+			break;
+		if ((rc = q_finish_upto(c, next + 1)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Quantiles on, for the nodes sources without the metric brought in before. */
+static int quant_enable(series_ctx *c)
+{
+	iogp_series *s = c->s;
+	size_t n = s->nnodes ? s->nnodes : 1;
+	s->node_p99 = calloc(n, sizeof(*s->node_p99));
+	s->node_p99_has = calloc(n, sizeof(*s->node_p99_has));
+	c->rings = calloc(n, sizeof(*c->rings));
+	if (!s->node_p99 || !s->node_p99_has || !c->rings)
+		return IOGP_ENOMEM;
+	c->nrings = s->nnodes;
+	c->quant = 1;
+	s->quantiles = 1;   /* from here on grow_bins and prepend_bins keep the arrays */
+	if (!s->cap)
+		return 0;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		s->node_p99[i] = calloc(s->cap, sizeof(uint64_t));
+		s->node_p99_has[i] = calloc(s->cap, 1);
+		if (!s->node_p99[i] || !s->node_p99_has[i])
+			return IOGP_ENOMEM;
+	}
+	for (int k = 0; k < 3; k++)
+		if (!(s->q[k] = calloc(s->cap, sizeof(uint64_t))))
+			return IOGP_ENOMEM;
+	return (s->q_has = calloc(s->cap, 1)) ? 0 : IOGP_ENOMEM;
 }
 
 static int series_msg(series_ctx *c, const iogp_msg *msg)
@@ -194,32 +718,51 @@ static int series_msg(series_ctx *c, const iogp_msg *msg)
 	iogp_series *s = c->s;
 	src_map *e = src_get(c, msg->source);
 	if (!e)
-		return IOGP_ELIMIT;
+		return c->limit_sources ? IOGP_ELIMIT : IOGP_ENOMEM;
 	if (msg->kind == IOGP_HELLO || msg->kind == IOGP_SNAPSHOT) {
 		for (uint32_t i = 0; i < msg->nmetrics; i++) {
 			const iogp_metric_def *d = &msg->metrics[i];
 			if (strcmp(d->name, c->metric))
 				continue;
-			e->metric_id = d->id;
-			e->has_metric = 1;
 			if (!c->kind_set) {
 				s->kind = d->kind;
 				snprintf(s->unit, sizeof(s->unit), "%s", d->unit);
 				c->kind_set = 1;
+				if ((c->flags & IOGP_SERIES_QUANTILES) && d->kind == IOGP_HISTOGRAM) {
+					int rc = quant_enable(c);
+					if (rc < 0)
+						return rc;
+				}
 			}
+			if (d->kind != s->kind)
+				continue;   /* another kind under the same name: not this series */
+			e->metric_id = d->id;
+			e->has_metric = 1;
+			if (c->quant)
+				e->scheme = scheme_index(c, &d->bins);
 		}
 		const char *host = iogp_msg_label(msg, "host");
 		if (msg->nlabels) {
-			int rc = node_get(s, host ? host : "", &e->node);
+			int rc = node_get(c, host ? host : "", &e->node);
 			if (rc < 0)
 				return rc;
 			e->has_node = 1;
 		}
 	}
+	if (msg->kind == IOGP_SNAPSHOT || msg->kind == IOGP_DELTA) {
+		if (msg->kind == IOGP_DELTA && e->has_seq && msg->seq <= e->last_seq) {
+			s->duplicates++;
+			return 0;
+		}
+		if (!e->has_seq || msg->seq > e->last_seq)
+			e->last_seq = msg->seq;
+		e->has_seq = 1;
+	}
 	if (msg->kind != IOGP_DELTA || !e->has_metric || !e->has_node || msg->t1_ns < msg->t0_ns)
 		return 0;
 	double amount = 0;
 	int found = 0;
+	const iogp_hist_val *hv = NULL;
 	switch (s->kind) {
 	case IOGP_COUNTER:
 		for (uint32_t i = 0; i < msg->ncounters; i++)
@@ -240,6 +783,7 @@ static int series_msg(series_ctx *c, const iogp_msg *msg)
 			if (msg->hists[i].id == e->metric_id) {
 				for (uint32_t j = 0; j < msg->hists[i].nbins; j++)
 					amount += (double)msg->hists[i].bins[j].count;
+				hv = &msg->hists[i];
 				found = 1;
 			}
 		break;
@@ -250,12 +794,15 @@ static int series_msg(series_ctx *c, const iogp_msg *msg)
 	if (dur == 0 || msg->wall_ns < dur)
 		return 0;
 	uint64_t a = msg->wall_ns - dur, b = msg->wall_ns;
-	uint64_t step_ns = (uint64_t)(s->step_s * 1e9);
-	uint64_t aligned = step_ns ? a - a % step_ns : a;
+	uint64_t step_ns = series_step_ns(s);
+	uint64_t aligned = a - a % step_ns;
 	if (!s->intervals) {
 		s->origin_ns = aligned;
 	} else if (aligned < s->origin_ns) {
-		int rc = prepend_bins(s, (size_t)((s->origin_ns - aligned) / step_ns));
+		uint64_t k = (s->origin_ns - aligned) / step_ns;
+		if (k + s->nbins > SERIES_MAX_BINS)
+			return IOGP_ELIMIT;
+		int rc = prepend_bins(s, (size_t)k);
 		if (rc < 0)
 			return rc;
 	}
@@ -263,11 +810,80 @@ static int series_msg(series_ctx *c, const iogp_msg *msg)
 	/* counters/histograms with no increment still mark the interval covered */
 	if (!found && s->kind == IOGP_GAUGE)
 		return 0;
-	return spread(s, e->node, a, b, amount, s->kind == IOGP_GAUGE);
+	int rc = spread(s, e->node, a, b, amount, s->kind == IOGP_GAUGE);
+	if (rc < 0 || !c->quant || !hv)
+		return rc;
+	return q_add(c, e, msg, hv, (b - 1) / step_ns);
 }
 
-int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
-                          double step_s, char *err, size_t errlen)
+static int cmp_names(const void *a, const void *b, void *names)
+{
+	char *const *n = names;
+	return strcmp(n[*(const size_t *)a], n[*(const size_t *)b]);
+}
+
+/* Node indexes in name order (byte order); NULL when out of memory. */
+static size_t *name_order(char *const *names, size_t n)
+{
+	size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
+	if (!ord)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		ord[i] = i;
+	qsort_r(ord, n, sizeof(*ord), cmp_names, (void *)names);
+	return ord;
+}
+
+static void permute(void **arr, const size_t *ord, size_t n, void **tmp)
+{
+	if (!arr)
+		return;
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = arr[ord[i]];
+	memcpy(arr, tmp, n * sizeof(*arr));
+}
+
+static int sort_nodes(iogp_series *s)
+{
+	if (s->nnodes < 2)
+		return 0;
+	size_t *ord = name_order(s->nodes, s->nnodes);
+	void **tmp = malloc(s->nnodes * sizeof(*tmp));
+	if (!ord || !tmp) {
+		free(ord);
+		free(tmp);
+		return IOGP_ENOMEM;
+	}
+	permute((void **)s->nodes, ord, s->nnodes, tmp);
+	permute((void **)s->v, ord, s->nnodes, tmp);
+	permute((void **)s->covered, ord, s->nnodes, tmp);
+	permute((void **)s->node_p99, ord, s->nnodes, tmp);
+	permute((void **)s->node_p99_has, ord, s->nnodes, tmp);
+	free(ord);
+	free(tmp);
+	return 0;
+}
+
+static void ctx_free(series_ctx *c)
+{
+	for (size_t n = 0; n < c->nrings; n++) {
+		for (size_t i = 0; i < c->rings[n].len; i++)
+			qacc_free(qring_at(&c->rings[n], i));
+		free(c->rings[n].a);
+	}
+	free(c->rings);
+	free(c->src);
+	free(c->schemes);
+	idmap_free(&c->srcidx);
+	idmap_free(&c->nodeidx);
+	iogp_hist_free(&c->tmp);
+	iogp_hist_free(&c->tmp2);
+	iogp_hist_free(&c->qh);
+	iogp_hist_free(&c->qall);
+}
+
+int iogp_series_load(iogp_series *s, const char *path, const char *metric,
+                     double step_s, int flags, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	if (!(step_s >= 0.001 && step_s <= 86400.0)) {
@@ -279,7 +895,10 @@ int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
 	int rc = iogp_replay_open(&r, path, err, errlen);
 	if (rc < 0)
 		return rc;
-	series_ctx c = { .s = s, .metric = metric };
+	iogp_replay_info info;
+	iogp_replay_get_info(r, &info);
+	s->file_bytes = info.file_bytes;
+	series_ctx c = { .s = s, .metric = metric, .flags = flags, .tmp_scheme = -1 };
 	iogp_msg msg;
 	iogp_msg_init(&msg);
 	iogp_replay_rec rec;
@@ -289,27 +908,40 @@ int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
 		if (iogp_msg_decode(&msg, rec.payload, rec.len, NULL, 0) < 0)
 			continue;
 		rc = series_msg(&c, &msg);
-		if (rc == IOGP_ELIMIT) {
-			iogp_errf(err, errlen, "too many time bins or sources: use a larger --step");
+		if (rc < 0)
 			break;
-		}
-		if (rc < 0) {
-			iogp_errf(err, errlen, "%s", iogp_strerror(rc));
-			break;
-		}
 	}
-	iogp_msg_free(&msg);
-	iogp_replay_close_reader(r);
-	free(c.src);
 	if (rc == IOGP_EEOF)
 		rc = 0;
+	if (rc == 0 && c.quant)
+		rc = q_finish_upto(&c, UINT64_MAX);
+	if (rc == IOGP_ELIMIT && c.limit_sources)
+		iogp_errf(err, errlen, "more than %d sources in %s", SERIES_MAX_SOURCES, path);
+	else if (rc == IOGP_ELIMIT)
+		iogp_errf(err, errlen, "too many time bins for %zu nodes (the file spans more than "
+		          "%zu bins of %g s): use a larger --step", s->nnodes ? s->nnodes : 1,
+		          s->nbins > s->cap ? s->nbins : s->cap, step_s);
+	else if (rc < 0)
+		iogp_errf(err, errlen, "%s", iogp_strerror(rc));
+	iogp_replay_reader_stats(r, &s->file);
+	iogp_msg_free(&msg);
+	iogp_replay_close_reader(r);
+	ctx_free(&c);
 	if (rc == 0 && !c.kind_set) {
 		iogp_errf(err, errlen, "no metric named '%s' in %s", metric, path);
 		rc = IOGP_ENOTFOUND;
 	}
+	if (rc == 0)
+		rc = sort_nodes(s);
 	if (rc < 0)
 		iogp_series_free(s);
 	return rc;
+}
+
+int iogp_series_from_file(iogp_series *s, const char *path, const char *metric,
+                          double step_s, char *err, size_t errlen)
+{
+	return iogp_series_load(s, path, metric, step_s, 0, err, errlen);
 }
 
 void iogp_series_free(iogp_series *s)
@@ -318,12 +950,23 @@ void iogp_series_free(iogp_series *s)
 		free(s->nodes[i]);
 		free(s->v[i]);
 		free(s->covered[i]);
+		if (s->node_p99)
+			free(s->node_p99[i]);
+		if (s->node_p99_has)
+			free(s->node_p99_has[i]);
 	}
 	free(s->nodes);
 	free(s->v);
 	free(s->covered);
+	free(s->node_p99);
+	free(s->node_p99_has);
+	for (int k = 0; k < 3; k++)
+		free(s->q[k]);
+	free(s->q_has);
 	memset(s, 0, sizeof(*s));
 }
+
+/* ---- CSV ---- */
 
 static void csv_field(FILE *out, const char *str)
 {
@@ -340,40 +983,89 @@ static void csv_field(FILE *out, const char *str)
 	fputc('"', out);
 }
 
-static void fmt_num(char *buf, size_t len, double v)
+/* A unit as a column name component: [A-Za-z0-9_], or dflt when empty. */
+static void unit_token(char *dst, size_t len, const char *unit, const char *dflt)
 {
-	if (v == floor(v) && fabs(v) < 1e15)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.10g", v);
+	if (!unit || !*unit)
+		unit = dflt;
+	size_t j = 0;
+	for (const char *p = unit; *p && j + 1 < len; p++) {
+		char ch = *p;
+		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+		dst[j++] = ok ? ch : '_';
+	}
+	dst[j] = 0;
+}
+
+void iogp_fmt_iso_ms(char *buf, size_t len, uint64_t wall_ns)
+{
+	time_t sec = (time_t)(wall_ns / 1000000000ull);
+	struct tm tm;
+	char ts[40];
+	gmtime_r(&sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03uZ", ts, (unsigned)(wall_ns % 1000000000ull / 1000000ull));
+}
+
+/* "1795000000.000": seconds with 3 decimals, from integer nanoseconds. */
+static void fmt_secs_ms(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%03u", (uint64_t)(ns / 1000000000u),
+	         (unsigned)(ns % 1000000000ull / 1000000ull));
+}
+
+static void fmt_fixed(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%.3f", v);
+	if (!strcmp(buf, "-0.000"))
+		snprintf(buf, len, "0.000");
+}
+
+static void col_name(FILE *out, const char *prefix, const char *suffix)
+{
+	char name[IOGP_MAX_VALUE + 64];
+	snprintf(name, sizeof(name), "%s_%s", prefix, suffix);
+	fputc(',', out);
+	csv_field(out, name);
 }
 
 int iogp_series_write_csv(const iogp_series *s, FILE *out)
 {
-	fputs("time,elapsed_s,min_node,min,avg,max_node,max,total", out);
-	for (size_t n = 0; n < s->nnodes; n++) {
-		fputc(',', out);
-		csv_field(out, s->nodes[n]);
+	size_t *ord = name_order(s->nodes, s->nnodes);
+	if (!ord)
+		return IOGP_ENOMEM;
+	char u[48], suffix[64], num[64], ts[48];
+	fputs("time,epoch_s,elapsed_s", out);
+	if (s->quantiles) {
+		unit_token(u, sizeof(u), s->unit, "value");
+		fprintf(out, ",count_per_s,p50_%s,p90_%s,p99_%s", u, u, u);
+		snprintf(suffix, sizeof(suffix), "p99_%s", u);
+	} else {
+		if (s->kind == IOGP_GAUGE) {
+			unit_token(suffix, sizeof(suffix), s->unit, "value");
+		} else {
+			unit_token(u, sizeof(u), s->kind == IOGP_HISTOGRAM ? "" : s->unit, "count");
+			snprintf(suffix, sizeof(suffix), "%s_per_s", u);
+		}
+		fprintf(out, ",min_node,min_%s,avg_%s,max_node,max_%s,total_%s", suffix, suffix,
+		        suffix, suffix);
 	}
+	for (size_t k = 0; k < s->nnodes; k++)
+		col_name(out, s->nodes[ord[k]], suffix);
 	fputc('\n', out);
-	int frac = s->step_s != floor(s->step_s);
+	uint64_t step_ns = series_step_ns(s);
 	for (size_t b = 0; b < s->nbins; b++) {
-		double t = (double)s->origin_ns / 1e9 + (double)b * s->step_s;
-		time_t sec = (time_t)t;
-		struct tm tm;
-		gmtime_r(&sec, &tm);
-		char ts[64], num[64];
-		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		uint64_t el = (uint64_t)b * step_ns;
+		iogp_fmt_iso_ms(ts, sizeof(ts), s->origin_ns + el);
 		fputs(ts, out);
-		if (frac)
-			fprintf(out, ".%03d", (int)((t - (double)sec) * 1000.0 + 0.5) % 1000);
-		fputc('Z', out);
-		double el = (double)b * s->step_s;
-		fmt_num(num, sizeof(num), el);
+		fmt_secs_ms(num, sizeof(num), s->origin_ns + el);
+		fprintf(out, ",%s", num);
+		fmt_secs_ms(num, sizeof(num), el);
 		fprintf(out, ",%s", num);
 		size_t cnt = 0, imin = 0, imax = 0;
 		double sum = 0;
-		for (size_t n = 0; n < s->nnodes; n++) {
+		for (size_t k = 0; k < s->nnodes; k++) {
+			size_t n = ord[k];
 			if (!s->covered[n] || !s->covered[n][b])
 				continue;
 			double v = s->v[n][b];
@@ -384,30 +1076,52 @@ int iogp_series_write_csv(const iogp_series *s, FILE *out)
 			sum += v;
 			cnt++;
 		}
+		if (s->quantiles) {
+			fputc(',', out);
+			if (cnt) {
+				fmt_fixed(num, sizeof(num), sum);
+				fputs(num, out);
+			}
+			for (int k = 0; k < 3; k++) {
+				fputc(',', out);
+				if (s->q_has && s->q_has[b])
+					fprintf(out, "%" PRIu64, s->q[k][b]);
+			}
+			for (size_t k = 0; k < s->nnodes; k++) {
+				size_t n = ord[k];
+				fputc(',', out);
+				if (s->node_p99_has && s->node_p99_has[n] && s->node_p99_has[n][b])
+					fprintf(out, "%" PRIu64, s->node_p99[n][b]);
+			}
+			fputc('\n', out);
+			continue;
+		}
 		if (cnt) {
 			fputc(',', out);
 			csv_field(out, s->nodes[imin]);
-			fmt_num(num, sizeof(num), s->v[imin][b]);
+			fmt_fixed(num, sizeof(num), s->v[imin][b]);
 			fprintf(out, ",%s", num);
-			fmt_num(num, sizeof(num), sum / (double)cnt);
+			fmt_fixed(num, sizeof(num), sum / (double)cnt);
 			fprintf(out, ",%s,", num);
 			csv_field(out, s->nodes[imax]);
-			fmt_num(num, sizeof(num), s->v[imax][b]);
+			fmt_fixed(num, sizeof(num), s->v[imax][b]);
 			fprintf(out, ",%s", num);
-			fmt_num(num, sizeof(num), sum);
+			fmt_fixed(num, sizeof(num), sum);
 			fprintf(out, ",%s", num);
 		} else {
 			fputs(",,,,,,", out);
 		}
-		for (size_t n = 0; n < s->nnodes; n++) {
+		for (size_t k = 0; k < s->nnodes; k++) {
+			size_t n = ord[k];
 			fputc(',', out);
 			if (s->covered[n] && s->covered[n][b]) {
-				fmt_num(num, sizeof(num), s->v[n][b]);
+				fmt_fixed(num, sizeof(num), s->v[n][b]);
 				fputs(num, out);
 			}
 		}
 		fputc('\n', out);
 	}
+	free(ord);
 	return ferror(out) ? IOGP_EIO : 0;
 }
 
@@ -444,14 +1158,243 @@ int iogp_export_close(FILE *f)
 	return fclose(f) != 0 || bad ? -1 : 0;
 }
 
-int iogp_access_csv_header(FILE *out)
+/* ---- access samples ---- */
+
+/* time,epoch_s: ISO with milliseconds, seconds with 9 decimals. */
+static void access_time(FILE *out, uint64_t wall_ns)
 {
-	return fputs("time,op,offset,size\n", out) == EOF ? IOGP_EIO : 0;
+	char ts[48];
+	iogp_fmt_iso_ms(ts, sizeof(ts), wall_ns);
+	fprintf(out, "%s,%" PRIu64 ".%09" PRIu64, ts, wall_ns / 1000000000u, wall_ns % 1000000000u);
 }
 
-int iogp_access_csv_row(FILE *out, uint64_t wall_ns, int op, uint64_t offset, uint64_t size)
+static int access_tail(FILE *out, const char *path, int op, uint64_t offset, uint64_t size)
 {
-	return fprintf(out, "%" PRIu64 ".%09" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 "\n",
-	               wall_ns / 1000000000u, wall_ns % 1000000000u,
-	               op == IOGP_OP_WRITE ? "write" : "read", offset, size) < 0 ? IOGP_EIO : 0;
+	fputc(',', out);
+	csv_field(out, path ? path : "");
+	return fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 "\n", op == IOGP_OP_WRITE ? "write" : "read",
+	               offset, size) < 0 ? IOGP_EIO : 0;
+}
+
+int iogp_access_csv_header(FILE *out)
+{
+	return fputs("time,epoch_s,file,op,offset_bytes,size_bytes\n", out) == EOF ? IOGP_EIO : 0;
+}
+
+int iogp_access_csv_row(FILE *out, uint64_t wall_ns, const char *path, int op, uint64_t offset,
+                        uint64_t size)
+{
+	access_time(out, wall_ns);
+	return access_tail(out, path, op, offset, size);
+}
+
+typedef struct acc_src {
+	uint64_t id, last_seq;
+	int has_seq, has_node, counted;
+	char *node;
+	uint32_t *metric_ids;   /* access metrics of this source matching the filter */
+	size_t nmetric;
+	idmap files;            /* file id -> index into paths */
+	char **paths;
+	size_t npaths;
+} acc_src;
+
+static void acc_src_free(acc_src *a)
+{
+	free(a->node);
+	free(a->metric_ids);
+	for (size_t i = 0; i < a->npaths; i++)
+		free(a->paths[i]);
+	free(a->paths);
+	idmap_free(&a->files);
+}
+
+static int acc_file(acc_src *a, uint64_t id, const char *path)
+{
+	long i = idmap_get(&a->files, id);
+	if (i >= 0) {
+		if (strcmp(a->paths[i], path)) {
+			char *p = strdup(path);
+			if (!p)
+				return IOGP_ENOMEM;
+			free(a->paths[i]);
+			a->paths[i] = p;
+		}
+		return 0;
+	}
+	char **n = realloc(a->paths, (a->npaths + 1) * sizeof(*n));
+	if (!n)
+		return IOGP_ENOMEM;
+	a->paths = n;
+	if (!(a->paths[a->npaths] = strdup(path)))
+		return IOGP_ENOMEM;
+	if (idmap_put(&a->files, id, (uint32_t)a->npaths) < 0) {
+		free(a->paths[a->npaths]);
+		return IOGP_ENOMEM;
+	}
+	a->npaths++;
+	return 0;
+}
+
+typedef struct acc_ctx {
+	const char *metric, *node;
+	const uint64_t *source;
+	FILE *out;
+	iogp_access_stats *st;
+	acc_src *src;
+	size_t nsrc, cap;
+	idmap idx;
+} acc_ctx;
+
+static acc_src *acc_get(acc_ctx *c, uint64_t id)
+{
+	long i = idmap_get(&c->idx, id);
+	if (i >= 0)
+		return &c->src[i];
+	if (c->nsrc >= SERIES_MAX_SOURCES)
+		return NULL;
+	if (c->nsrc == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		acc_src *n = realloc(c->src, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		c->src = n;
+		c->cap = cap;
+	}
+	if (idmap_put(&c->idx, id, (uint32_t)c->nsrc) < 0)
+		return NULL;
+	acc_src *a = &c->src[c->nsrc++];
+	memset(a, 0, sizeof(*a));
+	a->id = id;
+	return a;
+}
+
+static int acc_passes(const acc_ctx *c, const acc_src *a)
+{
+	if (c->source && a->id != *c->source)
+		return 0;
+	if (c->node && (!a->has_node || strcmp(a->node, c->node)))
+		return 0;
+	return 1;
+}
+
+static int acc_msg(acc_ctx *c, const iogp_msg *msg)
+{
+	acc_src *a = acc_get(c, msg->source);
+	if (!a)
+		return c->nsrc >= SERIES_MAX_SOURCES ? IOGP_ELIMIT : IOGP_ENOMEM;
+	int rc;
+	if (msg->kind == IOGP_HELLO || msg->kind == IOGP_SNAPSHOT) {
+		const char *host = iogp_msg_label(msg, "host");
+		if (msg->nlabels) {
+			char *n = strdup(host ? host : "");
+			if (!n)
+				return IOGP_ENOMEM;
+			free(a->node);
+			a->node = n;
+			a->has_node = 1;
+		}
+		for (uint32_t i = 0; i < msg->nmetrics; i++) {
+			const iogp_metric_def *d = &msg->metrics[i];
+			if (d->kind != IOGP_ACCESS || (c->metric && strcmp(d->name, c->metric)))
+				continue;
+			c->st->metric_found = 1;
+			size_t k = 0;
+			while (k < a->nmetric && a->metric_ids[k] != d->id)
+				k++;
+			if (k < a->nmetric)
+				continue;
+			uint32_t *n = realloc(a->metric_ids, (a->nmetric + 1) * sizeof(*n));
+			if (!n)
+				return IOGP_ENOMEM;
+			a->metric_ids = n;
+			a->metric_ids[a->nmetric++] = d->id;
+		}
+	}
+	if (msg->kind == IOGP_SNAPSHOT || msg->kind == IOGP_DELTA) {
+		for (uint32_t i = 0; i < msg->nfiles; i++)
+			if ((rc = acc_file(a, msg->files[i].id, msg->files[i].path)) < 0)
+				return rc;
+		if (msg->kind == IOGP_DELTA && a->has_seq && msg->seq <= a->last_seq)
+			return 0;   /* duplicate */
+		if (!a->has_seq || msg->seq > a->last_seq)
+			a->last_seq = msg->seq;
+		a->has_seq = 1;
+	}
+	int passes = acc_passes(c, a);
+	if (passes && !a->counted) {
+		a->counted = 1;
+		c->st->sources++;
+	}
+	if (msg->kind != IOGP_DELTA || !msg->naccess || !passes)
+		return 0;
+	for (uint32_t i = 0; i < msg->naccess; i++) {
+		const iogp_access *x = &msg->access[i];
+		size_t k = 0;
+		while (k < a->nmetric && a->metric_ids[k] != x->id)
+			k++;
+		if (k == a->nmetric)
+			continue;   /* not a (selected) access metric, or no HELLO seen */
+		uint64_t wall;
+		if (x->t_ns <= msg->t1_ns)
+			wall = msg->wall_ns > msg->t1_ns - x->t_ns ? msg->wall_ns - (msg->t1_ns - x->t_ns) : 0;
+		else
+			wall = msg->wall_ns + (x->t_ns - msg->t1_ns);
+		long f = idmap_get(&a->files, x->file);
+		char unknown[24];
+		if (f < 0) {
+			snprintf(unknown, sizeof(unknown), "#%" PRIx64, x->file);
+			c->st->unknown_files++;
+		}
+		access_time(c->out, wall);
+		fputc(',', c->out);
+		csv_field(c->out, a->has_node ? a->node : "");
+		fprintf(c->out, ",%016" PRIx64, a->id);
+		if ((rc = access_tail(c->out, f >= 0 ? a->paths[f] : unknown, (int)x->op, x->offset,
+		                      x->size)) < 0)
+			return rc;
+		c->st->samples++;
+	}
+	return 0;
+}
+
+int iogp_access_export_file(const char *path, const char *metric, const char *node,
+                            const uint64_t *source, FILE *out, iogp_access_stats *st,
+                            char *err, size_t errlen)
+{
+	memset(st, 0, sizeof(*st));
+	iogp_replay_reader *r;
+	int rc = iogp_replay_open(&r, path, err, errlen);
+	if (rc < 0)
+		return rc;
+	iogp_replay_info info;
+	iogp_replay_get_info(r, &info);
+	st->file_bytes = info.file_bytes;
+	acc_ctx c = { .metric = metric, .node = node, .source = source, .out = out, .st = st };
+	if (fputs("time,epoch_s,node,source,file,op,offset_bytes,size_bytes\n", out) == EOF)
+		rc = IOGP_EIO;
+	iogp_msg msg;
+	iogp_msg_init(&msg);
+	iogp_replay_rec rec;
+	while (rc == 0 && (rc = iogp_replay_next(r, &rec)) == 0) {
+		if (iogp_msg_decode(&msg, rec.payload, rec.len, NULL, 0) < 0)
+			continue;
+		if (rec.keyframe && msg.kind == IOGP_DELTA)
+			continue;
+		rc = acc_msg(&c, &msg);
+	}
+	if (rc == IOGP_EEOF)
+		rc = ferror(out) ? IOGP_EIO : 0;
+	if (rc == IOGP_ELIMIT)
+		iogp_errf(err, errlen, "more than %d sources in %s", SERIES_MAX_SOURCES, path);
+	else if (rc < 0)
+		iogp_errf(err, errlen, "%s", iogp_strerror(rc));
+	iogp_replay_reader_stats(r, &st->file);
+	iogp_msg_free(&msg);
+	iogp_replay_close_reader(r);
+	for (size_t i = 0; i < c.nsrc; i++)
+		acc_src_free(&c.src[i]);
+	free(c.src);
+	idmap_free(&c.idx);
+	return rc;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "iogp_layers.h"
+#include "iogp_size_table.h"
 #include "iogplot.h"
 #include "session.h"
 #include "testutil.h"
@@ -566,7 +567,10 @@ START_TEST(test_csv)
 	size_t lr;
 	snprintf(a, sizeof(a), "%s/rates-read.csv", out);
 	char *x = tu_load(a, &lr);
-	ck_assert(!strncmp(x, "time,elapsed_s,min_node,min,avg,max_node,max,total,node001", 58));
+	/* iogram export's series header (its writer's: time, the across-node
+	 * columns, then one per node) */
+	const char *eol = strchr(x, '\n'), *n1 = strstr(x, ",node001");
+	ck_assert_msg(!strncmp(x, "time,", 5) && strstr(x, ",min_node,") && n1 && eol && n1 < eol, "%.200s", x);
 	free(x);
 	/* an unwritable place is an error with a message */
 	ck_assert_int_lt(iogplot_export_csv("/proc/iogram-no/csv", &f, -1, names, sizeof(names), err,
@@ -768,6 +772,229 @@ START_TEST(test_layer)
 }
 END_TEST
 
+/* ---- common sizes ---- */
+
+/* dd's writes (3000 x 4 KiB, 700 x 10,240 B, 5 x 1 MiB) and reads (5 x 1 MiB)
+ * as a frame's size histograms, with their exact values or (exact = 0, an
+ * older recording) without. */
+static void dd_frame(iogplot_frame *f, int exact)
+{
+	static const uint64_t size[3] = { 4096, 10240, 1048576 }, n[3] = { 3000, 700, 5 };
+	iogplot_frame_init(f);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(iogp_hist_record(&f->size[1], size[i], n[i]), 0);
+	ck_assert_int_eq(iogp_hist_record(&f->size[0], 1048576, 5), 0);
+	if (exact) {
+		const iogp_exact w[3] = { { 4096, 3000 }, { 10240, 700 }, { 1048576, 5 } }, r = { 1048576, 5 };
+		ck_assert_int_eq(iogp_hist_add_exact(&f->size[1], w, 3), 0);
+		ck_assert_int_eq(iogp_hist_add_exact(&f->size[0], &r, 1), 0);
+	}
+}
+
+/* Lines of text (bands of rows with ink) in [x0,x1) x [y0,y1); keep off
+ * the panel's rounded corners. */
+static int text_lines(cairo_surface_t *s, const iogplot_style *st, int x0, int x1, int y0, int y1)
+{
+	int n = 0, was = 0;
+	for (int y = y0; y < y1; y++) {
+		int any = 0;
+		for (int x = x0; x < x1 && !any; x++)
+			any = inked(s, st, x, y);
+		n += any && !was;
+		was = any;
+	}
+	return n;
+}
+
+/* The size panel's common sizes: the shared builder's rows, drawn below
+ * the plot (a header and a line per size; an older recording's one line
+ * that none were kept) or beside it in a wide panel. */
+START_TEST(test_common_sizes_drawn)
+{
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	iogplot_frame f, old;
+	dd_frame(&f, 1);
+	dd_frame(&old, 0);
+	iogp_size_table t;
+	iogp_size_table_build(&t, &f.size[1], IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_WIDE);
+	ck_assert_uint_eq(t.nrows, 3);
+	ck_assert_str_eq(t.rows[1].size_text, "10,240 B");
+	ck_assert_str_eq(t.rows[1].count_text, "700");
+	ck_assert_str_eq(t.rows[1].req_text, "18.9%");
+	ck_assert_str_eq(t.rows[1].byte_text, "29.0%");
+	const int W = 800, H = 500;
+	const double fs = st.font_size;
+	iogplot_geom g, go;
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, W, H, &g), 0);
+	ck_assert_int_eq(iogplot_panel_geom(&st, &old, &v, IOGPLOT_SIZE, 0, W, H, &go), 0);
+	ck_assert_msg(g.plot.h < go.plot.h - 3 * fs, "plot %.0f high with the table, %.0f with a note",
+	              g.plot.h, go.plot.h);
+	ck_assert_double_eq(g.plot.w, go.plot.w);
+	cairo_surface_t *s = render_panel(&st, &f, &v, IOGPLOT_SIZE, W, H);
+	int below = text_lines(s, &st, 8, W - 8, (int)(g.plot.y + g.plot.h + fs * 2.2), H);
+	ck_assert_int_eq(below, 1 + (int)t.nrows);
+	cairo_surface_destroy(s);
+	s = render_panel(&st, &old, &v, IOGPLOT_SIZE, W, H);
+	ck_assert_int_eq(text_lines(s, &st, 8, W - 8, (int)(go.plot.y + go.plot.h + fs * 2.2), H), 1);
+	cairo_surface_destroy(s);
+	/* wide: beside the plot, which keeps its height */
+	const int WW = 1300;
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, WW, H, &g), 0);
+	ck_assert_msg(g.plot.x + g.plot.w < WW - 300, "plot to %.0f", g.plot.x + g.plot.w);
+	ck_assert(g.plot.h > go.plot.h);
+	s = render_panel(&st, &f, &v, IOGPLOT_SIZE, WW, H);
+	int beside = text_lines(s, &st, (int)(g.plot.x + g.plot.w + fs * 3), WW - 8, (int)g.plot.y, H);
+	ck_assert_int_eq(beside, 1 + (int)t.nrows);
+	cairo_surface_destroy(s);
+	iogplot_frame_free(&f);
+	iogplot_frame_free(&old);
+}
+END_TEST
+
+/* Top of the bar at value x (a bin's middle) scanned up from the axis. */
+static int bar_top(cairo_surface_t *s, const iogplot_style *st, const iogplot_geom *g, uint64_t lo,
+                   uint64_t hi)
+{
+	int x = (int)floor((iogplot_geom_x(g, (double)lo) + iogplot_geom_x(g, (double)hi + 1)) / 2);
+	int y = (int)(g->plot.y + g->plot.h) - 2;
+	while (y > g->plot.y && inked(s, st, x, y))
+		y--;
+	return y + 1;
+}
+
+/* By bytes: each bar as high as the bytes moved at its size (the bins'
+ * sums: exact where the sizes are known), the axis in bytes; by count as
+ * before. */
+START_TEST(test_size_by_bytes)
+{
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	iogplot_frame f;
+	dd_frame(&f, 1);
+	const iogp_hist *h = &f.size[1];
+	ck_assert_uint_eq(h->n, 3);
+	const int W = 800, H = 500;
+	for (int wt = IOGP_WEIGHT_COUNT; wt <= IOGP_WEIGHT_BYTES; wt++) {
+		v.size_weight = wt;
+		iogplot_geom g;
+		ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, W, H, &g), 0);
+		ck_assert(g.y1 >= (wt ? 12288000.0 : 3000.0) && g.y1 < (wt ? 2.5e7 : 6000.0));
+		cairo_surface_t *s = render_panel(&st, &f, &v, IOGPLOT_SIZE, W, H);
+		for (size_t i = 0; i < h->n; i++) {
+			uint64_t lo, hi;
+			ck_assert_int_eq(iogp_bins_bounds(&h->scheme, h->bins[i].idx, &lo, &hi), 0);
+			double w = iogp_size_bin_weight(h, i, wt);
+			ck_assert_double_eq(w, wt ? (double)lo * (double)h->bins[i].count : (double)h->bins[i].count);
+			double want = iogplot_geom_y(&g, w);
+			int top = bar_top(s, &st, &g, lo, hi);
+			ck_assert_msg(fabs(top - want) <= 2.0, "%s, %llu B: bar top %d, want %.1f",
+			              iogp_size_weight_title(wt), (unsigned long long)lo, top, want);
+		}
+		cairo_surface_destroy(s);
+	}
+	iogplot_frame_free(&f);
+}
+END_TEST
+
+/* Real programs: dd under the interposer, recorded. The frame's common
+ * write sizes are exactly dd's; the headless snapshot takes --weight and
+ * draws the panel differently by bytes. */
+START_TEST(test_common_sizes_recorded)
+{
+	run_bin = tu_env("IOGRAM_RUN");
+	iogram_bin = tu_env("IOGRAM_BIN");
+	tu_asan_option("verify_asan_link_order=0");
+	char drec[600], out[2][700], err[256] = "";
+	snprintf(drec, sizeof(drec), "%s/dd.iogr", dir);
+	ck_assert_int_eq(tu_system(tu_fmt("cd %s && env LC_ALL=C %s -e none -o dd-%%p.iogr -i 100 -n ddnode -- "
+	                                  "sh -c 'dd if=/dev/zero of=d4k bs=4k count=3000 status=none && "
+	                                  "dd if=d4k of=d1m bs=1M count=5 status=none && dd if=/dev/zero "
+	                                  "of=d10k bs=10240 count=700 status=none' && %s merge -o dd.iogr "
+	                                  "dd-*.iogr >/dev/null 2>&1", dir, run_bin, iogram_bin)), 0);
+	iogv_session *ses = iogv_session_new(NULL);
+	ck_assert_ptr_nonnull(ses);
+	ck_assert_msg(iogv_open_replay(ses, drec, err, sizeof(err)) == 0, "%s", err);
+	double a, b;
+	iogv_replay_span(ses, &a, &b);
+	ck_assert_int_ge(iogv_replay_seek(ses, b), 0);
+	iogplot_frame f;
+	iogplot_frame_init(&f);
+	ck_assert_int_eq(iogv_frame(ses, NULL, 0, &f), 0);
+	ck_assert_uint_eq(f.size[1].total, 3705);
+	iogp_size_table t;
+	iogp_size_table_build(&t, &f.size[1], IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_WIDE);
+	ck_assert_uint_eq(t.nrows, 3);
+	ck_assert_int_eq(t.has_other, 0);
+	static const char *const rows[3][4] = { { "4 KiB", "3,000", "81.0%", "49.8%" },
+	                                        { "10,240 B", "700", "18.9%", "29.0%" },
+	                                        { "1 MiB", "5", "0.1%", "21.2%" } };
+	for (int i = 0; i < 3; i++) {
+		const iogp_size_row *r = &t.rows[i];
+		const char *got[4] = { r->size_text, r->count_text, r->req_text, r->byte_text };
+		for (int k = 0; k < 4; k++)
+			ck_assert_str_eq(got[k], rows[i][k]);
+	}
+	iogp_size_table_build(&t, &f.size[0], IOGP_SIZE_TABLE_ROWS, IOGP_UNITS_WIDE);
+	ck_assert_uint_eq(t.nrows, 1);
+	ck_assert_str_eq(t.rows[0].size_text, "1 MiB");
+	ck_assert_str_eq(t.rows[0].req_text, "100%");
+	/* the CSV export has them, as iogram-top's snapshot */
+	char cdir[700], names[512];
+	snprintf(cdir, sizeof(cdir), "%s/dd-csv", dir);
+	ck_assert_int_gt(iogplot_export_csv(cdir, &f, IOGPLOT_SIZE, names, sizeof(names), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(names, "size-common-write.csv") && strstr(names, "size-common-read.csv"), "%s", names);
+	char *csv = tu_load(tu_fmt("%s/size-common-write.csv", cdir), NULL);
+	ck_assert_msg(!strncmp(csv, "size,count,pct_requests,pct_bytes\n4096,3000,80.972,", 51), "%s", csv);
+	free(csv);
+	/* headless, by count and by bytes: the plot differs */
+	static const char *const wt[2] = { "count", "bytes" };
+	cairo_surface_t *png[2];
+	for (int k = 0; k < 2; k++) {
+		snprintf(out[k], sizeof(out[k]), "%s/dd-%s.png", dir, wt[k]);
+		char *av[] = { (char *)view_bin, "--replay", drec, "--snapshot", out[k], "--panel", "size",
+		               "--weight", (char *)wt[k], NULL };
+		run_result r = run(av);
+		ck_assert_msg(r.status == 0, "--weight %s: exit %d: %s", wt[k], r.status, r.err);
+		png[k] = load_png(out[k]);
+	}
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	iogplot_geom g;
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, 800, 500, &g), 0);
+	long differ = 0;
+	for (int y = (int)g.plot.y; y < (int)(g.plot.y + g.plot.h); y += 2)
+		for (int x = (int)g.plot.x; x < (int)(g.plot.x + g.plot.w); x += 2) {
+			int c0[3], c1[3];
+			px(png[0], x, y, c0);
+			px(png[1], x, y, c1);
+			differ += abs(c0[0] - c1[0]) + abs(c0[1] - c1[1]) + abs(c0[2] - c1[2]) > 60;
+		}
+	ck_assert_msg(differ > 200, "by count and by bytes: %ld pixels differ", differ);
+	/* the 1 MiB bars (5 reads, 5 writes): a sliver by count, 5 MiB by bytes */
+	v.size_weight = IOGP_WEIGHT_BYTES;
+	iogplot_geom gb;
+	ck_assert_int_eq(iogplot_panel_geom(&st, &f, &v, IOGPLOT_SIZE, 0, 800, 500, &gb), 0);
+	int top = bar_top(png[1], &st, &gb, 1048576, 1048576 + 65535);
+	ck_assert_msg(fabs(top - iogplot_geom_y(&gb, 5242880)) <= 2, "1 MiB by bytes: top %d", top);
+	ck_assert(bar_top(png[0], &st, &g, 1048576, 1048576 + 65535) > g.plot.y + g.plot.h - 4);
+	for (int k = 0; k < 2; k++)
+		cairo_surface_destroy(png[k]);
+	char *bad[] = { (char *)view_bin, "--replay", drec, "--snapshot", out[0], "--weight", "volume", NULL };
+	run_result r = run(bad);
+	ck_assert_int_eq(r.status, IOGP_EXIT_USAGE);
+	ck_assert_msg(strstr(r.err, "--weight") != NULL, "%s", r.err);
+	iogplot_frame_free(&f);
+	iogv_session_free(ses);
+}
+END_TEST
+
 static int run_synth(void)
 {
 	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "4", "--sources-per-node", "2",
@@ -811,6 +1038,9 @@ int main(void)
 	tcase_add_test(tc, test_seek);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_layer);
+	tcase_add_test(tc, test_common_sizes_drawn);
+	tcase_add_test(tc, test_size_by_bytes);
+	tcase_add_test(tc, test_common_sizes_recorded);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
 	if (!failed && tu_rmdir_all(dir) != 0)

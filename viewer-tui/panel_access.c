@@ -204,7 +204,7 @@ static void plot_fn(void *ctx, const iogp_access *a, const char *path, uint64_t 
 		return;
 	p->n++;
 	if (p->csv) {
-		iogp_access_csv_row(p->csv, wall, a->op, a->offset, a->size);
+		iogp_access_csv_row(p->csv, wall, path, a->op, a->offset, a->size);
 		return;
 	}
 	top_canvas *c = p->c;
