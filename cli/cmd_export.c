@@ -16,6 +16,8 @@ static void export_usage(FILE *out)
 	"                          [--bins SPEC] [-o OUT.csv]\n"
 	"       iogram export series FILE --metric NAME [--step SECONDS] [-o OUT.csv]\n"
 	"       iogram export access FILE [--metric NAME] [--node N | --source ID] [-o OUT.csv]\n"
+	"       iogram export phases FILE [--threshold T] [--distance SECONDS]\n"
+	"                                 [--layer posix|stdio] [-o OUT.csv]\n"
 	"       iogram export all FILE -o DIR [--bins SPEC] [--step SECONDS]\n\n"
 	"hist    one histogram as lower_bound,upper_bound,count (integer bounds, upper\n"
 	"        bound inclusive, empty bins left out), summed over all sources, one\n"
@@ -34,7 +36,14 @@ static void export_usage(FILE *out)
 	"        field means no data in that bin.\n"
 	"access  every access sample kept in the file:\n"
 	"          time,epoch_s,node,source,file,op,offset_bytes,size_bytes\n"
-	"all     into DIR: each histogram as METRIC.UNIT.hist.csv (all sources) and\n"
+	"phases  one row per I/O phase (SummarIO's fields, built from the per-file\n"
+	"        records: runs of one file across ranks, then compatible phases that\n"
+	"        start within --distance of each other's end, default 1 s; spatiality\n"
+	"        by --threshold, default 0.2):\n"
+	"          start,epoch_start_s,end,epoch_end_s,duration_s,operation,layer,\n"
+	"          ranks,rank,bytes,requests,mean_request_bytes,max_request_bytes,\n"
+	"          io_time_s,spatiality,files,fashion,file,open\n"
+	"all     into DIR: phases.csv and each histogram as METRIC.UNIT.hist.csv (all sources) and\n"
 	"        METRIC.node-NODE.UNIT.hist.csv (each node), e.g.\n"
 	"        posix.read.size.bytes.hist.csv, posix.read.latency.ns.hist.csv; each\n"
 	"        counter, gauge and histogram as METRIC.series.csv; each access\n"
@@ -58,6 +67,7 @@ typedef struct export_opts {
 	const char *metric, *node, *source, *bins, *out;
 	double step;
 	int step_set;
+	iogp_phase_opts ph;
 } export_opts;
 
 /* Apply a --bins spec to a native histogram. Only the native scheme keeps
@@ -361,6 +371,30 @@ static void hist_path(char *path, size_t len, const char *dir, const iogp_metric
 	}
 }
 
+static int write_phases(const iogp_model *m, const iogp_phase_opts *po, const char *path)
+{
+	iogp_phase *p;
+	size_t n;
+	uint64_t dropped;
+	if (iogp_model_phases(m, po, &p, &n, &dropped) < 0) {
+		iogram_err("phases: out of memory");
+		return IOGP_EXIT_ERROR;
+	}
+	if (dropped)
+		fprintf(stderr, "iogram: warning: %" PRIu64 " activity runs beyond the model's limit "
+		        "are left out of the phases\n", dropped);
+	FILE *f = open_out(path);
+	if (!f) {
+		free(p);
+		return IOGP_EXIT_ERROR;
+	}
+	iogp_phases_csv_header(f);
+	for (size_t i = 0; i < n; i++)
+		iogp_phases_csv_row(f, &p[i]);
+	free(p);
+	return close_out(f, path);
+}
+
 static int export_all(const char *file, const export_opts *o)
 {
 	if (!o->out || !strcmp(o->out, "-")) {
@@ -411,9 +445,29 @@ static int export_all(const char *file, const export_opts *o)
 		if ((rc = write_series(file, mi.name, o->step, path, 0)) == 0)
 			written++;
 	}
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/phases.csv", o->out);
+		if ((rc = write_phases(m, &o->ph, path)) == 0)
+			written++;
+	}
 	iogp_model_free(m);
 	if (!rc)
 		fprintf(stderr, "iogram: wrote %zu CSV files to %s\n", written, o->out);
+	return rc;
+}
+
+static int export_phases(const char *file, const export_opts *o)
+{
+	if (o->metric || o->node || o->source || o->bins || o->step_set) {
+		iogram_err("export phases: --metric, --node, --source, --bins and --step do not apply");
+		return IOGP_EXIT_USAGE;
+	}
+	iogp_model *m;
+	int rc = iogram_load(file, &m, NULL);
+	if (rc)
+		return rc;
+	rc = write_phases(m, &o->ph, o->out);
+	iogp_model_free(m);
 	return rc;
 }
 
@@ -426,10 +480,14 @@ static int export_exec(int argc, char **argv)
 		{ "bins", required_argument, NULL, 'b' },
 		{ "step", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "distance", required_argument, NULL, 'D' },
+		{ "layer", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	export_opts o = { .step = 1.0 };
+	export_opts o = { .step = 1.0, .ph = { .layer = -1 } };
+	double d;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "m:n:s:b:t:o:h", opts, NULL)) != -1) {
@@ -446,6 +504,30 @@ static int export_exec(int argc, char **argv)
 			}
 			o.step_set = 1;
 			break;
+		case 'T':
+			if (iogram_parse_double(optarg, &d) < 0 || !(d > 0 && d < 1)) {
+				iogram_err("bad --threshold '%s': a share between 0 and 1 (0.2)", optarg);
+				return IOGP_EXIT_USAGE;
+			}
+			o.ph.threshold = d;
+			break;
+		case 'D':
+			if (iogram_parse_double(optarg, &d) < 0 || !(d >= 0.001 && d <= 86400)) {
+				iogram_err("bad --distance '%s': seconds between 0.001 and 86400", optarg);
+				return IOGP_EXIT_USAGE;
+			}
+			o.ph.distance_ns = (uint64_t)(d * 1e9);
+			break;
+		case 'L':
+			if (!strcmp(optarg, "posix"))
+				o.ph.layer = IOGP_FR_POSIX;
+			else if (!strcmp(optarg, "stdio"))
+				o.ph.layer = IOGP_FR_STDIO;
+			else {
+				iogram_err("bad --layer '%s': posix or stdio", optarg);
+				return IOGP_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			export_usage(stdout);
 			return IOGP_EXIT_OK;
@@ -455,7 +537,7 @@ static int export_exec(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		iogram_err("export: expected WHAT (hist, series, access, all) and FILE");
+		iogram_err("export: expected WHAT (hist, series, access, phases, all) and FILE");
 		export_usage(stderr);
 		return IOGP_EXIT_USAGE;
 	}
@@ -478,9 +560,11 @@ static int export_exec(int argc, char **argv)
 		return export_series(file, &o);
 	if (!strcmp(what, "access"))
 		return export_access(file, &o);
+	if (!strcmp(what, "phases"))
+		return export_phases(file, &o);
 	if (!strcmp(what, "all"))
 		return export_all(file, &o);
-	iogram_err("export: unknown kind '%s' (hist, series, access or all)", what);
+	iogram_err("export: unknown kind '%s' (hist, series, access, phases or all)", what);
 	return IOGP_EXIT_USAGE;
 }
 

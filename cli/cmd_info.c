@@ -12,7 +12,9 @@ static void info_usage(FILE *out)
 	fprintf(out, "usage: iogram info FILE.iogr\n\n"
 	             "Prints the file's format, time span, records, keyframes, bytes (and any\n"
 	             "skipped as damaged or torn), its sources with their labels, and each\n"
-	             "metric's total (histograms: count, p50, p90, p99, max).\n\n"
+	             "metric's total (histograms: count, p50, p90, p99, max; request sizes\n"
+	             "with their most common exact sizes), the files that moved the most, the\n"
+	             "I/O phases and the findings (insights).\n\n"
 	             "A damaged file is read wherever it can be: stderr says how many bytes\n"
 	             "were skipped (\"iogram: warning: FILE: N bytes (P%%) skipped as damaged\")\n"
 	             "and the exit status is still 0. Exit status: 0 success, 1 runtime error\n"
@@ -100,6 +102,66 @@ static void print_metric(const iogp_model *m, const iogp_metric_info *mi)
 	}
 }
 
+/* The files that moved the most (per layer), the phases and the findings. */
+static void print_files(const iogp_model *m)
+{
+	static const char *const layer[] = { "posix", "stdio", "mpiio" };
+	iogp_file_info *f;
+	size_t n;
+	if (iogp_model_files(m, NULL, -1, &f, &n) < 0 || n == 0) {
+		printf("files:      none with a record\n");
+		if (n == 0)
+			iogp_model_files_free(f);
+		return;
+	}
+	printf("files:      %zu with a record (top 10 by bytes moved)\n", n);
+	printf("  %-5s %6s %12s %10s %12s %10s  %s\n", "LAYER", "RANKS", "READ", "READS",
+	       "WRITTEN", "WRITES", "FILE");
+	for (size_t i = 0; i < n && i < 10; i++) {
+		char r[32], w[32];
+		iogp_fmt_bytes(r, sizeof(r), (double)f[i].total.op[0].bytes, IOGP_UNITS_WIDE);
+		iogp_fmt_bytes(w, sizeof(w), (double)f[i].total.op[1].bytes, IOGP_UNITS_WIDE);
+		char other[64];
+		snprintf(other, sizeof(other), "(other files: %" PRIu64 " beyond the limit)", f[i].total.overflow);
+		printf("  %-5s %6u %12s %10" PRIu64 " %12s %10" PRIu64 "  %s\n",
+		       f[i].layer < 3 ? layer[f[i].layer] : "?", f[i].sources, r, f[i].total.op[0].ops, w,
+		       f[i].total.op[1].ops, f[i].other ? other : f[i].path);
+	}
+	iogp_model_files_free(f);
+}
+
+static void print_phases(const iogp_model *m)
+{
+	iogp_phase *p;
+	size_t n;
+	if (iogp_model_phases(m, NULL, &p, &n, NULL) < 0)
+		return;
+	printf("phases:     %zu (iogram export phases FILE for all their fields)\n", n);
+	for (size_t i = 0; i < n && i < 10; i++) {
+		char t[48], b[32], d[32];
+		iogram_fmt_wall(t, sizeof(t), p[i].start_ns);
+		iogp_fmt_bytes(b, sizeof(b), (double)p[i].bytes, IOGP_UNITS_WIDE);
+		iogp_fmt_ns(d, sizeof(d), (double)(p[i].end_ns - p[i].start_ns), IOGP_UNITS_WIDE);
+		printf("  %s +%s %-5s %-5s %4u rank%s %3u file%s %-16s %10s %s\n", t, d,
+		       p[i].op ? "write" : "read", p[i].layer == IOGP_FR_STDIO ? "stdio" : "posix",
+		       p[i].ranks, p[i].ranks == 1 ? " " : "s", p[i].files, p[i].files == 1 ? " " : "s",
+		       p[i].shared ? "shared" : "file-per-process", b, iogp_spatiality_name(p[i].spatiality));
+	}
+	free(p);
+}
+
+static void print_insights(const iogp_model *m)
+{
+	iogp_insight v[16];
+	size_t n;
+	static const char *const sev[] = { "info", "warn", "HIGH" };
+	if (iogp_model_insights(m, NULL, v, 16, &n) < 0)
+		return;
+	printf("insights:   %zu\n", n);
+	for (size_t i = 0; i < n; i++)
+		printf("  [%s] %s (see the %s panel)\n", sev[v[i].severity], v[i].text, v[i].panel);
+}
+
 static int info_exec(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -183,6 +245,9 @@ static int info_exec(int argc, char **argv)
 		if (iogp_model_metric(m, i, &mi) == 0)
 			print_metric(m, &mi);
 	}
+	print_files(m);
+	print_phases(m);
+	print_insights(m);
 	iogp_model_free(m);
 	return IOGP_EXIT_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "iogp_err.h"
 #include "iogp_export.h"
+#include "export_priv.h"
 
 int iogp_load_file(const char *path, iogp_model *m, iogp_load_stats *st,
                    char *err, size_t errlen)
@@ -968,7 +969,7 @@ void iogp_series_free(iogp_series *s)
 
 /* ---- CSV ---- */
 
-static void csv_field(FILE *out, const char *str)
+void iogp__csv_field(FILE *out, const char *str)
 {
 	if (!strpbrk(str, ",\"\n\r")) {
 		fputs(str, out);
@@ -1026,7 +1027,7 @@ static void col_name(FILE *out, const char *prefix, const char *suffix)
 	char name[IOGP_MAX_VALUE + 64];
 	snprintf(name, sizeof(name), "%s_%s", prefix, suffix);
 	fputc(',', out);
-	csv_field(out, name);
+	iogp__csv_field(out, name);
 }
 
 int iogp_series_write_csv(const iogp_series *s, FILE *out)
@@ -1098,12 +1099,12 @@ int iogp_series_write_csv(const iogp_series *s, FILE *out)
 		}
 		if (cnt) {
 			fputc(',', out);
-			csv_field(out, s->nodes[imin]);
+			iogp__csv_field(out, s->nodes[imin]);
 			fmt_fixed(num, sizeof(num), s->v[imin][b]);
 			fprintf(out, ",%s", num);
 			fmt_fixed(num, sizeof(num), sum / (double)cnt);
 			fprintf(out, ",%s,", num);
-			csv_field(out, s->nodes[imax]);
+			iogp__csv_field(out, s->nodes[imax]);
 			fmt_fixed(num, sizeof(num), s->v[imax][b]);
 			fprintf(out, ",%s", num);
 			fmt_fixed(num, sizeof(num), sum);
@@ -1171,7 +1172,7 @@ static void access_time(FILE *out, uint64_t wall_ns)
 static int access_tail(FILE *out, const char *path, int op, uint64_t offset, uint64_t size)
 {
 	fputc(',', out);
-	csv_field(out, path ? path : "");
+	iogp__csv_field(out, path ? path : "");
 	return fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 "\n", op == IOGP_OP_WRITE ? "write" : "read",
 	               offset, size) < 0 ? IOGP_EIO : 0;
 }
@@ -1348,7 +1349,7 @@ static int acc_msg(acc_ctx *c, const iogp_msg *msg)
 		}
 		access_time(c->out, wall);
 		fputc(',', c->out);
-		csv_field(c->out, a->has_node ? a->node : "");
+		iogp__csv_field(c->out, a->has_node ? a->node : "");
 		fprintf(c->out, ",%016" PRIx64, a->id);
 		if ((rc = access_tail(c->out, f >= 0 ? a->paths[f] : unknown, (int)x->op, x->offset,
 		                      x->size)) < 0)

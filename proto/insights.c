@@ -26,6 +26,7 @@
 #define STRAGGLER_RATIO 2.0        /* I/O time against the median */
 #define STRAGGLER_MIN_SOURCES 4u
 #define STRAGGLER_MIN_NS 1000000ull  /* median I/O time at least 1 ms */
+#define STRAGGLER_MIN_GAP_NS 20000000ull  /* and the straggler 20 ms above it */
 #define ONE_RANK_SHARE 0.99
 #define ONE_RANK_MIN_SOURCES 4u
 #define ONE_RANK_MIN_BYTES (1u << 20)
@@ -47,7 +48,7 @@ static const iogp_insight_rule rules[IOGP_INS_N] = {
 	  ">= 100 metadata calls and >= 10 ms of them", "open/stat/close storms load the metadata "
 	  "servers that every job shares" },
 	{ IOGP_INS_STRAGGLER, "straggler", "a source's I/O time >= 2x the median",
-	  ">= 4 sources with I/O, median >= 1 ms", "the slowest rank sets the pace of a bulk-"
+	  ">= 4 sources with I/O, median >= 1 ms, >= 20 ms above it", "the slowest rank sets the pace of a bulk-"
 	  "synchronous job (darshan#306, the worst-case rank)" },
 	{ IOGP_INS_ONE_RANK, "one-rank", ">= 99% of the bytes from one source",
 	  ">= 4 sources and >= 1 MiB moved", "I/O funnelled through rank 0 leaves the file "
@@ -286,7 +287,8 @@ static void source_rules(const iogp_model *m, const iogp_sel *sel, struct out *o
 		for (size_t i = 1; i < k; i++)
 			if (t[i] > t[worst])
 				worst = i;
-		if (med >= (double)STRAGGLER_MIN_NS && t[worst] >= STRAGGLER_RATIO * med) {
+		if (med >= (double)STRAGGLER_MIN_NS && t[worst] >= STRAGGLER_RATIO * med &&
+		    t[worst] - med >= (double)STRAGGLER_MIN_GAP_NS) {
 			char a[32], b[32];
 			source_name(m, who[worst], name, sizeof name);
 			iogp_fmt_ns(a, sizeof a, t[worst], IOGP_UNITS_WIDE);

@@ -140,4 +140,11 @@ IOGP_API void iogp_fmt_iso_ms(char *buf, size_t len, uint64_t wall_ns);
 /* Make a metric name safe as a file name component. */
 IOGP_API void iogp_export_filename(char *dst, size_t len, const char *metric);
 
+/* I/O phases (iogp_model_phases) as CSV, one row per phase:
+ * start,epoch_start_s,end,epoch_end_s,duration_s,operation,layer,ranks,rank,
+ * bytes,requests,mean_request_bytes,max_request_bytes,io_time_s,spatiality,
+ * files,fashion,file,open (rank empty unless one; file empty unless one). */
+IOGP_API int iogp_phases_csv_header(FILE *out);
+IOGP_API int iogp_phases_csv_row(FILE *out, const iogp_phase *p);
+
 #endif

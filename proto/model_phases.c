@@ -279,20 +279,24 @@ int iogp_model_phases(const iogp_model *m, const iogp_phase_opts *o, iogp_phase 
 	for (uint32_t j = 0; j < nu; j++)
 		pairs[j] = (uint64_t)into[member[idx[j]]] << 32 | m->units[idx[j]].src;
 	qsort(pairs, nu, sizeof *pairs, cmp_u64);
+	uint64_t now = model__clock(m);
 	for (size_t i = 0; i < nf; i++)
 		fin[i].ranks = 0;
+	for (size_t i = 0; i < nf; i++)
+		fin[i].open = 0;
 	for (uint32_t j = 0; j < nu; j++) {
 		if (j > 0 && pairs[j] == pairs[j - 1])
 			continue;
 		iogp_phase *f = &fin[pairs[j] >> 32];
+		const struct source *sr = &m->src[(uint32_t)pairs[j]];
 		f->ranks++;
 		f->first_source = (uint32_t)pairs[j];
+		/* open: a source of it still running, its end within the distance */
+		if (model__src_state(m, sr, now, m->ticked) != IOGP_SRC_GONE && f->end_ns + dist > now)
+			f->open = 1;
 	}
-	uint64_t now = model__clock(m);
-	for (size_t i = 0; i < nf; i++) {
+	for (size_t i = 0; i < nf; i++)
 		fin[i].rank = fin[i].ranks == 1 ? m->src[fin[i].first_source].rank : -1;
-		fin[i].open = fin[i].end_ns + dist > now;
-	}
 	qsort(fin, nf, sizeof *fin, by_start);
 	free(into);
 	free(ord);

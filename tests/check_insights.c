@@ -140,7 +140,7 @@ START_TEST(straggler_and_one_rank)
 	/* four writers, one ten times the others */
 	run_sh(tu_fmt("for i in 1 2 3; do dd if=/dev/zero of=%s/data/w$i bs=64k count=200 "
 	              "conv=fsync 2>/dev/null & done; dd if=/dev/zero of=%s/data/w4 bs=64k "
-	              "count=2000 conv=fsync 2>/dev/null; wait", dir, dir));
+	              "count=4000 conv=fsync 2>/dev/null; wait", dir, dir));
 	iogp_insight v[32];
 	size_t n;
 	unsigned mask = fired(v, &n);
