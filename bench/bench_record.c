@@ -156,7 +156,13 @@ static void *run_main(void *arg)
 	if (r->bar)
 		pthread_barrier_wait(r->bar);
 	double t0 = tu_now(), c0 = thread_cpu_s();
-	if (r->add == 3 || r->add == 4) {
+	if (r->add == 5) {
+		/* a request's per-file record (8 files, as a thread cycling over them) */
+		iog_shard *s = iog__shard();
+		uint64_t t = 1000;
+		for (long i = 0; i < r->n; i++, t += 100)
+			iog__frec_io(s, (uint32_t)(i & 7), 0, (int)(i >> 3 & 1), 4096, 0, t, t + 50);
+	} else if (r->add == 3 || r->add == 4) {
 		/* a request size as the interposer records it: the histogram alone
 		 * (as before common sizes), or the size table first */
 		iog_shard *s = iog__shard();
@@ -381,6 +387,7 @@ int main(int argc, char **argv)
 		timing(metrics[1], 3, "size hist");
 		metrics[2]->exact = 1;
 		timing(metrics[2], 4, "size table");
+		timing(metrics[3], 5, "file record");
 	}
 	cpu(cpu_s);
 	double t0 = tu_now();
