@@ -14,6 +14,7 @@
 #include "iogp_insights.h"
 #include "iogp_model.h"
 #include "testutil.h"
+#include "testutil_iogr.h"
 
 static char dir[256];
 
@@ -40,21 +41,8 @@ static void run_sh(const char *script)
 
 static iogp_model *load(void)
 {
-	iogp_model *m = iogp_model_new(NULL);
-	DIR *d = opendir(tu_fmt("%s/rec", dir));
-	ck_assert_ptr_nonnull(d);
-	struct dirent *de;
-	int n = 0;
-	while ((de = readdir(d)) != NULL && n < 200) {
-		if (strncmp(de->d_name, "run-", 4))
-			continue;
-		iogp_load_stats st;
-		char err[256];
-		ck_assert_int_ge(iogp_load_file(tu_fmt("%s/rec/%s", dir, de->d_name), m, &st, err,
-		                                sizeof err), 0);
-		n++;
-	}
-	closedir(d);
+	int n;
+	iogp_model *m = tu_load_runs(tu_fmt("%s/rec", dir), &n);
 	ck_assert_int_gt(n, 0);
 	return m;
 }

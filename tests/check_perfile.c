@@ -13,6 +13,7 @@
 #include "iogp_export.h"
 #include "iogp_model.h"
 #include "testutil.h"
+#include "testutil_iogr.h"
 
 static char dir[256];
 
@@ -49,21 +50,8 @@ static int run_recorded(char *const *cmd, const char *env)
 
 static iogp_model *load_rec(void)
 {
-	iogp_model *m = iogp_model_new(NULL);
-	char *rd = tu_fmt("%s/rec", dir);
-	DIR *d = opendir(rd);
-	ck_assert_ptr_nonnull(d);
-	struct dirent *de;
-	int n = 0;
-	while ((de = readdir(d)) != NULL && n < 100) {
-		if (strncmp(de->d_name, "run-", 4))
-			continue;
-		iogp_load_stats st;
-		char err[256];
-		ck_assert_int_ge(iogp_load_file(tu_fmt("%s/%s", rd, de->d_name), m, &st, err, sizeof err), 0);
-		n++;
-	}
-	closedir(d);
+	int n;
+	iogp_model *m = tu_load_runs(tu_fmt("%s/rec", dir), &n);
 	ck_assert_int_gt(n, 0);
 	return m;
 }

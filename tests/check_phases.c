@@ -15,6 +15,7 @@
 #include "iogp_export.h"
 #include "iogp_model.h"
 #include "testutil.h"
+#include "testutil_iogr.h"
 
 #define N 64
 #define SIZE 65536
@@ -50,20 +51,8 @@ static iogp_model *job(const char *mode)
 	ck_assert_int_eq(sscanf(t, "%llu %llu", &a, &b), 2);
 	job_t0 = a;
 	job_t1 = b;
-	iogp_model *m = iogp_model_new(NULL);
-	DIR *d = opendir(tu_fmt("%s/rec", dir));
-	struct dirent *de;
-	int n = 0;
-	while ((de = readdir(d)) != NULL && n < 100) {
-		if (strncmp(de->d_name, "run-", 4))
-			continue;
-		iogp_load_stats st;
-		char err[256];
-		ck_assert_int_ge(iogp_load_file(tu_fmt("%s/rec/%s", dir, de->d_name), m, &st, err,
-		                                sizeof err), 0);
-		n++;
-	}
-	closedir(d);
+	int n;
+	iogp_model *m = tu_load_runs(tu_fmt("%s/rec", dir), &n);
 	ck_assert_int_eq(n, NPROC + 1);   /* the parent and its 4 processes */
 	return m;
 }

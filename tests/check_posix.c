@@ -23,6 +23,7 @@
 #include "iogp_model.h"
 #include "iogp_wire.h"
 #include "testutil.h"
+#include "testutil_iogr.h"
 
 #define RUN_TIMEOUT_S 60
 
@@ -65,27 +66,7 @@ static char *path_in(const char *name)
 /* Every run-*.iogr of the test directory loaded into one model. */
 static iogp_model *load_all(int *nfiles)
 {
-	iogp_model *m = iogp_model_new(NULL);
-	ck_assert(m != NULL);
-	DIR *d = opendir(dir);
-	ck_assert(d != NULL);
-	struct dirent *de;
-	int n = 0, guard = 0;
-	while ((de = readdir(d)) != NULL && guard++ < 10000) {
-		size_t l = strlen(de->d_name);
-		if (strncmp(de->d_name, "run-", 4) != 0 || l < 5 || strcmp(de->d_name + l - 5, ".iogr") != 0)
-			continue;
-		char err[256] = "";
-		iogp_load_stats st;
-		int rc = iogp_load_file(path_in(de->d_name), m, &st, err, sizeof(err));
-		ck_assert_msg(rc >= 0, "load %s: %d %s", de->d_name, rc, err);
-		ck_assert_msg(st.bad == 0, "%s: %llu bad records", de->d_name, (unsigned long long)st.bad);
-		n++;
-	}
-	closedir(d);
-	if (nfiles)
-		*nfiles = n;
-	return m;
+	return tu_load_runs(dir, nfiles);
 }
 
 static uint64_t counter_sel(const iogp_model *m, const char *name, const iogp_sel *sel)

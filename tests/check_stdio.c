@@ -21,6 +21,7 @@
 #include "iogp_model.h"
 #include "iogp_wire.h"
 #include "testutil.h"
+#include "testutil_iogr.h"
 
 #define RUN_TIMEOUT_S 60
 #define LTRACE_TIMEOUT_S 120
@@ -110,24 +111,8 @@ static void run_more(const char *const *args, const char *in, const char *out,
 /* Every run-*.iogr of the test directory loaded into one model. */
 static iogp_model *load_all(void)
 {
-	iogp_model *m = iogp_model_new(NULL);
-	ck_assert(m != NULL);
-	DIR *d = opendir(dir);
-	ck_assert(d != NULL);
-	struct dirent *de;
-	int n = 0, guard = 0;
-	while ((de = readdir(d)) != NULL && guard++ < 10000) {
-		size_t l = strlen(de->d_name);
-		if (strncmp(de->d_name, "run-", 4) != 0 || l < 5 || strcmp(de->d_name + l - 5, ".iogr") != 0)
-			continue;
-		char err[256] = "";
-		iogp_load_stats st;
-		int rc = iogp_load_file(path_in(de->d_name), m, &st, err, sizeof(err));
-		ck_assert_msg(rc >= 0, "load %s: %d %s", de->d_name, rc, err);
-		ck_assert_msg(st.bad == 0, "%s: %llu bad records", de->d_name, (unsigned long long)st.bad);
-		n++;
-	}
-	closedir(d);
+	int n;
+	iogp_model *m = tu_load_runs(dir, &n);
 	ck_assert_msg(n >= 1, "no recording in %s", dir);
 	return m;
 }
