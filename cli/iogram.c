@@ -18,6 +18,7 @@ static const struct iogram_cmd *const cmds[] = {
 	&iogram_cmd_cat,
 	&iogram_cmd_keygen,
 	&iogram_cmd_loadgen,
+	&iogram_cmd_probe,
 };
 
 void iogram_err(const char *fmt, ...)

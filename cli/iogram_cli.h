@@ -19,6 +19,7 @@ struct iogram_cmd {
 
 extern const struct iogram_cmd iogram_cmd_info;
 extern const struct iogram_cmd iogram_cmd_export;
+extern const struct iogram_cmd iogram_cmd_probe;
 
 /* "iogram: " + message on stderr. */
 void iogram_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,251 @@
+/* check_probe.c - iogram probe: the slowdown it reports against a shim that
+ * slows chosen calls by known factors for known stretches (only those
+ * operations and reports move), its own I/O against strace (six operations
+ * per interval, sizes exact), its recording, its clean-up on exit and on
+ * SIGTERM, and the directories it refuses. */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "iogp_err.h"
+#include "iogp_model.h"
+#include "testutil.h"
+#include "testutil_iogr.h"
+
+static char dir[256];
+
+static void setup(void)
+{
+	tu_tmpdir(dir, sizeof(dir), "iogram-probe");
+}
+
+static void teardown(void)
+{
+	tu_rmdir_all(dir);
+}
+
+/* Entries of dir whose name starts with prefix. */
+static int count_entries(const char *d, const char *prefix)
+{
+	DIR *x = opendir(d);
+	int n = 0;
+	struct dirent *e;
+	while (x && (e = readdir(x)) != NULL)
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	if (x)
+		closedir(x);
+	return n;
+}
+
+/* What report line k (0-based) of out says of op: the factor, the
+ * statistic and the expected time (us). */
+static double report(const char *out, int k, const char *op, double *stat_us, double *exp_us)
+{
+	const char *l = out;
+	for (int i = -1; i < k && l; ) {
+		l = strchr(l, '\n');
+		if (l && *++l != '#')
+			i++;
+	}
+	ck_assert_msg(l != NULL, "no report %d", k);
+	char key[32];
+	snprintf(key, sizeof key, " %s ", op);
+	const char *p = strstr(l, key), *end = strchr(l, '\n');
+	ck_assert_msg(p && (!end || p < end), "no %s in report %d", op, k);
+	double f = 0, a = 0, b = 0;
+	ck_assert_int_eq(sscanf(p + strlen(key), "%lfx (%lf/%lf us)", &f, &a, &b), 3);
+	if (stat_us)
+		*stat_us = a;
+	if (exp_us)
+		*exp_us = b;
+	return f;
+}
+
+START_TEST(slowdown_from_shim)
+{
+	/* 60 intervals of 50 ms, a report every 10: stat 500 us slower in reports
+	 * 2 and 3 (intervals 20..39; the probe's first stat is its setup's),
+	 * pread 400 us slower in report 4 (intervals 40..49) */
+	char *shim = tu_fmt("%s/libslow_shim.so", tu_env("IOGRAM_PROGS"));
+	char *env = tu_fmt("IOGRAM_TEST_SLOW=stat:500:21:20,pread:400:40:10");
+	char *pre = tu_fmt("LD_PRELOAD=%s", shim);
+	char *argv[] = { "env", pre, env, (char *)(uintptr_t)tu_env("IOGRAM_BIN"), "probe", dir,
+	                 "--interval", "0.05", "--report", "0.5", "--count", "60", "--file-size", "8M",
+	                 "--pool", "8", "--endpoint", "none", NULL };
+	char *out = tu_fmt("%s/out.txt", dir);
+	ck_assert_int_eq(tu_run(argv, out, 120), 0);
+	char *txt = strdup(tu_slurp(out));
+	for (int k = 0; k < 6; k++) {
+		double s_us, s_ex, r_us, r_ex;
+		double st = report(txt, k, "stat", &s_us, &s_ex), rd = report(txt, k, "read", &r_us, &r_ex);
+		/* the factor is the report's statistic over its expectation */
+		ck_assert_msg(s_ex > 0 && st > 0.9 * s_us / s_ex - 0.02 && st < 1.1 * s_us / s_ex + 0.02,
+		              "report %d: %.2fx is not %.0f/%.0f\n%s", k, st, s_us, s_ex, txt);
+		if (k == 2 || k == 3)   /* the median of the slowed stats: their time + 500 us */
+			ck_assert_msg(s_us > s_ex + 450 && s_us < s_ex + 650 && st > 20,
+			              "report %d: stat %.0f us (%.2fx), want %.0f + 500\n%s", k, s_us, st,
+			              s_ex, txt);
+		else
+			ck_assert_msg(st < 2.5, "report %d: stat %.2fx, want ~1x\n%s", k, st, txt);
+		if (k == 4)
+			ck_assert_msg(r_us > r_ex + 350 && r_us < r_ex + 600 && rd > 2,
+			              "report %d: read %.0f us (%.2fx), want %.0f + 400\n%s", k, r_us, rd,
+			              r_ex, txt);
+		else
+			ck_assert_msg(rd < 2.5, "report %d: read %.2fx, want ~1x\n%s", k, rd, txt);
+		/* the operations nobody slowed stay near 1 */
+		ck_assert_msg(report(txt, k, "create", NULL, NULL) < 4 &&
+		              report(txt, k, "delete", NULL, NULL) < 4, "report %d: create/delete moved\n%s",
+		              k, txt);
+	}
+	free(txt);
+	ck_assert_int_eq(count_entries(dir, ".iogram-probe"), 0);
+}
+END_TEST
+
+/* A baseline saved in one run is the expectation of the next. */
+START_TEST(baseline_and_recording)
+{
+	char *base = tu_fmt("%s/base.csv", dir);
+	char *a1[] = { (char *)(uintptr_t)tu_env("IOGRAM_BIN"), "probe", dir, "--interval", "0.02",
+	               "--report", "0.2", "--count", "20", "--file-size", "4M", "--pool", "4",
+	               "--endpoint", "none", "--save-baseline", base, "--quiet", NULL };
+	ck_assert_int_eq(tu_run(a1, NULL, 60), 0);
+	const char *b = tu_slurp(base);
+	ck_assert(strstr(b, "operation,expected_ns\nread,") != NULL);
+	ck_assert(strstr(b, "\ndelete,") != NULL);
+	ck_assert_int_eq(mkdir(tu_fmt("%s/rec", dir), 0700), 0);
+	char *a2[] = { (char *)(uintptr_t)tu_env("IOGRAM_BIN"), "probe", dir, "--interval", "0.02",
+	               "--report", "0.2", "--count", "20", "--file-size", "4M", "--pool", "4",
+	               "--endpoint", "none", "--baseline", base, "--quiet", "--output",
+	               tu_fmt("%s/rec/run-%%p.iogr", dir), NULL };
+	ck_assert_int_eq(tu_run(a2, NULL, 60), 0);
+	int n;
+	iogp_model *m = tu_load_runs(tu_fmt("%s/rec", dir), &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(iogp_model_source_label(m, 0, "role"), "probe");
+	ck_assert_str_eq(iogp_model_source_label(m, 0, "probe.dir"), dir);
+	ck_assert_ptr_nonnull(iogp_model_source_label(m, 0, "probe.fs"));
+	iogp_hist h;
+	ck_assert_int_eq(iogp_model_hist(m, "probe.stat.latency", NULL, &h), 0);
+	ck_assert_uint_eq(h.total, 20);
+	iogp_hist_free(&h);
+	int64_t ex;
+	ck_assert_int_eq(iogp_model_gauge(m, "probe.read.expected", NULL, &ex), 0);
+	char want[64];
+	snprintf(want, sizeof want, "read,%" PRId64 "\n", ex);
+	ck_assert_msg(strstr(b, want) != NULL, "expected %" PRId64 " is not the baseline's\n%s", ex, b);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* strace of the probe: per interval one 1 MiB pread and pwrite, one small
+ * file written, one stat, one 3,901-byte read, one unlink. */
+START_TEST(strace_six_ops)
+{
+	char *log = tu_fmt("%s/strace.log", dir);
+	char *argv[] = { "strace", "-f", "-qq", "-o", log, "-e",
+	                 "trace=pread64,pwrite64,write,read,stat,newfstatat,statx,unlink,unlinkat",
+	                 "-e", "signal=none", (char *)(uintptr_t)tu_env("IOGRAM_BIN"), "probe", dir,
+	                 "--interval", "0.02", "--report", "1", "--count", "7", "--file-size", "4M",
+	                 "--pool", "5", "--endpoint", "none", "--quiet", NULL };
+	ck_assert_int_eq(tu_run(argv, NULL, 60), 0);
+	FILE *f = fopen(log, "r");
+	ck_assert_ptr_nonnull(f);
+	char line[8192];
+	int preads = 0, pwrites = 0, small_w = 0, small_r = 0, stats = 0, unlinks = 0, lines = 0;
+	while (fgets(line, sizeof line, f) && lines++ < 100000) {
+		const char *eq = strrchr(line, '=');
+		long r = eq ? strtol(eq + 1, NULL, 10) : -1;
+		if (strstr(line, "pread64(") && r == 1048576)
+			preads++;
+		else if (strstr(line, "pwrite64(") && r == 1048576)
+			pwrites++;
+		else if (strstr(line, " write(") && r == 3901)
+			small_w++;
+		else if (strstr(line, " read(") && r == 3901)
+			small_r++;
+		else if (strstr(line, "stat") && strstr(line, "/p."))
+			stats++;
+		else if (strstr(line, "unlink") && strstr(line, "/p."))
+			unlinks++;
+	}
+	fclose(f);
+	ck_assert_int_eq(preads, 7);
+	ck_assert_int_eq(pwrites, 4 + 7);     /* the 4 MiB file's blocks, then one per interval */
+	ck_assert_int_eq(small_w, 5 + 7);     /* the pool, then one create per interval */
+	ck_assert_int_eq(small_r, 7);
+	ck_assert_int_eq(stats, 7);
+	ck_assert_int_eq(unlinks, 7 + 5);     /* one per interval, the pool at exit */
+	ck_assert_int_eq(count_entries(dir, ".iogram-probe"), 0);
+}
+END_TEST
+
+START_TEST(sigterm_cleans_up)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", 1);
+		dup2(null, 1);
+		execl(tu_env("IOGRAM_BIN"), "iogram", "probe", dir, "--interval", "0.05", "--report",
+		      "0.5", "--file-size", "4M", "--pool", "4", "--endpoint", "none", (char *)NULL);
+		_exit(127);
+	}
+	int seen = 0;
+	for (int i = 0; i < 200 && !seen; i++) {
+		usleep(20000);
+		seen = count_entries(dir, ".iogram-probe") > 0;
+	}
+	ck_assert(seen);
+	usleep(300000);
+	kill(pid, SIGTERM);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_int_eq(count_entries(dir, ".iogram-probe"), 0);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+	/* a directory that does not exist, one nobody can write, no room */
+	char *bin = (char *)(uintptr_t)tu_env("IOGRAM_BIN");
+	char *a1[] = { bin, "probe", tu_fmt("%s/missing", dir), "--count", "1", "--endpoint", "none", NULL };
+	ck_assert_int_eq(tu_run(a1, NULL, 30), 1);
+	char *a2[] = { bin, "probe", "/proc", "--count", "1", "--endpoint", "none", NULL };
+	ck_assert_int_eq(tu_run(a2, NULL, 30), 1);
+	char *err = tu_fmt("%s/err.txt", dir);
+	char *a3[] = { "sh", "-c", tu_fmt("%s probe %s --count 1 --file-size 900T --endpoint none 2>%s",
+	                                  bin, dir, err), NULL };
+	ck_assert_int_eq(tu_run(a3, NULL, 30), 1);
+	ck_assert(strstr(tu_slurp(err), "free") != NULL);
+	char *a4[] = { bin, "probe", dir, "--statistic", "p42", NULL };
+	ck_assert_int_eq(tu_run(a4, NULL, 30), 2);
+	char *a5[] = { bin, "probe", dir, "--baseline", "x", "--window", "1h", NULL };
+	ck_assert_int_eq(tu_run(a5, NULL, 30), 2);
+	ck_assert_int_eq(count_entries(dir, ".iogram-probe"), 0);
+}
+END_TEST
+
+int main(void)
+{
+	const tu_case cases[] = {
+		{ "refusals", refusals },
+		{ "strace_six_ops", strace_six_ops },
+		{ "sigterm_cleans_up", sigterm_cleans_up },
+		{ "baseline_and_recording", baseline_and_recording },
+		{ "slowdown_from_shim", slowdown_from_shim },
+	};
+	const tu_suite_opts o = { .setup = setup, .teardown = teardown, .timeout_s = 180 };
+	return tu_run_cases("probe", cases, sizeof(cases) / sizeof(cases[0]), &o);
+}
