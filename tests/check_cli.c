@@ -693,8 +693,9 @@ START_TEST(test_export_all)
 	char *o = tu_fmt("%s/all", dir);
 	tu_result r = RUN((char *)bin, "export", "all", file, "-o", o);
 	ck_assert_msg(r.status == 0, "%s", r.err);
-	/* 6 histograms x (all + 3 nodes), 14 series, 1 access */
-	ck_assert_ptr_nonnull(strstr(r.err, "wrote 39 CSV files"));
+	/* 6 histograms x (all + 3 nodes), 14 series, 1 access, the phases */
+	ck_assert_ptr_nonnull(strstr(r.err, "wrote 40 CSV files"));
+	ck_assert(access(tu_fmt("%s/phases.csv", o), R_OK) == 0);
 	tu_result_free(&r);
 	/* histograms: METRIC[.node-NODE].UNIT.hist.csv, equal to the truth */
 	static const char *const pairs[][2] = {
