@@ -18,6 +18,7 @@ static void export_usage(FILE *out)
 	"       iogram export access FILE [--metric NAME] [--node N | --source ID] [-o OUT.csv]\n"
 	"       iogram export phases FILE [--threshold T] [--distance SECONDS]\n"
 	"                                 [--layer posix|stdio] [-o OUT.csv]\n"
+	"       iogram export probe FILE [-o OUT.csv]\n"
 	"       iogram export all FILE -o DIR [--bins SPEC] [--step SECONDS]\n\n"
 	"hist    one histogram as lower_bound,upper_bound,count (integer bounds, upper\n"
 	"        bound inclusive, empty bins left out), summed over all sources, one\n"
@@ -43,6 +44,10 @@ static void export_usage(FILE *out)
 	"          start,epoch_start_s,end,epoch_end_s,duration_s,operation,layer,\n"
 	"          ranks,rank,bytes,requests,mean_request_bytes,max_request_bytes,\n"
 	"          io_time_s,spatiality,files,fashion,file,open\n"
+	"probe   the reports of iogram probe sources, one row per report and operation:\n"
+	"          time,epoch_s,node,source,operation,statistic,stat_ns,expected_ns,\n"
+	"          slowdown  (slowdown over time: export series --metric\n"
+	"          probe.OP.slowdown, in thousandths)\n"
 	"all     into DIR: phases.csv and each histogram as METRIC.UNIT.hist.csv (all sources) and\n"
 	"        METRIC.node-NODE.UNIT.hist.csv (each node), e.g.\n"
 	"        posix.read.size.bytes.hist.csv, posix.read.latency.ns.hist.csv; each\n"
@@ -471,6 +476,29 @@ static int export_phases(const char *file, const export_opts *o)
 	return rc;
 }
 
+static int export_probe(const char *file, const export_opts *o)
+{
+	if (o->metric || o->node || o->source || o->bins || o->step_set) {
+		iogram_err("export probe: --metric, --node, --source, --bins and --step do not apply");
+		return IOGP_EXIT_USAGE;
+	}
+	FILE *f = open_out(o->out);
+	if (!f)
+		return IOGP_EXIT_ERROR;
+	char err[512] = "";
+	uint64_t rows = 0;
+	int rc = iogp_probe_write_csv(file, f, &rows, err, sizeof(err));
+	if (rc < 0) {
+		iogram_err("%s", *err ? err : iogp_strerror(rc));
+		if (f != stdout)
+			fclose(f);
+		return IOGP_EXIT_ERROR;
+	}
+	if (rows == 0)
+		fprintf(stderr, "iogram: %s holds no iogram probe reports\n", file);
+	return close_out(f, o->out);
+}
+
 static int export_exec(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -537,7 +565,7 @@ static int export_exec(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		iogram_err("export: expected WHAT (hist, series, access, phases, all) and FILE");
+		iogram_err("export: expected WHAT (hist, series, access, phases, probe, all) and FILE");
 		export_usage(stderr);
 		return IOGP_EXIT_USAGE;
 	}
@@ -562,9 +590,11 @@ static int export_exec(int argc, char **argv)
 		return export_access(file, &o);
 	if (!strcmp(what, "phases"))
 		return export_phases(file, &o);
+	if (!strcmp(what, "probe"))
+		return export_probe(file, &o);
 	if (!strcmp(what, "all"))
 		return export_all(file, &o);
-	iogram_err("export: unknown kind '%s' (hist, series, access, phases or all)", what);
+	iogram_err("export: unknown kind '%s' (hist, series, access, phases, probe or all)", what);
 	return IOGP_EXIT_USAGE;
 }
 

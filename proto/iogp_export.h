@@ -147,4 +147,12 @@ IOGP_API void iogp_export_filename(char *dst, size_t len, const char *metric);
 IOGP_API int iogp_phases_csv_header(FILE *out);
 IOGP_API int iogp_phases_csv_row(FILE *out, const iogp_phase *p);
 
+/* The reports of `iogram probe` sources in the replay file path, as CSV:
+ * time,epoch_s,node,source,operation,statistic,stat_ns,expected_ns,slowdown
+ * (one row per report and operation, from the probe.OP.{stat,expected,
+ * slowdown} gauges; a gauge a DELTA does not repeat keeps its last value).
+ * *rows gets the number of rows. */
+IOGP_API int iogp_probe_write_csv(const char *path, FILE *out, uint64_t *rows, char *err,
+                                  size_t errlen);
+
 #endif

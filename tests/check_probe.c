@@ -119,7 +119,7 @@ START_TEST(baseline_and_recording)
 	               "--report", "0.2", "--count", "20", "--file-size", "4M", "--pool", "4",
 	               "--endpoint", "none", "--save-baseline", base, "--quiet", NULL };
 	ck_assert_int_eq(tu_run(a1, NULL, 60), 0);
-	const char *b = tu_slurp(base);
+	char *b = strdup(tu_slurp(base));
 	ck_assert(strstr(b, "operation,expected_ns\nread,") != NULL);
 	ck_assert(strstr(b, "\ndelete,") != NULL);
 	ck_assert_int_eq(mkdir(tu_fmt("%s/rec", dir), 0700), 0);
@@ -144,6 +144,32 @@ START_TEST(baseline_and_recording)
 	snprintf(want, sizeof want, "read,%" PRId64 "\n", ex);
 	ck_assert_msg(strstr(b, want) != NULL, "expected %" PRId64 " is not the baseline's\n%s", ex, b);
 	iogp_model_free(m);
+	/* iogram export probe: a row per report and operation, every expected
+	 * time the baseline's, every factor the statistic over it */
+	char *csv = tu_fmt("%s/probe.csv", dir);
+	char *sh[] = { "sh", "-c", tu_fmt("%s export probe %s/rec/run-*.iogr -o %s", tu_env("IOGRAM_BIN"),
+	                                  dir, csv), NULL };
+	ck_assert_int_eq(tu_run(sh, NULL, 60), 0);
+	char *t = strdup(tu_slurp(csv));
+	ck_assert(!strncmp(t, "time,epoch_s,node,source,operation,statistic,stat_ns,expected_ns,slowdown\n", 74));
+	int rows = 0;
+	for (char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		char op[32], st[32];
+		unsigned long long sn, en;
+		double f;
+		const char *c = l + 1;
+		for (int k = 0; k < 4; k++)
+			c = strchr(c, ',') + 1;
+		ck_assert_int_eq(sscanf(c, "%31[^,],%31[^,],%llu,%llu,%lf", op, st, &sn, &en, &f), 5);
+		ck_assert_str_eq(st, "median");
+		ck_assert(strstr(b, tu_fmt("%s,%llu\n", op, en)) != NULL);
+		ck_assert(f > (double)sn / (double)en - 0.002 && f < (double)sn / (double)en + 0.002);
+		rows++;
+	}
+	ck_assert_int_ge(rows, 6);
+	ck_assert_int_eq(rows % 6, 0);
+	free(t);
+	free(b);
 }
 END_TEST
 
