@@ -527,21 +527,8 @@ EXPORT int close(int fd)
 	return n_; \
 } while (0)
 
-/* read/write at the descriptor's position (which they advance). */
-#define RW_POS(fd, op, call) do { \
-	iog_fdent *e_ = iog__fd_track(fd); \
-	if (!e_) \
-		NOT_STORAGE(fd, op, call); \
-	uint64_t off_ = IOG_LOAD(&e_->pos); \
-	uint64_t t0_ = iog__io_begin(); \
-	ssize_t r_ = call; \
-	int er_ = errno; \
-	if (r_ > 0) \
-		IOG_STORE(&e_->pos, off_ + (uint64_t)r_); \
-	io_end(e_, op, off_, r_, t0_); \
-	errno = er_; \
-	return r_; \
-} while (0)
+/* read/write at the descriptor's position (which they advance): posix.h's */
+#define RW_POS IOG_RW_POS
 
 /* At an explicit offset (position untouched). */
 #define RW_AT(fd, op, off, call) do { \
