@@ -44,116 +44,10 @@ int iogp_load_file(const char *path, iogp_model *m, iogp_load_stats *st,
 	return rc == IOGP_EEOF ? 0 : rc;
 }
 
-/* ---- lookups: source ids and node names in constant time ---- */
-
-/* Open addressing, linear probing; slots hold index + 1 (0 = empty). */
-typedef struct idmap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;         /* cap: a power of two, or 0 */
-} idmap;
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
-
-static uint64_t hash_str(const char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	return mix64(h);
-}
-
-static void idmap_free(idmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-/* Index stored for key, or -1. */
-static long idmap_get(const idmap *m, uint64_t key)
-{
-	if (!m->cap)
-		return -1;
-	size_t mask = m->cap - 1;
-	for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
-		if (!m->vals[i])
-			return -1;
-		if (m->keys[i] == key)
-			return (long)m->vals[i] - 1;
-	}
-}
-
-static int idmap_grow(idmap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 64;
-	uint64_t *k = calloc(cap, sizeof(*k));
-	uint32_t *v = calloc(cap, sizeof(*v));
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return IOGP_ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->vals[i])
-			continue;
-		size_t j = mix64(m->keys[i]) & (cap - 1);
-		while (v[j])
-			j = (j + 1) & (cap - 1);
-		k[j] = m->keys[i];
-		v[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = k;
-	m->vals = v;
-	m->cap = cap;
-	return 0;
-}
-
-/* Add key -> idx (key not present). */
-static int idmap_put(idmap *m, uint64_t key, uint32_t idx)
-{
-	if ((m->n + 1) * 4 > m->cap * 3) {
-		int rc = idmap_grow(m);
-		if (rc < 0)
-			return rc;
-	}
-	size_t mask = m->cap - 1, i = mix64(key) & mask;
-	while (m->vals[i])
-		i = (i + 1) & mask;
-	m->keys[i] = key;
-	m->vals[i] = idx + 1;
-	m->n++;
-	return 0;
-}
-
-/* Node names: keys are the names' hashes, collisions settled by strcmp. */
-static long name_get(const idmap *m, char *const *names, const char *name, uint64_t h)
-{
-	if (!m->cap)
-		return -1;
-	size_t mask = m->cap - 1;
-	for (size_t i = mix64(h) & mask;; i = (i + 1) & mask) {
-		if (!m->vals[i])
-			return -1;
-		if (m->keys[i] == h && !strcmp(names[m->vals[i] - 1], name))
-			return (long)m->vals[i] - 1;
-	}
-}
-
 /* ---- series ---- */
 
 #define SERIES_MAX_BINS (16u << 20)
 #define SERIES_MAX_BYTES (3ull << 29)      /* nodes x bins x what a cell holds: 1.5 GiB */
-#define SERIES_MAX_SOURCES 1000000
 #define SERIES_MAX_SCHEMES 64
 #define Q_HORIZON_NS (600ull * 1000000000ull)
 #define Q_BUDGET (256u << 20)
@@ -214,7 +108,7 @@ static uint64_t series_step_ns(const iogp_series *s)
 
 static src_map *src_get(series_ctx *c, uint64_t id)
 {
-	long i = idmap_get(&c->srcidx, id);
+	long i = iogp__idmap_get(&c->srcidx, id);
 	if (i >= 0)
 		return &c->src[i];
 	if (c->nsrc >= SERIES_MAX_SOURCES) {
@@ -229,7 +123,7 @@ static src_map *src_get(series_ctx *c, uint64_t id)
 		c->src = n;
 		c->srccap = cap;
 	}
-	if (idmap_put(&c->srcidx, id, (uint32_t)c->nsrc) < 0)
+	if (iogp__idmap_put(&c->srcidx, id, (uint32_t)c->nsrc) < 0)
 		return NULL;
 	src_map *e = &c->src[c->nsrc++];
 	memset(e, 0, sizeof(*e));
@@ -249,8 +143,8 @@ static int cells_ok(const iogp_series *s, size_t nodes, size_t bins)
 static int node_get(series_ctx *c, const char *name, size_t *idx)
 {
 	iogp_series *s = c->s;
-	uint64_t h = hash_str(name);
-	long f = name_get(&c->nodeidx, s->nodes, name, h);
+	uint64_t h = iogp__hash_str(name);
+	long f = iogp__name_get(&c->nodeidx, s->nodes, name, h);
 	if (f >= 0) {
 		*idx = (size_t)f;
 		return 0;
@@ -294,7 +188,7 @@ static int node_get(series_ctx *c, const char *name, size_t *idx)
 	int bad = !s->nodes[s->nnodes] || (s->cap && (!s->v[s->nnodes] || !s->covered[s->nnodes]));
 	if (c->quant)
 		bad |= s->cap && (!s->node_p99[s->nnodes] || !s->node_p99_has[s->nnodes]);
-	if (bad || idmap_put(&c->nodeidx, h, (uint32_t)s->nnodes) < 0) {
+	if (bad || iogp__idmap_put(&c->nodeidx, h, (uint32_t)s->nnodes) < 0) {
 		free(s->nodes[s->nnodes]);
 		free(s->v[s->nnodes]);
 		free(s->covered[s->nnodes]);
@@ -875,8 +769,8 @@ static void ctx_free(series_ctx *c)
 	free(c->rings);
 	free(c->src);
 	free(c->schemes);
-	idmap_free(&c->srcidx);
-	idmap_free(&c->nodeidx);
+	iogp__idmap_free(&c->srcidx);
+	iogp__idmap_free(&c->nodeidx);
 	iogp_hist_free(&c->tmp);
 	iogp_hist_free(&c->tmp2);
 	iogp_hist_free(&c->qh);
@@ -1159,243 +1053,3 @@ int iogp_export_close(FILE *f)
 	return fclose(f) != 0 || bad ? -1 : 0;
 }
 
-/* ---- access samples ---- */
-
-/* time,epoch_s: ISO with milliseconds, seconds with 9 decimals. */
-static void access_time(FILE *out, uint64_t wall_ns)
-{
-	char ts[48];
-	iogp_fmt_iso_ms(ts, sizeof(ts), wall_ns);
-	fprintf(out, "%s,%" PRIu64 ".%09" PRIu64, ts, wall_ns / 1000000000u, wall_ns % 1000000000u);
-}
-
-static int access_tail(FILE *out, const char *path, int op, uint64_t offset, uint64_t size)
-{
-	fputc(',', out);
-	iogp__csv_field(out, path ? path : "");
-	return fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 "\n", op == IOGP_OP_WRITE ? "write" : "read",
-	               offset, size) < 0 ? IOGP_EIO : 0;
-}
-
-int iogp_access_csv_header(FILE *out)
-{
-	return fputs("time,epoch_s,file,op,offset_bytes,size_bytes\n", out) == EOF ? IOGP_EIO : 0;
-}
-
-int iogp_access_csv_row(FILE *out, uint64_t wall_ns, const char *path, int op, uint64_t offset,
-                        uint64_t size)
-{
-	access_time(out, wall_ns);
-	return access_tail(out, path, op, offset, size);
-}
-
-typedef struct acc_src {
-	uint64_t id, last_seq;
-	int has_seq, has_node, counted;
-	char *node;
-	uint32_t *metric_ids;   /* access metrics of this source matching the filter */
-	size_t nmetric;
-	idmap files;            /* file id -> index into paths */
-	char **paths;
-	size_t npaths;
-} acc_src;
-
-static void acc_src_free(acc_src *a)
-{
-	free(a->node);
-	free(a->metric_ids);
-	for (size_t i = 0; i < a->npaths; i++)
-		free(a->paths[i]);
-	free(a->paths);
-	idmap_free(&a->files);
-}
-
-static int acc_file(acc_src *a, uint64_t id, const char *path)
-{
-	long i = idmap_get(&a->files, id);
-	if (i >= 0) {
-		if (strcmp(a->paths[i], path)) {
-			char *p = strdup(path);
-			if (!p)
-				return IOGP_ENOMEM;
-			free(a->paths[i]);
-			a->paths[i] = p;
-		}
-		return 0;
-	}
-	char **n = realloc(a->paths, (a->npaths + 1) * sizeof(*n));
-	if (!n)
-		return IOGP_ENOMEM;
-	a->paths = n;
-	if (!(a->paths[a->npaths] = strdup(path)))
-		return IOGP_ENOMEM;
-	if (idmap_put(&a->files, id, (uint32_t)a->npaths) < 0) {
-		free(a->paths[a->npaths]);
-		return IOGP_ENOMEM;
-	}
-	a->npaths++;
-	return 0;
-}
-
-typedef struct acc_ctx {
-	const char *metric, *node;
-	const uint64_t *source;
-	FILE *out;
-	iogp_access_stats *st;
-	acc_src *src;
-	size_t nsrc, cap;
-	idmap idx;
-} acc_ctx;
-
-static acc_src *acc_get(acc_ctx *c, uint64_t id)
-{
-	long i = idmap_get(&c->idx, id);
-	if (i >= 0)
-		return &c->src[i];
-	if (c->nsrc >= SERIES_MAX_SOURCES)
-		return NULL;
-	if (c->nsrc == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		acc_src *n = realloc(c->src, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		c->src = n;
-		c->cap = cap;
-	}
-	if (idmap_put(&c->idx, id, (uint32_t)c->nsrc) < 0)
-		return NULL;
-	acc_src *a = &c->src[c->nsrc++];
-	memset(a, 0, sizeof(*a));
-	a->id = id;
-	return a;
-}
-
-static int acc_passes(const acc_ctx *c, const acc_src *a)
-{
-	if (c->source && a->id != *c->source)
-		return 0;
-	if (c->node && (!a->has_node || strcmp(a->node, c->node)))
-		return 0;
-	return 1;
-}
-
-static int acc_msg(acc_ctx *c, const iogp_msg *msg)
-{
-	acc_src *a = acc_get(c, msg->source);
-	if (!a)
-		return c->nsrc >= SERIES_MAX_SOURCES ? IOGP_ELIMIT : IOGP_ENOMEM;
-	int rc;
-	if (msg->kind == IOGP_HELLO || msg->kind == IOGP_SNAPSHOT) {
-		const char *host = iogp_msg_label(msg, "host");
-		if (msg->nlabels) {
-			char *n = strdup(host ? host : "");
-			if (!n)
-				return IOGP_ENOMEM;
-			free(a->node);
-			a->node = n;
-			a->has_node = 1;
-		}
-		for (uint32_t i = 0; i < msg->nmetrics; i++) {
-			const iogp_metric_def *d = &msg->metrics[i];
-			if (d->kind != IOGP_ACCESS || (c->metric && strcmp(d->name, c->metric)))
-				continue;
-			c->st->metric_found = 1;
-			size_t k = 0;
-			while (k < a->nmetric && a->metric_ids[k] != d->id)
-				k++;
-			if (k < a->nmetric)
-				continue;
-			uint32_t *n = realloc(a->metric_ids, (a->nmetric + 1) * sizeof(*n));
-			if (!n)
-				return IOGP_ENOMEM;
-			a->metric_ids = n;
-			a->metric_ids[a->nmetric++] = d->id;
-		}
-	}
-	if (msg->kind == IOGP_SNAPSHOT || msg->kind == IOGP_DELTA) {
-		for (uint32_t i = 0; i < msg->nfiles; i++)
-			if ((rc = acc_file(a, msg->files[i].id, msg->files[i].path)) < 0)
-				return rc;
-		if (msg->kind == IOGP_DELTA && a->has_seq && msg->seq <= a->last_seq)
-			return 0;   /* duplicate */
-		if (!a->has_seq || msg->seq > a->last_seq)
-			a->last_seq = msg->seq;
-		a->has_seq = 1;
-	}
-	int passes = acc_passes(c, a);
-	if (passes && !a->counted) {
-		a->counted = 1;
-		c->st->sources++;
-	}
-	if (msg->kind != IOGP_DELTA || !msg->naccess || !passes)
-		return 0;
-	for (uint32_t i = 0; i < msg->naccess; i++) {
-		const iogp_access *x = &msg->access[i];
-		size_t k = 0;
-		while (k < a->nmetric && a->metric_ids[k] != x->id)
-			k++;
-		if (k == a->nmetric)
-			continue;   /* not a (selected) access metric, or no HELLO seen */
-		uint64_t wall;
-		if (x->t_ns <= msg->t1_ns)
-			wall = msg->wall_ns > msg->t1_ns - x->t_ns ? msg->wall_ns - (msg->t1_ns - x->t_ns) : 0;
-		else
-			wall = msg->wall_ns + (x->t_ns - msg->t1_ns);
-		long f = idmap_get(&a->files, x->file);
-		char unknown[24];
-		if (f < 0) {
-			snprintf(unknown, sizeof(unknown), "#%" PRIx64, x->file);
-			c->st->unknown_files++;
-		}
-		access_time(c->out, wall);
-		fputc(',', c->out);
-		iogp__csv_field(c->out, a->has_node ? a->node : "");
-		fprintf(c->out, ",%016" PRIx64, a->id);
-		if ((rc = access_tail(c->out, f >= 0 ? a->paths[f] : unknown, (int)x->op, x->offset,
-		                      x->size)) < 0)
-			return rc;
-		c->st->samples++;
-	}
-	return 0;
-}
-
-int iogp_access_export_file(const char *path, const char *metric, const char *node,
-                            const uint64_t *source, FILE *out, iogp_access_stats *st,
-                            char *err, size_t errlen)
-{
-	memset(st, 0, sizeof(*st));
-	iogp_replay_reader *r;
-	int rc = iogp_replay_open(&r, path, err, errlen);
-	if (rc < 0)
-		return rc;
-	iogp_replay_info info;
-	iogp_replay_get_info(r, &info);
-	st->file_bytes = info.file_bytes;
-	acc_ctx c = { .metric = metric, .node = node, .source = source, .out = out, .st = st };
-	if (fputs("time,epoch_s,node,source,file,op,offset_bytes,size_bytes\n", out) == EOF)
-		rc = IOGP_EIO;
-	iogp_msg msg;
-	iogp_msg_init(&msg);
-	iogp_replay_rec rec;
-	while (rc == 0 && (rc = iogp_replay_next(r, &rec)) == 0) {
-		if (iogp_msg_decode(&msg, rec.payload, rec.len, NULL, 0) < 0)
-			continue;
-		if (rec.keyframe && msg.kind == IOGP_DELTA)
-			continue;
-		rc = acc_msg(&c, &msg);
-	}
-	if (rc == IOGP_EEOF)
-		rc = ferror(out) ? IOGP_EIO : 0;
-	if (rc == IOGP_ELIMIT)
-		iogp_errf(err, errlen, "more than %d sources in %s", SERIES_MAX_SOURCES, path);
-	else if (rc < 0)
-		iogp_errf(err, errlen, "%s", iogp_strerror(rc));
-	iogp_replay_reader_stats(r, &st->file);
-	iogp_msg_free(&msg);
-	iogp_replay_close_reader(r);
-	for (size_t i = 0; i < c.nsrc; i++)
-		acc_src_free(&c.src[i]);
-	free(c.src);
-	idmap_free(&c.idx);
-	return rc;
-}

@@ -2,9 +2,29 @@
 #ifndef IOGP_EXPORT_PRIV_H
 #define IOGP_EXPORT_PRIV_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* str as one CSV field (quoted when it holds a comma, quote or newline). */
 void iogp__csv_field(FILE *out, const char *str);
+
+/* export_idmap.c: source ids and node names in constant time. Open
+ * addressing, linear probing; slots hold index + 1 (0 = empty). */
+typedef struct idmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;         /* cap: a power of two, or 0 */
+} idmap;
+uint64_t iogp__mix64(uint64_t x);
+uint64_t iogp__hash_str(const char *p);
+void iogp__idmap_free(idmap *m);
+long iogp__idmap_get(const idmap *m, uint64_t key);        /* index for key, or -1 */
+int iogp__idmap_put(idmap *m, uint64_t key, uint32_t idx);
+/* The index of name (hash h) among names, through m; -1 when absent. */
+long iogp__name_get(const idmap *m, char *const *names, const char *name, uint64_t h);
+
+/* The most sources a series or access export follows. */
+#define SERIES_MAX_SOURCES 1000000
 
 #endif
