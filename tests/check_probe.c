@@ -178,6 +178,7 @@ END_TEST
 START_TEST(strace_six_ops)
 {
 	char *log = tu_fmt("%s/strace.log", dir);
+	tu_asan_option("detect_leaks=0");   /* LeakSanitizer cannot run under ptrace */
 	char *argv[] = { "strace", "-f", "-qq", "-o", log, "-e",
 	                 "trace=pread64,pwrite64,write,read,stat,newfstatat,statx,unlink,unlinkat",
 	                 "-e", "signal=none", (char *)(uintptr_t)tu_env("IOGRAM_BIN"), "probe", dir,
