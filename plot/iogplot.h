@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "iogp.h"
+#include "iogp_insights.h"
+#include "iogp_node_table.h"
 #include "iogp_panels.h"
 #include "iogp_units.h"
 
@@ -41,6 +43,9 @@ enum iogplot_panel_id {
 	IOGPLOT_ACCESS = IOGP_PANEL_ACCESS,
 	IOGPLOT_RATES = IOGP_PANEL_RATES,
 	IOGPLOT_HEATMAP = IOGP_PANEL_HEATMAP,
+	IOGPLOT_NODES = IOGP_PANEL_NODES,
+	IOGPLOT_PHASES = IOGP_PANEL_PHASES,
+	IOGPLOT_INSIGHTS = IOGP_PANEL_INSIGHTS,
 	IOGPLOT_NPANELS = IOGP_PANEL_N
 };
 
@@ -85,6 +90,8 @@ typedef struct iogplot_file {
 	char *source;            /* "node001 rank 3" */
 	uint64_t extent;         /* largest offset + size seen */
 	size_t n;                /* samples */
+	uint64_t requests;       /* requests they were sampled from */
+	int exact;               /* requests counted, not estimated */
 } iogplot_file;
 
 typedef struct iogplot_frame {
@@ -94,8 +101,10 @@ typedef struct iogplot_frame {
 	iogplot_series rates;
 	iogplot_access_pt *access;
 	size_t naccess;
-	iogplot_file *files;
-	size_t nfiles;
+	iogplot_file *files;     /* the layer's files with samples, most bytes first */
+	size_t nfiles;           /* (samples of the first few strips only) */
+	uint64_t access_requests;/* requests the samples were drawn from */
+	int access_exact;        /* ... counted, not estimated */
 	/* header */
 	char title[256];         /* "replay job.iogr", "live tcp://127.0.0.1:7461" */
 	char selection[160];     /* "all nodes", "node node003", "source ..." */
@@ -109,6 +118,27 @@ typedef struct iogplot_frame {
 	double t_first, t_now;   /* wall-clock seconds; t_now = replay position or live now */
 	int layer;               /* IOGP_LAYER_*: whose metrics the panels show (0: POSIX) */
 	uint64_t generation;     /* bumped by the caller when data changed */
+	/* I/O phases of the layer (the whole job: phases span sources) and the
+	 * findings of the selection; copied (file names included) */
+	iogp_phase *phases;
+	size_t nphases;
+	uint64_t phases_dropped; /* activity runs beyond the model's bound */
+	iogp_insight *insights;
+	size_t ninsights;
+	/* what the findings were computed from: kept while the data and the
+	 * selection stay the same, and a costly computation (a huge job) is not
+	 * repeated within a few seconds */
+	struct iogplot_insights_of {
+		uint64_t messages, last_recv, source, at_ns, cost_ns;
+		int kind, valid;
+		char node[128];
+	} insights_of;
+	/* nodes and ranks (iogp_node_table.h), and each node's read + write
+	 * latency p99 per window slot (lat_heat.v[0], ns; nodes by name): the caller
+	 * fills them (iogram-view's session), the frame frees them */
+	iogp_node_table nodes;
+	iogplot_series lat_heat;
+	uint64_t selected_source;/* the selected source's row is marked, 0: none */
 } iogplot_frame;
 
 void iogplot_frame_init(iogplot_frame *f);
@@ -129,6 +159,10 @@ void iogplot_series_stats(iogplot_series *s);
 void iogplot_series_free(iogplot_series *s);
 /* Deep copy (dst is overwritten, not freed). */
 int iogplot_series_copy(iogplot_series *dst, const iogplot_series *src);
+/* Each node's latency p99 per window slot (iogp_node_table.h's heat, brought
+ * up to date by the caller) as a series for the heatmap: v[0] in ns, nodes
+ * by name; s is overwritten, not freed. */
+int iogplot_series_from_heat(iogplot_series *s, const iogp_heat *h);
 
 /* ---- view: how the frame is shown ----------------------------------------- */
 typedef struct iogplot_cache iogplot_cache;
@@ -141,6 +175,8 @@ typedef struct iogplot_view {
 	const char *highlight[4];/* nodes drawn as their own lines in the rates panel */
 	int nhighlight;
 	iogplot_cache *cache;    /* optional: axes and grid drawn once per geometry */
+	int sort_col, sort_desc; /* nodes table: IOGP_NT_* column, largest first */
+	int heat_p99;            /* the heatmap shows latency p99 (f->lat_heat), not bytes/s */
 } iogplot_view;
 
 /* Defaults: follow the last 300 s, log x for size and latency. */
@@ -186,12 +222,22 @@ double iogplot_geom_xval(const iogplot_geom *g, double px);
 int iogplot_panel_tooltip(const iogplot_style *st, const iogplot_frame *f, const iogplot_view *v,
                           int panel, double w, double h, double x, double y, char *buf, size_t len);
 
+/* The panel a click at (x, y) of panel at w x h leads to (a finding of the
+ * insights panel: the panel that shows it), or -1. */
+int iogplot_panel_link(const iogplot_style *st, const iogplot_frame *f, const iogplot_view *v,
+                       int panel, double w, double h, double x, double y);
+
 /* Grid cache: backgrounds, axes and labels kept as surfaces while the
  * geometry, ranges and style stay the same. */
 iogplot_cache *iogplot_cache_new(void);
 void iogplot_cache_free(iogplot_cache *c);
 void iogplot_cache_clear(iogplot_cache *c);
 void iogplot_cache_stats(const iogplot_cache *c, uint64_t *hits, uint64_t *misses);
+
+/* The nodes table's column whose header is at (x, y) of the nodes panel at
+ * w x h (a click sorts by it), or -1. */
+int iogplot_nodes_header_at(const iogplot_style *st, const iogplot_frame *f, const iogplot_view *v,
+                            double w, double h, double x, double y);
 
 /* ---- export -----------------------------------------------------------------
  * Write panel (-1: the whole dashboard) at w x h logical pixels to path; the

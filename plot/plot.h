@@ -58,6 +58,10 @@ typedef struct pl_layout {
 	pl_axis caxis;
 	double fs;
 	int dark;
+	/* the nodes panel (plot_nodes.c): the table's box and lines, the
+	 * stragglers' box and lines (0: not shown) */
+	iogplot_rect ntab, nstrag;
+	int ntab_lines, nstrag_lines;
 } pl_layout;
 
 /* Margins in font-size units. */
@@ -81,6 +85,22 @@ typedef struct pl_panel_ops {
 
 extern const pl_panel_ops pl_size_ops, pl_qd_ops, pl_latency_ops;
 extern const pl_panel_ops pl_access_ops, pl_rates_ops, pl_heatmap_ops;
+extern const pl_panel_ops pl_nodes_ops;   /* plot_nodes.c */
+/* (plot_nodes.c) A context to measure text with where there is no drawing
+ * one; s cut in the middle with "…" to fit maxw in cr's font into out. */
+cairo_t *pl_measure_cr(void);
+void pl_fit_middle(cairo_t *cr, const char *s, double maxw, char *out, size_t len);
+extern const pl_panel_ops pl_phases_ops, pl_insights_ops;   /* plot_phases.c, plot_insights.c */
+/* The frame's phases (of f->layer) and findings (of sel) from the model,
+ * and their release (plot_phases.c). */
+int pl_frame_phases(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel);
+void pl_frame_phases_free(iogplot_frame *f);
+/* The finding of the insights panel at (x, y), or -1 (plot_insights.c). */
+int pl_insight_at(const pl_layout *l, const iogplot_frame *f, double x, double y);
+
+/* The frame's access samples from the model (plot_access.c): the layer's
+ * files with samples by bytes moved, the first strips' samples. */
+int pl_frame_access(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel);
 
 /* Histograms of a panel: up to 3 series. */
 int pl_hist_series(const iogplot_frame *f, int panel, const iogp_hist **h, int *ops);

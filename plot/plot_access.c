@@ -1,13 +1,182 @@
 /* plot_access.c - access pattern: file offset vs time, one strip per file
- * (busiest first), a mark per sampled request coloured by op. */
+ * (most bytes first), a mark per sampled request coloured by op, and how
+ * many requests the marks were sampled from; the frame's samples come from
+ * the model's per-file samples of the layer (uniform over the run). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "iogp_layers.h"
 #include "plot.h"
 
 #define MAX_STRIPS 8
+#define MAX_POINTS 200000   /* samples per strip the frame asks for */
+
+/* "1,563,000" */
+static void fmt_thousands(char *buf, size_t len, uint64_t v)
+{
+	char d[32];
+	int n = snprintf(d, sizeof(d), "%" PRIu64, v), o = 0;
+	for (int i = 0; i < n && o + 2 < (int)len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = '\0';
+}
+
+/* "3,420 of 47,880 requests", "all 312 requests", "1 request" */
+static void sampled_text(char *buf, size_t len, size_t n, uint64_t requests, int exact)
+{
+	char a[32], b[32];
+	fmt_thousands(a, sizeof(a), n);
+	fmt_thousands(b, sizeof(b), requests);
+	const char *req = requests == 1 ? "request" : "requests";
+	if (n >= requests && exact)
+		snprintf(buf, len, "%s%s %s", requests == 1 ? "" : "all ", b, req);
+	else
+		snprintf(buf, len, "%s of %s%s %s", a, exact ? "" : "~", b, req);
+}
+
+typedef struct fsel {
+	const char *path;
+	uint64_t bytes;
+	uint32_t sources, first_source;
+	int placed;
+	uint64_t ops;            /* reads and writes of its per-file records, 0: none */
+} fsel;
+
+static int cmp_fsel_path(const void *a, const void *b)
+{
+	return strcmp(((const fsel *)a)->path, ((const fsel *)b)->path);
+}
+
+static int add_file(iogplot_frame *f, const iogp_model *m, const fsel *e)
+{
+	iogplot_file *nf = realloc(f->files, (f->nfiles + 1) * sizeof(*nf));
+	if (!nf)
+		return IOGP_ENOMEM;
+	f->files = nf;
+	char src[160];
+	iogp_source_info si;
+	if (e->sources > 1)
+		snprintf(src, sizeof(src), "%u sources", e->sources);
+	else if (iogp_model_source(m, e->first_source, &si) < 0)
+		snprintf(src, sizeof(src), "?");
+	else if (si.rank >= 0)
+		snprintf(src, sizeof(src), "%s rank %lld", si.node ? si.node : "", (long long)si.rank);
+	else
+		snprintf(src, sizeof(src), "%s pid %lld", si.node ? si.node : "", (long long)si.pid);
+	memset(&nf[f->nfiles], 0, sizeof(nf[f->nfiles]));
+	nf[f->nfiles].path = strdup(e->path);
+	nf[f->nfiles].source = strdup(src);
+	if (!nf[f->nfiles].path || !nf[f->nfiles].source) {
+		free(nf[f->nfiles].path);
+		free(nf[f->nfiles].source);
+		return IOGP_ENOMEM;
+	}
+	f->nfiles++;
+	return 0;
+}
+
+/* The samples of file fi (the frame's f->files[fi]) into f->access; the
+ * requests they stand for are ops, the per-file records' count, when known
+ * (exact whatever the samples estimate). */
+static int add_points(iogplot_frame *f, const iogp_model *m, const iogp_access_query *q0,
+                      uint32_t fi, uint64_t ops)
+{
+	iogp_access_query q = *q0;
+	q.path = f->files[fi].path;
+	q.max = MAX_POINTS;
+	iogp_access_set set;
+	int rc = iogp_model_access_query(m, &q, &set);
+	if (rc < 0)
+		return rc == IOGP_ENOMEM ? rc : 0;
+	iogplot_access_pt *np = realloc(f->access, (f->naccess + set.n + 1) * sizeof(*np));
+	if (!np) {
+		iogp_access_set_free(&set);
+		return IOGP_ENOMEM;
+	}
+	f->access = np;
+	iogplot_file *fl = &f->files[fi];
+	for (size_t i = 0; i < set.n; i++) {
+		const iogp_access_sample *a = &set.s[i];
+		f->access[f->naccess++] = (iogplot_access_pt){ (double)a->wall_ns / 1e9, a->offset, a->size,
+		                                               fi, a->op };
+		uint64_t end = a->offset + a->size;
+		end = end < a->offset ? UINT64_MAX : end;
+		fl->extent = end > fl->extent ? end : fl->extent;
+	}
+	if (ops && set.n && ops >= set.n) {
+		set.requests = ops;
+		set.exact = 1;
+	}
+	fl->n = set.n;
+	fl->requests = set.requests;
+	fl->exact = set.exact;
+	f->access_requests += set.requests;
+	f->access_exact = f->access_exact && set.exact;
+	iogp_access_set_free(&set);
+	return 0;
+}
+
+int pl_frame_access(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel)
+{
+	f->access_requests = 0;
+	f->access_exact = 1;
+	iogp_access_query q = { .metric = iogp_layer_slot_metric(f->layer, IOGP_SLOT_ACCESS),
+	                        .sel = sel };
+	if (!q.metric)
+		return 0;
+	iogp_file_info *fi = NULL;
+	iogp_access_file *af = NULL;
+	size_t nfi = 0, naf = 0;
+	if (iogp_model_access_files(m, &q, &af, &naf) < 0 || !naf) {
+		free(af);
+		return 0;
+	}
+	if (iogp_model_files(m, sel, f->layer, &fi, &nfi) < 0)
+		nfi = 0;
+	/* the files with samples: first the layer's by bytes moved, then the
+	 * others by the bytes their samples estimate */
+	fsel *order = calloc(naf, sizeof(*order)), *bypath = calloc(naf, sizeof(*bypath));
+	int rc = order && bypath ? 0 : IOGP_ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < naf && !rc; i++)
+		bypath[i] = (fsel){ af[i].path, af[i].bytes, af[i].sources, af[i].first_source, 0, 0 };
+	if (!rc)
+		qsort(bypath, naf, sizeof(*bypath), cmp_fsel_path);
+	for (size_t i = 0; i < nfi && !rc; i++) {
+		if (fi[i].other || fi[i].total.op[0].ops + fi[i].total.op[1].ops == 0)
+			continue;
+		fsel key = { fi[i].path, 0, 0, 0, 0, 0 };
+		fsel *k = bsearch(&key, bypath, naf, sizeof(*bypath), cmp_fsel_path);
+		if (!k || k->placed)
+			continue;
+		order[n++] = (fsel){ fi[i].path, 0, fi[i].sources, fi[i].first_source, 1,
+		                     fi[i].total.op[0].ops + fi[i].total.op[1].ops };
+		k->placed = 1;
+	}
+	for (size_t i = 0; i < naf && !rc; i++) {   /* af is by bytes already */
+		fsel key = { af[i].path, 0, 0, 0, 0, 0 };
+		fsel *k = bsearch(&key, bypath, naf, sizeof(*bypath), cmp_fsel_path);
+		if (k && !k->placed) {
+			order[n++] = *k;
+			k->placed = 1;
+		}
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = add_file(f, m, &order[i]);
+	for (size_t i = 0; i < f->nfiles && i < MAX_STRIPS && !rc; i++)
+		rc = add_points(f, m, &q, (uint32_t)i, order[i].ops);
+	free(order);
+	free(bypath);
+	free(af);
+	iogp_model_files_free(fi);
+	return rc;
+}
 
 static void access_layout(pl_layout *l, const iogplot_style *st, const iogplot_frame *f,
                           const iogplot_view *v)
@@ -112,7 +281,9 @@ static void access_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st
 		const iogplot_rect *p = &l->sub[i].plot;
 		char lab[512];
 		const iogplot_file *fl = &f->files[i];
-		snprintf(lab, sizeof(lab), "%s  (%s)", fl->path, fl->source);
+		char smp[96];
+		sampled_text(smp, sizeof(smp), fl->n, fl->requests, fl->exact);
+		snprintf(lab, sizeof(lab), "%s  (%s)  %s", fl->path, fl->source, smp);
 		pl_font(cr, st, 0.8, 0);
 		double maxw = p->w - fs * 1.0;
 		const char *s = lab;
@@ -143,20 +314,35 @@ static void access_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st
 		cairo_fill(cr);
 		x -= fs * 1.4;
 	}
-	if ((size_t)l->nsub < f->nfiles) {
-		char more[64];
-		snprintf(more, sizeof(more), "+%zu more files", f->nfiles - (size_t)l->nsub);
-		pl_rgba(cr, st->dim, 1);
-		pl_text(cr, x, ly, 1, 0.5, more);
-	}
 }
 
 static void access_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
 {
 	(void)v;
-	char n[32];
+	char n[32], r[32];
+	if (!f->naccess) {
+		snprintf(buf, len, "no samples");
+		return;
+	}
+	/* short: the legend shares the line; each strip has the exact numbers */
 	iogp_fmt_count(n, sizeof(n), (double)f->naccess, IOGP_UNITS_WIDE);
-	snprintf(buf, len, "%s samples, %zu file%s", n, f->nfiles, f->nfiles == 1 ? "" : "s");
+	iogp_fmt_count(r, sizeof(r), (double)f->access_requests, IOGP_UNITS_WIDE);
+	char files[48];
+	if (f->nfiles > MAX_STRIPS)   /* the counts are of the strips' files */
+		snprintf(files, sizeof(files), "%zu files, the first %d: ", f->nfiles, MAX_STRIPS);
+	else
+		files[0] = '\0';
+	int k = snprintf(buf, len, "%s", files);
+	if (k < 0 || (size_t)k >= len)
+		return;
+	if (f->naccess >= f->access_requests && f->access_exact)
+		snprintf(buf + k, len - (size_t)k, "all %s request%s", r, f->access_requests == 1 ? "" : "s");
+	else
+		snprintf(buf + k, len - (size_t)k, "%s of %s%s requests", n, f->access_exact ? "" : "~", r);
+	if (f->nfiles <= MAX_STRIPS && f->nfiles > 1) {
+		size_t u = strlen(buf);
+		snprintf(buf + u, len - u, ", %zu files", f->nfiles);
+	}
 }
 
 static int access_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplot_view *v,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "iogp_phase_view.h"
 #include "iogp_size_table.h"
 #include "plot.h"
 
@@ -113,6 +114,34 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 					fail = 1;
 				files++;
 			}
+		} else if (e->data == IOGP_DATA_PHASES || e->data == IOGP_DATA_INSIGHTS) {
+			/* the phases as iogram export phases writes them; the findings as text */
+			int ph = e->data == IOGP_DATA_PHASES;
+			iogp_panel_file(p, NULL, ph ? "csv" : "txt", name, sizeof(name));
+			FILE *o = iogp_export_open(dir, name, names, nlen);
+			if (!o || (ph ? iogp_phases_write_csv(o, f->phases, f->nphases)
+			              : iogp_insights_write_text(o, f->insights, f->ninsights)) < 0) {
+				snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
+				fail = 1;
+			}
+			if (o && iogp_export_close(o) < 0)
+				fail = 1;
+			files++;
+		} else if (e->data == IOGP_DATA_NODES && f->nodes.n) {
+			/* a row per node or process by name, units in the header */
+			size_t *ord = malloc(f->nodes.n * sizeof(*ord));
+			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
+			FILE *o = ord ? iogp_export_open(dir, name, names, nlen) : NULL;
+			if (o)
+				iogp_node_table_order(&f->nodes, IOGP_NT_NAME, 0, ord);
+			if (!o || iogp_node_table_write_csv(&f->nodes, ord, o) < 0) {
+				snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
+				fail = 1;
+			}
+			if (o && iogp_export_close(o) < 0)
+				fail = 1;
+			free(ord);
+			files++;
 		} else if (e->data == IOGP_DATA_ACCESS && f->nfiles) {
 			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
 			FILE *o = iogp_export_open(dir, name, names, nlen);

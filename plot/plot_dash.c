@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "iogp_layers.h"
+#include "iogp_phase_view.h"
 #include "plot.h"
 
 /* How each panel draws; names, titles and the order come from the catalog. */
@@ -16,6 +17,9 @@ static const pl_panel_ops *const panel_ops[IOGPLOT_NPANELS] = {
 	[IOGPLOT_ACCESS] = &pl_access_ops,
 	[IOGPLOT_RATES] = &pl_rates_ops,
 	[IOGPLOT_HEATMAP] = &pl_heatmap_ops,
+	[IOGPLOT_NODES] = &pl_nodes_ops,
+	[IOGPLOT_PHASES] = &pl_phases_ops,
+	[IOGPLOT_INSIGHTS] = &pl_insights_ops,
 };
 
 static const pl_panel_ops *ops_of(int panel)
@@ -371,6 +375,16 @@ int iogplot_panel_tooltip(const iogplot_style *st, const iogplot_frame *f, const
 	return ops_of(panel)->tooltip(&l, f, v, x, y, buf, len);
 }
 
+int iogplot_panel_link(const iogplot_style *st, const iogplot_frame *f, const iogplot_view *v,
+                       int panel, double w, double h, double x, double y)
+{
+	pl_layout l;
+	if (panel != IOGPLOT_INSIGHTS || layout_of(&l, st, f, v, panel, w, h) < 0 || l.empty)
+		return -1;
+	int i = pl_insight_at(&l, f, x, y);
+	return i < 0 ? -1 : iogp_insight_panel(&f->insights[i], IOGP_VIEWER_GTK);
+}
+
 /* ---- dashboard ---- */
 
 #define HEADER_H 30
@@ -460,8 +474,9 @@ void pl_draw_header(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f
 	char rate[32];
 	snprintf(rate, sizeof(rate), "%.0f", f->msg_rate);
 	snprintf(right, sizeof(right),
-	         "%zu sources (%zu live) · %zu nodes · %s msg/s · gaps %llu · drops %llu%s",
-	         f->nsources, f->nlive, f->nnodes, rate, (unsigned long long)f->gaps,
+	         "%zu source%s (%zu live) · %zu node%s · %s msg/s · gaps %llu · drops %llu%s",
+	         f->nsources, f->nsources == 1 ? "" : "s", f->nlive, f->nnodes,
+	         f->nnodes == 1 ? "" : "s", rate, (unsigned long long)f->gaps,
 	         (unsigned long long)f->drops, f->bad ? " · bad" : "");
 	if (f->bad)
 		snprintf(right + strlen(right), sizeof(right) - strlen(right), " %llu",
@@ -489,6 +504,18 @@ void pl_draw_header(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f
 		if (!(f->gaps || f->drops))
 			pl_rgba(cr, st->dim, 1);
 		pl_text(cr, rx, y, 1, 0.5, right);
+		rx -= tw + fs * 1.2;
+	}
+	if (f->ninsights) {   /* the findings: how many, and the key of their panel */
+		char ins[48];
+		snprintf(ins, sizeof(ins), "%zu finding%s (%c)", f->ninsights, f->ninsights == 1 ? "" : "s",
+		         iogp_panel_get(IOGP_PANEL_INSIGHTS)->key);
+		double iw = pl_text_w(cr, ins);
+		if (rx - iw > lw) {
+			int sev = f->insights[0].severity;
+			pl_rgba(cr, sev == IOGP_SEV_HIGH ? st->warn : sev == IOGP_SEV_WARN ? st->accent : st->dim, 1);
+			pl_text(cr, rx, y, 1, 0.5, ins);
+		}
 	}
 	cairo_restore(cr);
 }

@@ -46,6 +46,9 @@ void iogplot_frame_free(iogplot_frame *f)
 		iogp_hist_free(hist_slot(f, i));
 	free_access(f);
 	iogplot_series_free(&f->rates);
+	iogp_node_table_free(&f->nodes);
+	iogplot_series_free(&f->lat_heat);
+	pl_frame_phases_free(f);
 }
 
 static int in_sel(const iogp_source_info *si, const iogp_sel *sel)
@@ -55,88 +58,6 @@ static int in_sel(const iogp_source_info *si, const iogp_sel *sel)
 	if (sel->kind == IOGP_SEL_NODE)
 		return sel->node && !strcmp(si->node ? si->node : "", sel->node);
 	return si->id == sel->source;
-}
-
-typedef struct fmap {
-	uint64_t id;
-	uint32_t idx;
-} fmap;
-
-static int cmp_file_idx(const void *a, const void *b, void *files)
-{
-	const iogplot_file *x = (const iogplot_file *)files + *(const size_t *)a;
-	const iogplot_file *y = (const iogplot_file *)files + *(const size_t *)b;
-	if (x->n != y->n)
-		return x->n < y->n ? 1 : -1;
-	int c = strcmp(x->path, y->path);
-	return c ? c : strcmp(x->source, y->source);
-}
-
-static int add_samples(iogplot_frame *f, const iogp_model *m, size_t si, const iogp_source_info *inf,
-                       const iogp_access *a, size_t n, fmap **map, size_t *nmap, size_t *cap)
-{
-	for (size_t k = 0; k < n && f->naccess < MAX_POINTS; k++) {
-		uint32_t fi = UINT32_MAX;
-		for (size_t j = 0; j < *nmap; j++)
-			if ((*map)[j].id == a[k].file) {
-				fi = (*map)[j].idx;
-				break;
-			}
-		if (fi == UINT32_MAX) {
-			if (*nmap >= 256 || f->nfiles >= MAX_FILES)
-				continue;
-			iogplot_file *nf = realloc(f->files, (f->nfiles + 1) * sizeof(*nf));
-			if (!nf)
-				return IOGP_ENOMEM;
-			f->files = nf;
-			const char *p = iogp_model_file_path(m, si, a[k].file);
-			char src[160], idbuf[40];
-			if (!p) {
-				snprintf(idbuf, sizeof(idbuf), "file #%llu", (unsigned long long)a[k].file);
-				p = idbuf;
-			}
-			if (inf->rank >= 0)
-				snprintf(src, sizeof(src), "%s rank %lld", inf->node ? inf->node : "",
-				         (long long)inf->rank);
-			else
-				snprintf(src, sizeof(src), "%s pid %lld", inf->node ? inf->node : "",
-				         (long long)inf->pid);
-			nf[f->nfiles] = (iogplot_file){ strdup(p), strdup(src), 0, 0 };
-			if (!nf[f->nfiles].path || !nf[f->nfiles].source) {
-				free(nf[f->nfiles].path);
-				free(nf[f->nfiles].source);
-				return IOGP_ENOMEM;
-			}
-			fi = (uint32_t)f->nfiles++;
-			if (*nmap == *cap) {
-				size_t c = *cap ? *cap * 2 : 8;
-				fmap *nm = realloc(*map, c * sizeof(*nm));
-				if (!nm)
-					return IOGP_ENOMEM;
-				*map = nm;
-				*cap = c;
-			}
-			(*map)[(*nmap)++] = (fmap){ a[k].file, fi };
-		}
-		if (f->naccess % 4096 == 0) {
-			iogplot_access_pt *np = realloc(f->access, (f->naccess + 4096) * sizeof(*np));
-			if (!np)
-				return IOGP_ENOMEM;
-			f->access = np;
-		}
-		double wall = ((double)inf->last_wall_ns +
-		               ((double)a[k].t_ns - (double)inf->last_mono_ns)) / 1e9;
-		f->access[f->naccess++] = (iogplot_access_pt){ wall, a[k].offset, a[k].size, fi,
-		                                               a[k].op };
-		iogplot_file *fl = &f->files[fi];
-		fl->n++;
-		uint64_t end = a[k].offset + a[k].size;
-		if (end < a[k].offset)
-			end = UINT64_MAX;
-		if (end > fl->extent)
-			fl->extent = end;
-	}
-	return 0;
 }
 
 int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel)
@@ -159,8 +80,6 @@ int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_s
 	f->nsources = f->nlive = 0;
 	f->messages = f->gaps = f->drops = 0;
 	double first = 0;
-	fmap *map = NULL;
-	size_t cap = 0;
 	int rc = 0;
 	size_t ns = iogp_model_source_count(m);
 	for (size_t i = 0; i < ns && !rc; i++) {
@@ -174,45 +93,9 @@ int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_s
 		f->drops += si.dropped;
 		if (si.first_wall_ns && (!first || (double)si.first_wall_ns / 1e9 < first))
 			first = (double)si.first_wall_ns / 1e9;
-		const iogp_access *a1, *a2;
-		size_t n2 = 0, nmap = 0;
-		size_t n1 = iogp_model_access(m, i, &a1, &n2, &a2);
-		rc = add_samples(f, m, i, &si, a1, n1, &map, &nmap, &cap);
-		if (!rc)
-			rc = add_samples(f, m, i, &si, a2, n2, &map, &nmap, &cap);
 	}
-	free(map);
-	if (rc)
+	if ((rc = pl_frame_access(f, m, sel)) < 0)   /* plot_access.c */
 		return rc;
-	if (f->nfiles > 1) {
-		/* busiest files first: the access panel shows the top few */
-		uint32_t *remap = malloc(f->nfiles * sizeof(*remap));
-		size_t *orig = malloc(f->nfiles * sizeof(*orig));
-		if (!remap || !orig) {
-			free(remap);
-			free(orig);
-			return IOGP_ENOMEM;
-		}
-		for (size_t i = 0; i < f->nfiles; i++)
-			orig[i] = i;
-		qsort_r(orig, f->nfiles, sizeof(*orig), cmp_file_idx, f->files);
-		iogplot_file *sorted = malloc(f->nfiles * sizeof(*sorted));
-		if (!sorted) {
-			free(remap);
-			free(orig);
-			return IOGP_ENOMEM;
-		}
-		for (size_t i = 0; i < f->nfiles; i++) {
-			sorted[i] = f->files[orig[i]];
-			remap[orig[i]] = (uint32_t)i;
-		}
-		free(f->files);
-		f->files = sorted;
-		for (size_t i = 0; i < f->naccess; i++)
-			f->access[i].file = remap[f->access[i].file];
-		free(remap);
-		free(orig);
-	}
 	iogp_model_stats st;
 	iogp_model_get_stats(m, &st);
 	f->bad = st.bad_messages;
@@ -222,7 +105,7 @@ int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_s
 		f->nnodes = f->nsources ? 1 : 0;
 	}
 	f->t_first = first;
-	return 0;
+	return pl_frame_phases(f, m, sel);
 }
 
 int iogplot_frame_hist_since(iogplot_frame *f, const iogplot_frame *base)

@@ -16,16 +16,22 @@ static double cell(const iogplot_series *s, size_t k, size_t b)
 	return (isnan(r) ? 0 : r) + (isnan(w) ? 0 : w);
 }
 
+/* The series shown: bytes/s (read + write) per node, or each node's read +
+ * write latency p99 per window slot (v->heat_p99; its v[1] is empty). */
+static const iogplot_series *series_of(const iogplot_frame *f, const iogplot_view *v)
+{
+	return v->heat_p99 ? &f->lat_heat : &f->rates;
+}
+
 static void heat_layout(pl_layout *l, const iogplot_style *st, const iogplot_frame *f,
                         const iogplot_view *v)
 {
-	(void)st;
-	const iogplot_series *s = &f->rates;
+	const iogplot_series *s = series_of(f, v);
 	double lo, hi, fs = l->fs;
 	size_t b0, b1;
 	iogplot_view_time(v, f, &lo, &hi);
 	pl_series_window(s, lo, hi, f->t_now, &b0, &b1);
-	double cmax = 0;
+	double cmax = 0, cmin = INFINITY;
 	int any = 0;
 	for (size_t b = b0; b < b1; b++) {
 		if (isnan(s->rwmax[b]))
@@ -33,14 +39,32 @@ static void heat_layout(pl_layout *l, const iogplot_style *st, const iogplot_fra
 		any = 1;
 		if (s->rwmax[b] > cmax)
 			cmax = s->rwmax[b];
+		if (v->heat_p99)
+			for (size_t k = 0; k < s->nnodes; k++) {
+				double c = cell(s, k, b);
+				if (c > 0 && c < cmin)
+					cmin = c;
+			}
 	}
 	if (!any) {
 		l->empty = 1;
-		snprintf(l->empty_msg, sizeof(l->empty_msg),
-		         s->nnodes ? "no rates in this time range" : "no rates yet");
+		if (v->heat_p99)
+			snprintf(l->empty_msg, sizeof(l->empty_msg), s->nnodes ?
+			         "no latency in this time range (the last %.0f s are kept)" : "no latency yet",
+			         s->step * (double)s->nbins);
+		else
+			snprintf(l->empty_msg, sizeof(l->empty_msg),
+			         s->nnodes ? "no rates in this time range" : "no rates yet");
 		return;
 	}
 	pl_sub *u = &l->sub[0];
+	/* room for the node names on the left: the longest, at most a third */
+	cairo_t *m = pl_measure_cr();
+	pl_font(m, st, 0.8, 0);
+	double names = 0;
+	for (size_t k = 0; k < s->nnodes && k < 4096; k++)
+		names = fmax(names, pl_text_w(m, s->nodes[k] ? s->nodes[k] : "?"));
+	u->plot.x = round(fmax(u->plot.x, fmin(names + fs * 1.2, l->w / 3)));
 	u->plot.w = fmax(10, l->w - u->plot.x - round(fs * 7.2));
 	u->x = (pl_axis){ lo, hi, u->plot.x, u->plot.x + u->plot.w, 0, PL_TIME };
 	u->y = (pl_axis){ 0, (double)s->nnodes, u->plot.y, u->plot.y + u->plot.h, 0, PL_PLAIN };
@@ -48,6 +72,14 @@ static void heat_layout(pl_layout *l, const iogplot_style *st, const iogplot_fra
 	l->has_cbar = 1;
 	l->cbar = (iogplot_rect){ u->plot.x + u->plot.w + round(fs * 0.8), u->plot.y, round(fs * 0.9),
 	                          u->plot.h };
+	if (v->heat_p99) {   /* decades around what was seen */
+		double lo = pow(10, floor(log10(fmax(cmin < INFINITY ? cmin : 1, 1))));
+		double hi = pow(10, ceil(log10(fmax(cmax, 1))));
+		if (hi <= lo)
+			hi = lo * 10;
+		l->caxis = (pl_axis){ lo, hi, l->cbar.y + l->cbar.h, l->cbar.y, 1, PL_NS };
+		return;
+	}
 	double chi = ldexp(1, (int)ceil(log2(fmax(cmax, 1))));
 	l->caxis = (pl_axis){ chi / 16384, chi, l->cbar.y + l->cbar.h, l->cbar.y, 1, PL_RATE };
 }
@@ -102,7 +134,7 @@ static void col_range(const iogplot_series *s, double lo, double hi, int ncols, 
 static void heat_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
                       const iogplot_frame *f, const iogplot_view *v)
 {
-	const iogplot_series *s = &f->rates;
+	const iogplot_series *s = series_of(f, v);
 	const pl_sub *u = &l->sub[0];
 	const iogplot_rect *p = &u->plot;
 	size_t b0, b1;
@@ -182,7 +214,9 @@ static void heat_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 			cairo_stroke(cr);
 			pl_rgba(cr, st->dim, 1);
 		}
-		pl_text(cr, p->x - fs * 0.4, y, 1, 0.5, s->nodes[k] ? s->nodes[k] : "?");
+		char name[160];
+		pl_fit_middle(cr, s->nodes[k] ? s->nodes[k] : "?", p->x - fs * 0.6, name, sizeof(name));
+		pl_text(cr, p->x - fs * 0.4, y, 1, 0.5, name);
 	}
 	cairo_restore(cr);
 	/* selected nodes: a marker on the left edge */
@@ -199,21 +233,25 @@ static void heat_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 			}
 	pl_font(cr, st, 0.8, 0);
 	pl_rgba(cr, st->dim, 1);
-	pl_text(cr, l->cbar.x + l->cbar.w / 2, l->cbar.y - fs * 0.3, 0.5, 1, "B/s");
+	pl_text(cr, l->cbar.x + l->cbar.w / 2, l->cbar.y - fs * 0.3, 0.5, 1, v->heat_p99 ? "p99" : "B/s");
 }
 
 static void heat_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
 {
-	(void)v;
-	snprintf(buf, len, "%zu nodes, read + write bytes/s%s", f->rates.nnodes,
+	if (v->heat_p99) {
+		snprintf(buf, len, "%zu nodes, read + write latency p99 per %.0f s (m: bytes/s)%s",
+		         f->lat_heat.nnodes, f->lat_heat.step,
+		         f->lat_heat.nnodes > 200 ? ", rows show the slowest node of each group" : "");
+		return;
+	}
+	snprintf(buf, len, "%zu nodes, read + write bytes/s (m: latency p99)%s", f->rates.nnodes,
 	         f->rates.nnodes > 200 ? ", rows show the busiest node of each group" : "");
 }
 
 static int heat_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplot_view *v,
                         double x, double y, char *buf, size_t len)
 {
-	(void)v;
-	const iogplot_series *s = &f->rates;
+	const iogplot_series *s = series_of(f, v);
 	const pl_sub *u = &l->sub[0];
 	const iogplot_rect *p = &u->plot;
 	if (x < p->x || x >= p->x + p->w || y < p->y || y >= p->y + p->h || !s->nnodes)
@@ -235,6 +273,14 @@ static int heat_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplo
 	char ta[32], tb[32], vv[32], rd[32], wr[32];
 	iogplot_fmt_clock(ta, sizeof(ta), s->t0 + (double)c0 * s->step, 1);
 	iogplot_fmt_clock(tb, sizeof(tb), s->t0 + (double)c1 * s->step, 1);
+	if (v->heat_p99) {
+		iogp_fmt_ns(vv, sizeof(vv), val, IOGP_UNITS_WIDE);
+		int n = n1 - n0 > 1 ?
+		        snprintf(buf, len, "%s … %s (%zu nodes)\nslowest %s: read + write p99 %s\n%s–%s",
+		                 s->nodes[n0], s->nodes[n1 - 1], n1 - n0, s->nodes[arg], vv, ta, tb) :
+		        snprintf(buf, len, "%s: read + write latency p99 %s\n%s–%s", s->nodes[arg], vv, ta, tb);
+		return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
+	}
 	iogp_fmt_rate(vv, sizeof(vv), "bytes", val, IOGP_UNITS_WIDE);
 	double sr = 0, sw = 0;
 	size_t nr = 0;

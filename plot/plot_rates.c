@@ -139,6 +139,61 @@ static void draw_line(cairo_t *cr, const pl_sub *u, const pl_axis *y, const doub
 }
 
 static const unsigned hl_rgb[4] = { 0xd62728, 0x17becf, 0xbcbd22, 0xe377c2 };
+/* one colour per node line (up to 8), none of them read, write or total's */
+static const unsigned node_rgb[8] = { 0x2ca02c, 0x8c564b, 0xe377c2, 0x006d5b,
+                                      0x17becf, 0xbcbd22, 0xd62728, 0x7f7f7f };
+
+static void set_rgb(cairo_t *cr, unsigned rgb, double a)
+{
+	cairo_set_source_rgba(cr, ((rgb >> 16) & 255) / 255.0, ((rgb >> 8) & 255) / 255.0,
+	                      (rgb & 255) / 255.0, a);
+}
+
+typedef struct endlab {
+	double y;
+	size_t node;
+} endlab;
+
+static int cmp_endlab(const void *a, const void *b)
+{
+	double x = ((const endlab *)a)->y, y = ((const endlab *)b)->y;
+	return (x > y) - (x < y);
+}
+
+/* Each node line's name at its right end, in its colour, moved apart
+ * where they would overlap and kept inside the plot. */
+static void end_labels(cairo_t *cr, const iogplot_style *st, const pl_sub *u, double fs,
+                       const iogplot_series *s, endlab *lab, size_t n)
+{
+	const iogplot_rect *p = &u->plot;
+	double gap = fs * 1.05;
+	if ((double)n * gap > p->h)
+		return;   /* a strip too short for them: the tooltip names every line */
+	qsort(lab, n, sizeof(*lab), cmp_endlab);
+	for (size_t i = 0; i < n; i++) {
+		lab[i].y = fmax(lab[i].y, p->y + gap / 2);
+		if (i && lab[i].y < lab[i - 1].y + gap)
+			lab[i].y = lab[i - 1].y + gap;
+	}
+	/* pushed past the bottom: shift the run back up */
+	double over = n ? lab[n - 1].y - (p->y + p->h - gap / 2) : 0;
+	for (size_t i = n; over > 0 && i-- > 0;) {
+		lab[i].y -= over;
+		if (i && lab[i].y - gap >= lab[i - 1].y)
+			break;
+		over = i ? lab[i - 1].y + gap - lab[i].y : 0;
+	}
+	pl_font(cr, st, 0.8, 1);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = s->nodes[lab[i].node] ? s->nodes[lab[i].node] : "?";
+		double tw = pl_text_w(cr, name), x = p->x + p->w - fs * 0.3;
+		pl_rgba(cr, st->panel, 0.8);
+		cairo_rectangle(cr, x - tw - fs * 0.2, lab[i].y - fs * 0.5, tw + fs * 0.4, fs);
+		cairo_fill(cr);
+		set_rgb(cr, node_rgb[lab[i].node % 8], 1);
+		pl_text(cr, x, lab[i].y, 1, 0.5, name);
+	}
+}
 
 static void rates_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
                        const iogplot_frame *f, const iogplot_view *v)
@@ -197,14 +252,22 @@ static void rates_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 			i = j;
 		}
 		cairo_set_line_join(cr, CAIRO_LINE_JOIN_BEVEL);
+		endlab lab[8];
+		size_t nlab = 0;
 		if (s->nnodes > 1 && s->nnodes <= 8) {
-			cairo_set_line_width(cr, 1);
-			pl_rgba(cr, st->op[op], 0.4);
+			/* a line per node in a colour of its own, named at its end */
+			cairo_set_line_width(cr, 1.2);
 			for (size_t k = 0; k < s->nnodes; k++) {
 				const float *row = s->v[op] + k * s->nbins;
 				for (int i = 0; i < n; i++)
 					tmp[i] = col_mean(row, cb[2 * i], cb[2 * i + 1]);
+				set_rgb(cr, node_rgb[k % 8], 0.95);
 				draw_line(cr, u, &u->y, xs, tmp, n);
+				for (int i = n; i-- > 0;)
+					if (!isnan(tmp[i])) {
+						lab[nlab++] = (endlab){ pl_map(&u->y, tmp[i]), k };
+						break;
+					}
 			}
 		}
 		if (u->has_y2) {
@@ -230,7 +293,13 @@ static void rates_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 			cairo_set_line_width(cr, 2.2);
 			draw_line(cr, u, &u->y, xs, tmp, n);
 		}
+		end_labels(cr, st, u, fs, s, lab, nlab);
 		cairo_restore(cr);
+		if (u->has_y2) {   /* the right axis says what it is */
+			pl_font(cr, st, 0.75, 1);
+			pl_rgba(cr, st->total, 1);
+			pl_text(cr, p->x + p->w + fs * 0.4, p->y - fs * 0.15, 0, 1, "total");
+		}
 		/* strip label and legend */
 		pl_font(cr, st, 0.9, 1);
 		pl_rgba(cr, st->op[op], 1);
@@ -239,7 +308,7 @@ static void rates_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 			char leg[200];
 			pl_font(cr, st, 0.8, 0);
 			double x = p->x + p->w - fs * 0.3;
-			const char *items[3] = { u->has_y2 ? "total (right)" : NULL, "avg",
+			const char *items[3] = { u->has_y2 ? "total (right axis)" : NULL, "avg",
 			                         s->nnodes > 1 ? "min–max" : NULL };
 			iogplot_rgba cc[3] = { st->total, st->op[op], st->op[op] };
 			for (int k = 0; k < 3; k++) {
@@ -293,10 +362,11 @@ static void rates_title(char *buf, size_t len, const iogplot_frame *f, const iog
 			continue;
 		iogp_fmt_rate(r, sizeof(r), "bytes", isnan(s->total[0][b]) ? 0 : s->total[0][b], IOGP_UNITS_WIDE);
 		iogp_fmt_rate(w, sizeof(w), "bytes", isnan(s->total[1][b]) ? 0 : s->total[1][b], IOGP_UNITS_WIDE);
-		snprintf(buf, len, "%zu nodes, now: read %s, write %s", s->nnodes, r, w);
+		snprintf(buf, len, "%zu node%s, now: read %s, write %s", s->nnodes,
+		         s->nnodes == 1 ? "" : "s", r, w);
 		return;
 	}
-	snprintf(buf, len, "%zu nodes", s->nnodes);
+	snprintf(buf, len, "%zu node%s", s->nnodes, s->nnodes == 1 ? "" : "s");
 }
 
 static int rates_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplot_view *v,
@@ -343,6 +413,16 @@ static int rates_tooltip(const pl_layout *l, const iogplot_frame *f, const iogpl
 	iogp_fmt_rate(mx, sizeof(mx), "bytes", vmax, IOGP_UNITS_WIDE);
 	int n = snprintf(buf, len, "%s %s–%s\ntotal %s, avg %s\nmin %s (%s)\nmax %s (%s)",
 	                 opname[op], a, bb, tot, av, mn, s->nodes[kmin], mx, s->nodes[kmax]);
+	/* the lines drawn: each node's own value */
+	for (size_t k = 0; n >= 0 && n < (int)len && s->nnodes > 1 && s->nnodes <= 8 && k < s->nnodes; k++) {
+		float val = s->v[op][k * s->nbins + b];
+		char t[32];
+		if (isnan(val))
+			snprintf(t, sizeof(t), "–");
+		else
+			iogp_fmt_rate(t, sizeof(t), "bytes", val, IOGP_UNITS_WIDE);
+		n += snprintf(buf + n, len - (size_t)n, "%s%s %s", k ? "\n" : "\n\n", s->nodes[k], t);
+	}
 	return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
 }
 

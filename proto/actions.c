@@ -10,13 +10,16 @@
 #define ALL IOGP_VIEWER_ALL
 #define PK IOGP_ARG_PANEL_KEY
 
+/* Most rows leave help_gtk out (NULL: the same help in both viewers). */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 const iogp_action iogp_actions[] = {
 	{ IOGP_ACT_HELP, "? h", "this help (again: close)", 0, ALL, { { "?", 0 }, { "h", 0 }, { "F1", 0 } } },
 	{ IOGP_ACT_QUIT, "q", "quit", 0, ALL, { { "q", 0 }, { "Q", 0 }, { "C-q", 0 } } },
 	{ IOGP_ACT_FOCUS, "Tab", "focus next panel", 0, TUI, { { "Tab", 1 } } },
 	{ IOGP_ACT_FOCUS, "S-Tab", "focus previous panel", 0, TUI, { { "S-Tab", -1 } } },
 	{ IOGP_ACT_PANEL, NULL, "zoom panel N (again: back)", 0, ALL,
-	  { { "1", PK }, { "2", PK }, { "3", PK }, { "4", PK }, { "5", PK }, { "6", PK } } },
+	  { { "1", PK }, { "2", PK }, { "3", PK }, { "4", PK }, { "5", PK }, { "6", PK }, { "7", PK },
+	    { "8", PK }, { "9", PK } } },
 	{ IOGP_ACT_ZOOM, "z Enter", "zoom focused panel / back", 0, ALL, { { "z", 0 }, { "Enter", 0 } } },
 	{ IOGP_ACT_ESCAPE, "Esc", "close help / unzoom", 0, ALL, { { "Esc", 0 } } },
 	{ IOGP_ACT_NODE, "n N", "next / previous node", 0, ALL, { { "n", 1 }, { "N", -1 } } },
@@ -30,7 +33,11 @@ const iogp_action iogp_actions[] = {
 	{ IOGP_ACT_WEIGHT, "v", "sizes by count / by bytes", 0, ALL, { { "v", 0 } } },
 	{ IOGP_ACT_LOG, "l", "counts linear / log", 0, ALL, { { "l", 0 } } },
 	{ IOGP_ACT_LOGX, "L", "values linear / log", 0, GTK, { { "L", 0 } } },
-	{ IOGP_ACT_RATES_MODE, "m", "rates: auto/lines/heatmap", 0, TUI, { { "m", 0 } } },
+	{ IOGP_ACT_RATES_MODE, "m", "rates: lines/heatmap B/s/p99", 0, ALL, { { "m", 0 } },
+	  "node heatmap: bytes/s or latency p99" },
+	{ IOGP_ACT_SORT, "o", "table: sort by next column", 0, ALL, { { "o", 1 } } },
+	{ IOGP_ACT_SORT, "O", "table: reverse the order", 0, ALL, { { "O", 0 } } },
+	{ IOGP_ACT_ROWS, "t", "table: nodes / ranks", 0, ALL, { { "t", 0 } } },
 	{ IOGP_ACT_PAUSE, "space p", "pause / resume", 0, ALL, { { "Space", 0 }, { "p", 0 } } },
 	{ IOGP_ACT_SEEK, "Left ,", "seek back 10 s", 1, ALL, { { "Left", -10 }, { ",", -10 } } },
 	{ IOGP_ACT_SEEK, "Right .", "seek forward 10 s", 1, ALL, { { "Right", 10 }, { ".", 10 } } },
@@ -45,7 +52,8 @@ const iogp_action iogp_actions[] = {
 	{ IOGP_ACT_JUMP, "End G", "jump to end", 1, ALL, { { "End", 1 }, { "G", 1 } } },
 	{ IOGP_ACT_FOLLOW, "0", "time axes follow again", 0, GTK, { { "0", 0 } } },
 	{ IOGP_ACT_RECORD, "R", "start / stop recording", 0, ALL, { { "R", 0 } } },
-	{ IOGP_ACT_SNAPSHOT, "x", "snapshot: CSV and PNG", 0, ALL, { { "x", 0 } } },
+	{ IOGP_ACT_SNAPSHOT, "x", "snapshot: CSV and PNG", 0, ALL, { { "x", 0 } },
+	  "export the panel under the pointer" },
 	{ IOGP_ACT_EXPORT, "^E", "export PNG, SVG, PDF or CSV", 0, GTK, { { "C-e", 0 } } },
 	{ IOGP_ACT_OPEN, "^O", "open a recording", 0, GTK, { { "C-o", 0 } } },
 	{ IOGP_ACT_REDRAW, "^L", "repaint the screen", 0, ALL, { { "C-l", 0 } } },
@@ -89,24 +97,37 @@ const char *iogp_action_label(const iogp_action *a, unsigned viewer, char *buf, 
 		snprintf(buf, len, "%s", a->label);
 		return buf;
 	}
-	/* the digit range of the viewer's panels: "1-5" */
-	int lo = 0, hi = 0;
+	/* the digits of the viewer's panels as ranges: "1-5", "1-5,8,9" */
+	char have[10] = { 0 };
 	for (int p = 0; p < IOGP_PANEL_N; p++) {
 		const iogp_panel *e = iogp_panel_get(p);
-		if (!e->key || !(e->viewers & viewer))
-			continue;
-		if (!lo || e->key < lo)
-			lo = e->key;
-		if (e->key > hi)
-			hi = e->key;
+		if (e->key >= '0' && e->key <= '9' && (e->viewers & viewer))
+			have[e->key - '0'] = 1;
 	}
-	if (!lo)
+	size_t u = 0;
+	if (len)
+		buf[0] = 0;
+	for (int d = 0; d < 10; d++) {
+		if (!have[d])
+			continue;
+		int z = d;
+		while (z + 1 < 10 && have[z + 1])
+			z++;
+		int n = z == d ? snprintf(buf + u, len - u, "%s%c", u ? "," : "", '0' + d)
+		        : snprintf(buf + u, len - u, "%s%c-%c", u ? "," : "", '0' + d, '0' + z);
+		if (n < 0 || (size_t)n >= len - u)
+			break;
+		u += (size_t)n;
+		d = z;
+	}
+	if (!u)
 		snprintf(buf, len, "-");
-	else if (lo == hi)
-		snprintf(buf, len, "%c", lo);
-	else
-		snprintf(buf, len, "%c-%c", lo, hi);
 	return buf;
+}
+
+const char *iogp_action_help(const iogp_action *a, unsigned viewer)
+{
+	return viewer == IOGP_VIEWER_GTK && a->help_gtk ? a->help_gtk : a->help;
 }
 
 const iogp_action *iogp_help_next(size_t *pos, unsigned viewer, char *buf, size_t len)

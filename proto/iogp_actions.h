@@ -26,7 +26,7 @@ enum iogp_action_id {
 	IOGP_ACT_BINS,           /* bin scheme */
 	IOGP_ACT_LOG,            /* counts linear / log (iogram-view: the panel under the pointer) */
 	IOGP_ACT_LOGX,           /* values linear / log, the panel under the pointer */
-	IOGP_ACT_RATES_MODE,     /* rates panel: auto / lines / heatmap */
+	IOGP_ACT_RATES_MODE,     /* rates panel: auto / lines / heatmap (B/s, latency p99) */
 	IOGP_ACT_PAUSE,          /* pause / resume (iogram-view: replay only) */
 	IOGP_ACT_SEEK,           /* arg: seconds */
 	IOGP_ACT_SPEED,          /* arg: +1 faster, -1 slower */
@@ -39,6 +39,8 @@ enum iogp_action_id {
 	IOGP_ACT_REDRAW,         /* repaint everything */
 	IOGP_ACT_LAYER,          /* I/O layer shown: POSIX / STDIO (iogp_layers.h) */
 	IOGP_ACT_WEIGHT,         /* size histogram by count / by bytes (iogp_size_table.h) */
+	IOGP_ACT_SORT,           /* nodes table: arg +1 next column, 0 reverse the order */
+	IOGP_ACT_ROWS,           /* nodes table: a row per node / per rank (iogp_node_table.h) */
 	IOGP_ACT_N
 };
 
@@ -46,7 +48,7 @@ enum iogp_action_id {
  * key typed (iogp_action_arg resolves it). */
 #define IOGP_ARG_PANEL_KEY (-1000)
 
-#define IOGP_ACTION_MAX_KEYS 6
+#define IOGP_ACTION_MAX_KEYS 10   /* the digits 1-9 and one more */
 
 /* One help line: keys and what they do.
  * Key spellings: one character ("?", "N", ","), "Space", "Tab", "S-Tab",
@@ -65,6 +67,7 @@ typedef struct iogp_action {
 	int replay_only;         /* acts on a replay only (live: says so or ignores) */
 	unsigned viewers;        /* IOGP_VIEWER_*: who runs it (the others ignore its keys) */
 	iogp_binding keys[IOGP_ACTION_MAX_KEYS];   /* NULL key ends */
+	const char *help_gtk;    /* iogram-view's help when it does it differently; NULL: help */
 } iogp_action;
 
 extern const iogp_action iogp_actions[];
@@ -77,9 +80,11 @@ const iogp_action *iogp_action_find(const char *key, unsigned viewer, int *arg);
 /* The argument of binding b for viewer; IOGP_ARG_PANEL_KEY resolved to a
  * panel id (-1: not one of viewer's panels). */
 int iogp_action_arg(const iogp_binding *b, unsigned viewer);
-/* The label of a row as viewer shows it: "1-5" for iogram-top's digits,
+/* The label of a row as viewer shows it: "1-5,8,9" for iogram-top's digits,
  * "Ctrl+E" for iogram-view's "^E". */
 const char *iogp_action_label(const iogp_action *a, unsigned viewer, char *buf, size_t len);
+/* What a row does in viewer (its help, or help_gtk for iogram-view). */
+const char *iogp_action_help(const iogp_action *a, unsigned viewer);
 /* The help lines of viewer, in order: the next row it runs from *pos on
  * (start at 0), its label in buf; NULL after the last. */
 const iogp_action *iogp_help_next(size_t *pos, unsigned viewer, char *buf, size_t len);

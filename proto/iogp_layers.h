@@ -12,7 +12,9 @@ enum iogp_layer_id {
 };
 
 /* The slots: the six histograms in IOGP_POSIX_HISTS order, then the
- * byte counters of the rates panels, then the op counters. */
+ * byte counters of the rates panels, then the op counters, then the access
+ * samples. A layer's per-file records (iogp_model_files) are its id:
+ * IOGP_LAYER_POSIX = IOGP_FR_POSIX, IOGP_LAYER_STDIO = IOGP_FR_STDIO. */
 enum iogp_layer_slot {
 	IOGP_SLOT_READ_SIZE = 0,
 	IOGP_SLOT_WRITE_SIZE,
@@ -24,6 +26,7 @@ enum iogp_layer_slot {
 	IOGP_SLOT_WRITE_BYTES,
 	IOGP_SLOT_READ_OPS,
 	IOGP_SLOT_WRITE_OPS,
+	IOGP_SLOT_ACCESS,        /* the access samples: posix.access, stdio.access */
 	IOGP_SLOT_N
 };
 #define IOGP_LAYER_NHISTS 6   /* slots 0..5 */
@@ -45,7 +48,7 @@ int iogp_layer_find(const char *name);
 /* The next (dir 1) or previous (-1) layer, wrapping. */
 int iogp_layer_step(int id, int dir);
 /* The slot of a POSIX metric name (as the panel catalog has it); -1 if
- * the name is in no slot (e.g. posix.access). */
+ * the name is in no slot. */
 int iogp_layer_slot(const char *posix_metric);
 /* The metric of a slot in a layer; NULL where the layer has none. */
 const char *iogp_layer_slot_metric(int layer, int slot);

@@ -43,6 +43,9 @@ typedef struct iogp_model_opts {
 	/* Lifecycle (always on; time-based states need iogp_model_tick). */
 	uint32_t quiet_intervals; /* 0 = 3 */
 	uint64_t gone_ns;         /* 0 = 30 s */
+
+	/* Access samples over the whole run (live only, iogp_model_access_query). */
+	uint32_t access_keep;     /* samples kept per source, 0 = 8192, min 128 */
 } iogp_model_opts;
 
 IOGP_API iogp_model *iogp_model_new(const iogp_model_opts *opts);  /* NULL on ENOMEM */
@@ -61,7 +64,8 @@ IOGP_API void iogp_model_free(iogp_model *m);
  *    from an unknown source, or naming an unknown metric id, returns
  *    IOGP_EUNKNOWN (counted; a later SNAPSHOT brings the source in).
  *  - BYE: marks the source gone.
- *  Gauges take the latest value. Access samples go to a bounded ring.
+ *  Gauges take the latest value. Access samples go to a bounded ring (and,
+ *  live, to the per-file samples of iogp_model_access_query).
  *  Every kind may take a sequence number: any seq > last+1 counts the numbers
  *  in between as gaps (a SNAPSHOT still resyncs). A SNAPSHOT with seq < last
  *  is stale and ignored (counted as a duplicate); seq == last applies (a
@@ -164,6 +168,79 @@ IOGP_API int iogp_model_gauge(const iogp_model *m, const char *metric, const iog
 /* Access samples kept for source i (oldest first), and its file table. */
 IOGP_API size_t iogp_model_access(const iogp_model *m, size_t i, const iogp_access **a, size_t *n2, const iogp_access **a2);
 IOGP_API const char *iogp_model_file_path(const iogp_model *m, size_t i, uint64_t file_id);
+
+/* Access samples over the time shown (live on; model_access.c). Besides the
+ * ring above, the model keeps per source, access metric and file a sample
+ * spread over the whole run: 64 slices of the run and, for the last 300 s,
+ * buckets that double in length with age, each at most 64 samples, merged
+ * in proportion to the requests each half stands for; a source keeps at
+ * most opts.access_keep samples (beyond it the fullest file's buckets are
+ * halved) and access_keep / 16 files (beyond them the one with the fewest
+ * requests goes): 32 bytes a sample, so at most ~280 KiB per source at the
+ * defaults (a busy file alone keeps ~7,000 samples and is not thinned). Every sample stands for requests: the DELTA's access_seen over
+ * its samples (the agent's reservoir is uniform over the interval's
+ * requests of every access metric and file).
+ *
+ * A query returns the samples of the selected sources, metric and file in
+ * the wall-time window, thinned so that each stands for the same number of
+ * requests (the sparsest bucket's; buckets holding under 1% of the requests
+ * do not set it): a sample uniform over the requests of the window, so a
+ * busy file's plot covers the whole window, not its last seconds. */
+typedef struct iogp_access_query {
+	const char *metric;        /* access metric name ("posix.access"); NULL: every one */
+	const char *path;          /* one file by path (iogp_model_file_path's; "?" unnamed);
+	                            * NULL: every file */
+	const iogp_sel *sel;       /* NULL: all sources */
+	uint64_t from_ns, to_ns;   /* wall-time window; 0: from the first / up to the last */
+	size_t max;                /* at most this many samples, 0 = 100,000 */
+} iogp_access_query;
+
+typedef struct iogp_access_sample {
+	uint64_t wall_ns;          /* the request's wall time (its source's clock) */
+	uint64_t offset, size;
+	uint64_t file;             /* its source's file id */
+	uint32_t op;               /* IOGP_OP_* */
+	uint32_t source;           /* iogp_model_source index */
+} iogp_access_sample;
+
+typedef struct iogp_access_set {
+	iogp_access_sample *s;     /* time order; iogp_access_set_free */
+	size_t n;
+	uint64_t requests;         /* requests in the window the samples stand for */
+	int exact;                 /* requests counted (every DELTA's samples were of
+	                            * this file and metric, whole buckets), else estimated */
+	uint64_t held;             /* samples the model holds there (n <= held) */
+	uint64_t from_ns, to_ns;   /* wall span of those requests, within the window */
+} iogp_access_set;
+
+/* IOGP_EINVAL without the live side; IOGP_ENOTFOUND for an unknown metric,
+ * node or source; out is emptied on every return. O(buckets of the
+ * selection + n log n). */
+IOGP_API int iogp_model_access_query(const iogp_model *m, const iogp_access_query *q,
+                                     iogp_access_set *out);
+IOGP_API void iogp_access_set_free(iogp_access_set *s);
+
+/* Files with samples in the query's window (its path is ignored), merged by
+ * path over the sources: requests and bytes as the samples estimate them.
+ * Sorted by bytes, most first (ties by path); *out (free()) points into the
+ * model: valid until it changes. */
+typedef struct iogp_access_file {
+	const char *path;
+	uint64_t requests, bytes, samples;
+	uint32_t sources, first_source;
+} iogp_access_file;
+IOGP_API int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q,
+                                     iogp_access_file **out, size_t *n);
+
+/* What the per-file samples hold over all sources. */
+typedef struct iogp_access_mem {
+	uint64_t samples, streams, bytes;
+	uint64_t max_source;       /* samples of the fullest source (<= access_keep) */
+	uint64_t thinned;          /* samples dropped for access_keep */
+	uint64_t evicted;          /* files let go beyond access_keep / 16 per source
+	                            * (the fewest requests first) */
+} iogp_access_mem;
+IOGP_API void iogp_model_access_mem(const iogp_model *m, iogp_access_mem *out);
 
 /* Per-file records (iogp_wire.h, iogp_filerec) of the selected sources,
  * merged by path and layer: a file that many sources (ranks) used is one
@@ -323,6 +400,17 @@ IOGP_API int iogp_model_rate_across(const iogp_model *m, const char *metric, uin
  * initialised; IOGP_ESCHEME; IOGP_ENOTFOUND), IOGP_EINVAL when live is off. */
 IOGP_API int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_sel *sel,
                            uint64_t window_ns, iogp_hist *out);
+
+/* (model_nodes.c) The histograms of n consecutive window slots from slot
+ * first on (slot j: the deltas whose wall time is in [j S, (j+1) S), S =
+ * window_slot_ns), one per slot into out[0..n-1]: what a node's latency
+ * was, slot by slot (the heatmaps' p99 over time). Slots the rings hold:
+ * from window_max_ns before the model's clock to the slot of the clock
+ * (IOGP_ENOTFOUND otherwise). Same contract as iogp_model_hist_window
+ * (every out[i] initialised, IOGP_ESCHEME, IOGP_EINVAL when live is off).
+ * Costs n + 1 window queries. */
+IOGP_API int iogp_model_hist_slots(const iogp_model *m, const char *metric, const iogp_sel *sel,
+                          uint64_t first, size_t n, iogp_hist *out);
 
 typedef struct iogp_model_live {
 	uint64_t now_ns;           /* the model's clock */

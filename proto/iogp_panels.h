@@ -18,6 +18,9 @@ enum iogp_panel_id {
 	IOGP_PANEL_ACCESS,       /* file offset vs time, per file, colour by op */
 	IOGP_PANEL_RATES,        /* per-node bytes/s with min/avg/max band and total */
 	IOGP_PANEL_HEATMAP,      /* node x time bytes/s */
+	IOGP_PANEL_NODES,        /* nodes and ranks side by side, and the stragglers */
+	IOGP_PANEL_PHASES,       /* I/O phases: a timeline of bars, and their table */
+	IOGP_PANEL_INSIGHTS,     /* findings, their numbers and the panel that shows each */
 	IOGP_PANEL_N
 };
 
@@ -35,6 +38,9 @@ typedef enum iogp_panel_data {
 	IOGP_DATA_HIST,          /* histograms: metrics[] read, write, meta */
 	IOGP_DATA_ACCESS,        /* access samples */
 	IOGP_DATA_RATES,         /* per-node series of metrics[] read, write bytes */
+	IOGP_DATA_NODES,         /* a row per node or rank (iogp_node_table.h), no metric */
+	IOGP_DATA_PHASES,        /* I/O phases (iogp_model_phases), no metric */
+	IOGP_DATA_INSIGHTS,      /* findings (iogp_model_insights), no metric */
 } iogp_panel_data;
 
 #define IOGP_PANEL_MAX_ALIASES 4

@@ -11,16 +11,17 @@ static const iogp_layer layers[IOGP_LAYER_N] = {
 	{ IOGP_LAYER_POSIX, "posix", "POSIX",
 	  { IOGP_M_READ_SIZE, IOGP_M_WRITE_SIZE, IOGP_M_READ_LATENCY, IOGP_M_WRITE_LATENCY,
 	    IOGP_M_META_LATENCY, IOGP_M_QUEUE_DEPTH, IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES,
-	    IOGP_M_READ_OPS, IOGP_M_WRITE_OPS } },
+	    IOGP_M_READ_OPS, IOGP_M_WRITE_OPS, IOGP_M_ACCESS } },
 	{ IOGP_LAYER_STDIO, "stdio", "STDIO",
 	  { IOGP_M_STDIO_READ_SIZE, IOGP_M_STDIO_WRITE_SIZE, IOGP_M_STDIO_READ_LATENCY,
 	    IOGP_M_STDIO_WRITE_LATENCY, NULL, NULL, IOGP_M_STDIO_READ_BYTES,
-	    IOGP_M_STDIO_WRITE_BYTES, IOGP_M_STDIO_READ_OPS, IOGP_M_STDIO_WRITE_OPS } },
+	    IOGP_M_STDIO_WRITE_BYTES, IOGP_M_STDIO_READ_OPS, IOGP_M_STDIO_WRITE_OPS,
+	    IOGP_M_STDIO_ACCESS } },
 };
 
 static const char *const slot_labels[IOGP_SLOT_N] = {
 	"read size", "write size", "read latency", "write latency", "meta latency",
-	"queue depth", "read bytes", "write bytes", "read ops", "write ops",
+	"queue depth", "read bytes", "write bytes", "read ops", "write ops", "access samples",
 };
 
 const iogp_layer *iogp_layer_get(int id)

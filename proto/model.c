@@ -370,7 +370,7 @@ static void source_free(struct source *s)
 	imap_free(&s->file_map);
 	imap_free(&s->fr_map);
 	free(s->fr);
-	free(s->ring);
+	model__access_free(s);   /* the ring and the per-file samples */
 	free(s->rr);
 }
 

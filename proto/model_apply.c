@@ -139,29 +139,6 @@ static int files_add(iogp_model *m, struct source *s, const iogp_file *f, uint32
 	return 0;
 }
 
-static int ring_push(const iogp_model *m, struct source *s, const iogp_access *a)
-{
-	uint32_t cap = m->opts.access_ring;
-
-	if (s->ring == NULL) {
-		s->ring = malloc((size_t)cap * sizeof *s->ring);
-		if (s->ring == NULL)
-			return IOGP_ENOMEM;
-	}
-	s->ring[s->ring_head] = *a;
-	s->ring_head = s->ring_head + 1 == cap ? 0 : s->ring_head + 1;
-	if (s->ring_n < cap)
-		s->ring_n++;
-	return 0;
-}
-
-static const iogp_access *ring_newest(const iogp_model *m, const struct source *s)
-{
-	if (s->ring_n == 0)
-		return NULL;
-	return &s->ring[s->ring_head == 0 ? m->opts.access_ring - 1 : s->ring_head - 1];
-}
-
 /* ---- histogram slots ------------------------------------------------------ */
 
 static void hs_load(iogp_model *m, struct slot *sl)
@@ -588,17 +565,8 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		else if (acc != NULL && acc->win && sl->linked)
 			win_exact_add(m, s, sl, acc->slot, x->v, x->n);
 	}
-	if (msg->naccess > 0) {
-		const iogp_access *newest = ring_newest(m, s);
-		uint64_t after = newest != NULL ? newest->t_ns : 0;
-
-		for (uint32_t i = 0; i < msg->naccess && r == 0; i++) {
-			/* a SNAPSHOT repeats the ring: keep only what is newer */
-			if (snapshot && newest != NULL && msg->access[i].t_ns <= after)
-				continue;
-			r = ring_push(m, s, &msg->access[i]);
-		}
-	}
+	if (r == 0)
+		r = model__access_apply(m, s, msg, snapshot);   /* model_access.c */
 	s->access_seen = snapshot ? msg->access_seen : s->access_seen + msg->access_seen;
 	if (r == 0)
 		r = files_add(m, s, msg->files, msg->nfiles);

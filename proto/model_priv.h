@@ -19,6 +19,7 @@
 /* Live side rings, defined in model_live.c. */
 struct rring;
 struct wring;
+struct astore;   /* model_access.c: per-file access samples */
 
 /* Open-addressing index over an array owned elsewhere: entries hold the
  * element's hash and index + 1 (0 = empty); load stays <= 1/2. */
@@ -90,6 +91,7 @@ struct source {
 	iogp_access *ring;     /* opts.access_ring entries once the first sample arrives */
 	uint32_t ring_head, ring_n;
 	uint64_t access_seen;
+	struct astore *acc;    /* per-file samples over the run (live), model_access.c */
 
 	/* lifecycle */
 	bool replaced;         /* a restart took over; cleared if it speaks again */
@@ -267,6 +269,11 @@ uint32_t model__source_new(iogp_model *m, uint64_t id, const char *host, int *er
 int model__labels_set(iogp_model *m, uint32_t si, const iogp_msg *msg);
 iogp_source_state model__src_state(const iogp_model *m, const struct source *s, uint64_t now,
                                    bool judge);
+
+/* model_access.c: a message's access samples into the ring (and, live, the
+ * per-file samples); freeing them with the source */
+int model__access_apply(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot);
+void model__access_free(struct source *s);
 
 /* model_live.c: what a DELTA feeds on the live side */
 void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg);

@@ -29,6 +29,16 @@ static const iogp_panel catalog[IOGP_PANEL_N] = {
 	{ IOGP_PANEL_HEATMAP, "heatmap", { NULL }, "Node heatmap", "node heatmap",
 	  "Bytes per second of every node over time, as colour", "heatmap", '6',
 	  IOGP_DATA_RATES, { IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES }, 1, IOGP_VIEWER_GTK },
+	{ IOGP_PANEL_NODES, "nodes", { "ranks", "table", "stragglers" }, "Nodes and ranks",
+	  "nodes and ranks",
+	  "Each node or rank: rates, latency p50/p99, I/O time share, queue depth; the slowest "
+	  "against the median", "nodes", '7', IOGP_DATA_NODES, { NULL }, 0, IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_PHASES, "phases", { "phase", "files" }, "I/O phases", "I/O phases",
+	  "What the job does when: its phases of reads and writes over time, and their table",
+	  "phases", '8', IOGP_DATA_PHASES, { NULL }, 1, IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_INSIGHTS, "insights", { "findings" }, "Insights", "insights",
+	  "What stands out, with its numbers; a finding leads to the panel that shows it",
+	  "insights", '9', IOGP_DATA_INSIGHTS, { NULL }, 0, IOGP_VIEWER_ALL },
 };
 
 const iogp_panel *iogp_panel_get(int id)

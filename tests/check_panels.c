@@ -38,7 +38,8 @@ START_TEST(lookups)
 	ck_assert_ptr_null(iogp_panel_get(-1));
 	char b[256];
 	iogp_panel_names(b, sizeof(b));
-	ck_assert_str_eq(b, "size, qd, latency, access, rates, heatmap, header, dashboard");
+	ck_assert_str_eq(b, "size, qd, latency, access, rates, heatmap, nodes, phases, insights, header, "
+	                 "dashboard");
 	/* snapshot and export file names */
 	iogp_panel_file(IOGP_PANEL_SIZE, "read", "csv", b, sizeof(b));
 	ck_assert_str_eq(b, "size-read.csv");
@@ -54,8 +55,10 @@ START_TEST(lookups)
 	ck_assert_int_eq(iogp_panel_by_key('3', IOGP_VIEWER_TUI), IOGP_PANEL_LATENCY);
 	ck_assert_int_eq(iogp_panel_by_key('6', IOGP_VIEWER_GTK), IOGP_PANEL_HEATMAP);
 	ck_assert_int_eq(iogp_panel_by_key('6', IOGP_VIEWER_TUI), -1);
-	ck_assert_int_eq(iogp_panel_step(IOGP_PANEL_RATES, 1, IOGP_VIEWER_TUI), IOGP_PANEL_SIZE);
-	ck_assert_int_eq(iogp_panel_step(IOGP_PANEL_SIZE, -1, IOGP_VIEWER_TUI), IOGP_PANEL_RATES);
+	ck_assert_int_eq(iogp_panel_step(IOGP_PANEL_RATES, 1, IOGP_VIEWER_TUI), IOGP_PANEL_NODES);
+	ck_assert_int_eq(iogp_panel_step(IOGP_PANEL_SIZE, -1, IOGP_VIEWER_TUI), IOGP_PANEL_N - 1);
+	ck_assert_int_eq(iogp_panel_by_key('7', IOGP_VIEWER_TUI), IOGP_PANEL_NODES);
+	ck_assert_int_eq(iogp_panel_by_key('7', IOGP_VIEWER_GTK), IOGP_PANEL_NODES);
 	ck_assert_int_eq(iogp_panel_step(IOGP_PANEL_LATENCY, 1, IOGP_VIEWER_TUI), IOGP_PANEL_ACCESS);
 }
 END_TEST
@@ -73,7 +76,10 @@ START_TEST(catalog)
 		for (int k = 0; k < IOGP_PANEL_MAX_ALIASES && a->aliases[k]; k++)
 			ck_assert_msg(iogp_panel_find(a->aliases[k]) == i, "alias %s of %s", a->aliases[k],
 			              a->name);
-		ck_assert_msg(a->data == IOGP_DATA_STATUS || a->metrics[0], "%s: no metric", a->name);
+		/* the status strip, nodes, phases and insights are built from more than one metric */
+		ck_assert_msg(a->data == IOGP_DATA_STATUS || a->data == IOGP_DATA_NODES ||
+		              a->data == IOGP_DATA_PHASES || a->data == IOGP_DATA_INSIGHTS || a->metrics[0],
+		              "%s: no metric", a->name);
 		for (int k = 0; k < IOGP_PANEL_MAX_METRICS && a->metrics[k]; k++)
 			ck_assert_msg(!strncmp(a->metrics[k], "posix.", 6), "%s: metric %s", a->name,
 			              a->metrics[k]);
@@ -142,8 +148,8 @@ START_TEST(actions)
 	char b[32];
 	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_TUI, b, sizeof(b)), "PgUp [");
 	a = iogp_action_find("1", IOGP_VIEWER_TUI, &arg);
-	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_TUI, b, sizeof(b)), "1-5");
-	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_GTK, b, sizeof(b)), "1-6");
+	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_TUI, b, sizeof(b)), "1-5,7-9");
+	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_GTK, b, sizeof(b)), "1-9");
 	a = iogp_action_find("C-e", IOGP_VIEWER_GTK, &arg);
 	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_GTK, b, sizeof(b)), "Ctrl+E");
 	/* help lines: each viewer's rows, in order */
@@ -152,7 +158,7 @@ START_TEST(actions)
 		ck_assert(a->viewers & IOGP_VIEWER_TUI);
 		n++;
 	}
-	ck_assert_uint_eq(n, 30);   /* iogram-top's overlay */
+	ck_assert_uint_eq(n, 33);   /* iogram-top's overlay */
 	/* the layer key, in both viewers */
 	a = iogp_action_find("y", IOGP_VIEWER_TUI, &arg);
 	ck_assert_ptr_nonnull(a);
@@ -401,8 +407,14 @@ START_TEST(layers)
 	ck_assert_ptr_null(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_QUEUE_DEPTH));
 	ck_assert_ptr_null(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_META_LATENCY));
 	ck_assert_ptr_null(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_N));
+	/* each layer has its own access samples (the access panel shows the
+	 * layer's: stdio-only programs have none in POSIX) */
+	ck_assert_str_eq(iogp_layer_slot_metric(IOGP_LAYER_POSIX, IOGP_SLOT_ACCESS), IOGP_M_ACCESS);
+	ck_assert_str_eq(iogp_layer_slot_metric(IOGP_LAYER_STDIO, IOGP_SLOT_ACCESS), IOGP_M_STDIO_ACCESS);
+	ck_assert_str_eq(iogp_layer_metric(IOGP_LAYER_STDIO, IOGP_M_ACCESS), IOGP_M_STDIO_ACCESS);
+	ck_assert_str_eq(iogp_layer_slot_label(IOGP_SLOT_ACCESS), "access samples");
 	/* the catalog's (POSIX) metrics of every panel resolve in every layer,
-	 * or are absent there: the access samples are shared */
+	 * or are absent there */
 	for (int p = 0; p < IOGP_PANEL_N; p++) {
 		const iogp_panel *e = iogp_panel_get(p);
 		for (int k = 0; k < IOGP_PANEL_MAX_METRICS && e->metrics[k]; k++) {

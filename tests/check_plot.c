@@ -180,6 +180,11 @@ START_TEST(test_panels_drawn)
 	iogplot_rect rr[IOGPLOT_NPANELS];
 	iogplot_dashboard_layout(W, H, rr);
 	for (int p = 0; p < IOGPLOT_NPANELS; p++) {
+		/* synthetic recordings have no per-file records (phases) and no
+		 * findings: check_phases_view draws those from real jobs */
+		int data = iogp_panel_get(p)->data;
+		if (data == IOGP_DATA_PHASES || data == IOGP_DATA_INSIGHTS)
+			continue;
 		/* inside the panel, below its title, right of its y labels */
 		int x0 = (int)(rr[p].x + (p ? 70 : 4)), x1 = (int)(rr[p].x + rr[p].w - 20);
 		int y0 = (int)(rr[p].y + (p ? 30 : 4)), y1 = (int)(rr[p].y + rr[p].h - (p ? 30 : 4));
@@ -516,10 +521,12 @@ START_TEST(test_cache)
 	v.cache = iogplot_cache_new();
 	cairo_surface_t *b = render_panel(&st, &f, &v, -1, W, H);
 	cairo_surface_t *c = render_panel(&st, &f, &v, -1, W, H);
-	uint64_t hits, misses;
+	uint64_t hits, misses, panels = 0;
 	iogplot_cache_stats(v.cache, &hits, &misses);
-	ck_assert_uint_eq(misses, 6);
-	ck_assert_uint_eq(hits, 6);
+	for (int p = 0; p < IOGPLOT_NPANELS; p++)   /* the dashboard's: one static layer each */
+		panels += iogp_panel_get(p)->key && (iogp_panel_get(p)->viewers & IOGP_VIEWER_GTK);
+	ck_assert_uint_eq(misses, panels);
+	ck_assert_uint_eq(hits, panels);
 	long differ = 0;
 	for (int y = 0; y < H; y += 3)
 		for (int x = 0; x < W; x += 3) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,7 +35,7 @@ typedef struct source {
 	uint64_t counters[NCOUNTERS];
 	iogp_hist cum[NHISTS], delta[NHISTS];
 	uint64_t dcount[NCOUNTERS];
-	char host[32], pid[16], rankstr[16], start[32];
+	char host[40], pid[16], rankstr[16], start[32];
 	char path[64];
 	int file_announced, done;
 } source;
@@ -53,11 +54,46 @@ static uint64_t rnd(uint64_t *s)
 }
 
 static int nnodes = 2, per_node = 1, idle;
+/* --skew X: node k's latencies x (1 + X ((7k + 3) mod nodes)), a known
+ * order that is not the name order; --slow-node N:F: node N (1-based) x F */
+static double skew, slow_factor = 1;
+static const char *node_prefix = "node";   /* --node-prefix: hosts PREFIX001, ... */
+static int slow_node = -1;
+/* exact truth per node and source (--truth): every latency value of reads
+ * and writes per node (for exact quantiles), time in calls per source */
+typedef struct vals {
+	uint64_t *v;
+	size_t n, cap;
+} vals;
+static vals *lat_node;
+static double *io_src[3];   /* read, write, meta latency sums per source, ns */
 static uint64_t wsizes[8];   /* --write-sizes: writes of these sizes only */
 static int nwsizes;
 
+static uint64_t lat_scale(const source *s, uint64_t v)
+{
+	double f = 1 + skew * (double)((7 * s->node + 3) % nnodes);
+	if (s->node == slow_node)
+		f *= slow_factor;
+	return (uint64_t)((double)v * f);
+}
+
 static void rec_hist(source *s, int h, uint64_t v)
 {
+	if (h == H_RLAT || h == H_WLAT || h == H_MLAT) {
+		v = lat_scale(s, v);
+		io_src[h - H_RLAT][s->rank] += (double)v;
+		vals *x = &lat_node[s->node];
+		if (h != H_MLAT && x->n < (64u << 20)) {
+			if (x->n == x->cap) {
+				x->cap = x->cap ? x->cap * 2 : 4096;
+				x->v = realloc(x->v, x->cap * sizeof(*x->v));
+				if (!x->v)
+					exit(1);
+			}
+			x->v[x->n++] = v;
+		}
+	}
 	iogp_hist_record(&s->delta[h], v, 1);
 	iogp_hist_record(&truth_all[h], v, 1);
 	iogp_hist_record(&truth_node[h][s->node], v, 1);
@@ -188,6 +224,55 @@ static void send_msg(iogp_recorder *r, const iogp_msg *m, uint64_t recv_ns)
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The value at rank ceil(q n) of sorted v (as iogp_hist_quantile ranks). */
+static uint64_t exact_q(const vals *x, double q)
+{
+	if (!x->n)
+		return 0;
+	size_t r = (size_t)ceil(q * (double)x->n);
+	return x->v[(r ? r : 1) - 1];
+}
+
+/* nodes.csv and sources.csv: exact figures of what was generated. */
+static void write_exact(const char *dir, const source *src, int ns)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/sources.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		exit(1);
+	fprintf(f, "rank,node,span_ns,read_latency_sum_ns,write_latency_sum_ns,meta_latency_sum_ns,io_time_ns\n");
+	double *span = calloc((size_t)nnodes, sizeof(double)), *io = calloc((size_t)nnodes, sizeof(double));
+	for (int i = 0; i < ns; i++) {
+		double t = io_src[0][i] + io_src[1][i] + io_src[2][i];
+		fprintf(f, "%d,%s,%" PRIu64 ",%.0f,%.0f,%.0f,%.0f\n", src[i].rank, src[i].host,
+		        src[i].last_t, io_src[0][i], io_src[1][i], io_src[2][i], t);
+		span[src[i].node] += (double)src[i].last_t;
+		io[src[i].node] += t;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/nodes.csv", dir);
+	if (!(f = fopen(path, "w")))
+		exit(1);
+	/* latency p50/p99 of reads and writes together; share = io / the sources' spans */
+	fprintf(f, "node,requests,latency_p50_ns,latency_p99_ns,io_time_ns,proc_span_ns,io_share\n");
+	for (int n = 0; n < nnodes; n++) {
+		vals *x = &lat_node[n];
+		qsort(x->v, x->n, sizeof(*x->v), cmp_u64);
+		fprintf(f, "%.24s%03d,%zu,%" PRIu64 ",%" PRIu64 ",%.0f,%.0f,%.6f\n", node_prefix, n + 1, x->n,
+		        exact_q(x, 0.5), exact_q(x, 0.99), io[n], span[n], span[n] > 0 ? io[n] / span[n] : 0);
+	}
+	fclose(f);
+	free(span);
+	free(io);
+}
+
 static void write_truth(const char *dir)
 {
 	char path[4096];
@@ -228,7 +313,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: iogram-synth -o FILE.iogr [--nodes N] [--sources-per-node S]\n"
 	             "         [--seconds T] [--interval-ms MS] [--seed X] [--drop-every K]\n"
 	             "         [--idle] [--plain] [--crash] [--truth DIR]\n"
-	             "         [--write-sizes BYTES,BYTES,...]\n");
+	             "         [--write-sizes BYTES,BYTES,...] [--skew X] [--slow-node N:FACTOR]\n"
+	             "         [--node-prefix NAME]\n");
 }
 
 int main(int argc, char **argv)
@@ -245,6 +331,9 @@ int main(int argc, char **argv)
 		{ "crash", no_argument, NULL, 'c' },
 		{ "truth", required_argument, NULL, 'T' },
 		{ "write-sizes", required_argument, NULL, 'W' },
+		{ "skew", required_argument, NULL, 'K' },
+		{ "slow-node", required_argument, NULL, 'N' },
+		{ "node-prefix", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -275,6 +364,16 @@ int main(int argc, char **argv)
 				nwsizes++;
 			}
 			break;
+		case 'K': skew = strtod(optarg, NULL); break;
+		case 'P': node_prefix = optarg; break;
+		case 'N':
+			if (sscanf(optarg, "%d:%lf", &slow_node, &slow_factor) != 2 || slow_node < 1 ||
+			    !(slow_factor > 0)) {
+				usage(stderr);
+				return 2;
+			}
+			slow_node--;
+			break;
 		case 'o': out = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -297,6 +396,11 @@ int main(int argc, char **argv)
 	}
 	for (int cn = 0; cn < NCOUNTERS; cn++)
 		truth_cnt_node[cn] = calloc((size_t)nnodes, sizeof(uint64_t));
+	lat_node = calloc((size_t)nnodes, sizeof(*lat_node));
+	for (int k = 0; k < 3; k++)
+		io_src[k] = calloc((size_t)(nnodes * per_node), sizeof(double));
+	if (!lat_node || !io_src[0] || !io_src[1] || !io_src[2])
+		return 1;
 	for (int i = 0; i < ns; i++) {
 		source *s = &src[i];
 		s->rng = seed * 1000003u + (uint64_t)i;
@@ -308,7 +412,7 @@ int main(int argc, char **argv)
 		s->mono0 = 1000000000000ull + (uint64_t)i * 12345678ull;
 		s->wall0 = EPOCH_NS + (uint64_t)(i % 5) * 37000000ull;
 		s->next_t = s->interval_ns;
-		snprintf(s->host, sizeof(s->host), "node%03d", s->node + 1);
+		snprintf(s->host, sizeof(s->host), "%.24s%03d", node_prefix, s->node + 1);
 		snprintf(s->pid, sizeof(s->pid), "%d", 1000 + i);
 		snprintf(s->rankstr, sizeof(s->rankstr), "%d", i);
 		snprintf(s->start, sizeof(s->start), "%" PRIu64, s->wall0);
@@ -417,7 +521,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iogram-synth: close failed\n");
 		return 1;
 	}
-	if (truth)
+	if (truth) {
 		write_truth(truth);
+		write_exact(truth, src, ns);
+	}
 	return 0;
 }

@@ -3,6 +3,7 @@
  * cleanly so demo workers and recordings are closed. */
 #include <glib-unix.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,9 @@ static iogv_session *start_sources(iogv_win *v)
 		}
 		double start, end;
 		iogv_replay_span(s, &start, &end);
-		double t = a->have_at ? (a->at >= 0 ? start + a->at : end + a->at) : end;
+		/* the start (then it plays, as in iogram-top); --at S: paused at S,
+		 * negative (-0: the end) from the end */
+		double t = a->have_at ? (signbit(a->at) ? end + a->at : start + a->at) : start;
 		iogv_replay_seek(s, t);
 		return s;
 	}
@@ -116,6 +119,8 @@ static void on_activate(GtkApplication *app, gpointer p)
 	}
 	if (!bar)
 		gtk_widget_hide(v->infobar);
+	if (v->args.replay && !v->args.have_at)
+		iogv_play(v, 1);
 }
 
 static gboolean on_signal(gpointer p)

@@ -32,6 +32,7 @@ typedef struct iogv_win {
 	char *highlight[4];
 	int nhighlight;
 	double window_s;
+	int rows;                 /* nodes table: IOGP_NT_NODES / IOGP_NT_SOURCES (t) */
 	int zoom_panel;           /* -1: dashboard; else one panel fills the area */
 	/* replay */
 	int playing;
@@ -84,6 +85,7 @@ void iogv_sidebar_reset(struct iogv_sidebar *sb);     /* new session */
 void iogv_sidebar_free(struct iogv_sidebar *sb);
 void iogv_sidebar_step(struct iogv_sidebar *sb, int nodes, int dir);   /* n N s S */
 void iogv_sidebar_select_all(struct iogv_sidebar *sb);
+void iogv_sidebar_widths(struct iogv_sidebar *sb, int *column, int *widest);   /* pixels */
 
 /* timeline.c: replay scrubber, play/pause, speed */
 struct iogv_timeline *iogv_timeline_new(iogv_win *v, GtkWidget **widget);

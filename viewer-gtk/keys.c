@@ -117,6 +117,28 @@ static gboolean run(iogv_win *v, const iogp_action *a, int arg)
 		v->args.weight = v->view.size_weight = iogp_size_weight_step(v->view.size_weight);
 		gtk_widget_queue_draw(v->area);
 		return TRUE;
+	case IOGP_ACT_RATES_MODE:   /* the heatmap: bytes/s or latency p99 */
+		v->view.heat_p99 = !v->view.heat_p99;
+		iogv_set_table(v->s, v->rows, v->view.heat_p99);
+		iogv_win_changed(v, 1);
+		iogv_win_info(v, "Node heatmap: %s", v->view.heat_p99 ? "read + write latency p99 per window slot"
+		                                                      : "read + write bytes/s");
+		return TRUE;
+	case IOGP_ACT_SORT:
+		if (arg) {
+			v->view.sort_col = (v->view.sort_col + arg + IOGP_NT_NCOLS) % IOGP_NT_NCOLS;
+			v->view.sort_desc = iogp_nt_col_desc(v->view.sort_col);
+		} else {
+			v->view.sort_desc = !v->view.sort_desc;
+		}
+		gtk_widget_queue_draw(v->area);
+		return TRUE;
+	case IOGP_ACT_ROWS:
+		v->rows = v->rows == IOGP_NT_NODES ? IOGP_NT_SOURCES : IOGP_NT_NODES;
+		iogv_set_table(v->s, v->rows, v->view.heat_p99);
+		v->view_dirty = 1;
+		iogv_win_changed(v, 1);
+		return TRUE;
 	case IOGP_ACT_LOG:
 	case IOGP_ACT_LOGX: {
 		int p = iogv_win_pointer_panel(v);
@@ -231,7 +253,8 @@ void iogv_keys_help(iogv_win *v)
 	size_t pos = 0;
 	const iogp_action *a;
 	while ((a = iogp_help_next(&pos, IOGP_VIEWER_GTK, label, sizeof(label))))
-		grid_row(GTK_GRID(grid), row++, label, a->help, a->replay_only && !replay);
+		grid_row(GTK_GRID(grid), row++, label, iogp_action_help(a, IOGP_VIEWER_GTK),
+		         a->replay_only && !replay);
 	grid_row(GTK_GRID(grid), row++, "", "", 0);
 	for (int p = 0; p < IOGP_PANEL_N; p++) {
 		const iogp_panel *e = iogp_panel_get(p);

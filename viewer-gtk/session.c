@@ -25,6 +25,8 @@ struct iogv_session {
 	iogplot_series file_rates;   /* a replay: per-node rates of the whole file */
 	uint64_t live_first_ns;
 	uint64_t rates_gen;          /* generation the live rates were built at */
+	int rows, heat_p99;          /* the nodes table's rows; latency over time wanted */
+	iogp_heat *heat;             /* each node's latency p99 per window slot */
 };
 
 static iogp_model_opts model_opts(uint32_t ring_bins)
@@ -73,6 +75,7 @@ void iogv_session_free(iogv_session *s)
 	if (!s)
 		return;
 	iogplot_series_free(&s->file_rates);
+	iogp_heat_free(s->heat);
 	iogp_feed_free(s->feed);
 	free(s);
 }
@@ -109,6 +112,12 @@ void iogv_set_layer(iogv_session *s, int layer)
 	s->rates_gen = UINT64_MAX;   /* live rates: rebuilt by the next frame */
 	if (iogp_feed_is_replay(s->feed) && s->path[0])
 		file_rates(s, s->path);
+}
+
+void iogv_set_table(iogv_session *s, int rows, int heat_p99)
+{
+	s->rows = rows == IOGP_NT_SOURCES ? IOGP_NT_SOURCES : IOGP_NT_NODES;
+	s->heat_p99 = heat_p99;
 }
 
 int iogv_is_replay(const iogv_session *s)
@@ -300,6 +309,42 @@ static int live_rates(iogv_session *s, iogplot_series *out)
 	return 0;
 }
 
+/* The nodes table of the selection: its nodes, or the processes of the
+ * node selected (of the selected process's node). */
+static int frame_nodes(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_frame *f)
+{
+	const iogp_model *m = iogp_feed_model(s->feed);
+	iogp_nt_opts o = { .scope = s->rows, .layer = s->layer, .window_s = window_s };
+	char node[256] = "";
+	f->selected_source = 0;
+	if (sel && sel->kind == IOGP_SEL_NODE && sel->node) {
+		snprintf(node, sizeof(node), "%s", sel->node);
+		o.scope = IOGP_NT_SOURCES;
+		o.node = node;
+	} else if (sel && sel->kind == IOGP_SEL_SOURCE) {
+		size_t i;
+		iogp_source_info si;
+		if (iogp_model_source_index(m, sel->source, &i) == 0 && iogp_model_source(m, i, &si) == 0) {
+			snprintf(node, sizeof(node), "%s", si.node ? si.node : "");
+			o.scope = IOGP_NT_SOURCES;
+			o.node = node;
+			f->selected_source = sel->source;
+		}
+	}
+	iogp_node_table_free(&f->nodes);
+	return iogp_node_table_build(&f->nodes, m, &o);
+}
+
+/* Each node's latency p99 per window slot, as a series (nodes by name). */
+static int frame_lat(iogv_session *s, iogplot_frame *f)
+{
+	iogplot_series_free(&f->lat_heat);
+	if (!s->heat && !(s->heat = iogp_heat_new()))
+		return IOGP_ENOMEM;
+	int rc = iogp_heat_update(s->heat, iogp_feed_model(s->feed), s->layer);
+	return rc < 0 ? rc : iogplot_series_from_heat(&f->lat_heat, s->heat);
+}
+
 int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_frame *f)
 {
 	int relayer = f->layer != s->layer;   /* its rates are another layer's */
@@ -331,7 +376,11 @@ int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_fr
 		f->t_now = (double)iogp_feed_now(s->feed) / 1e9;
 		iogp_feed_status st;
 		iogp_feed_get_status(s->feed, &st);
-		f->t_first = (double)st.first_ns / 1e9;
+		/* the data may start before the first record arrived (a phase's
+		 * first calls, within the agent's first interval) */
+		double first = (double)st.first_ns / 1e9;
+		if (!(f->t_first > 0) || first < f->t_first)
+			f->t_first = first;
 	} else {
 		if (relayer || s->rates_gen != iogp_feed_generation(s->feed) || !f->rates.nbins) {
 			if ((rc = live_rates(s, &f->rates)) < 0)
@@ -360,6 +409,10 @@ int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_fr
 			f->nlive += in && (si.state == IOGP_SRC_LIVE || si.state == IOGP_SRC_NEW);
 		}
 	}
+	if ((rc = frame_nodes(s, sel, window_s, f)) < 0)
+		return rc;
+	if (s->heat_p99 && (rc = frame_lat(s, f)) < 0)
+		return rc;
 	snprintf(f->title, sizeof(f->title), "%s", s->title);
 	const char *rec = iogp_feed_recording(s->feed);
 	f->recording = rec != NULL;

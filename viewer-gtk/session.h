@@ -69,5 +69,9 @@ const char *iogv_title(const iogv_session *s);
  * re-reads a replay's per-node rates of that layer. */
 int iogv_layer(const iogv_session *s);
 void iogv_set_layer(iogv_session *s, int layer);
+/* The nodes table's rows with everything selected (IOGP_NT_NODES or
+ * IOGP_NT_SOURCES; a selected node shows its processes), and whether frames
+ * carry each node's latency p99 over time (the heatmap's p99 view). */
+void iogv_set_table(iogv_session *s, int rows, int heat_p99);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include "app.h"
 
-enum { COL_NAME, COL_STATE, COL_READ, COL_WRITE, COL_KIND, COL_KEY, COL_WEIGHT, NCOLS };
+enum { COL_NAME, COL_STATE, COL_READ, COL_WRITE, COL_KIND, COL_KEY, COL_WEIGHT, COL_TIP, NCOLS };
 enum { KIND_ALL, KIND_NODE, KIND_SOURCE };
 
 struct iogv_sidebar {
@@ -27,7 +27,7 @@ static void clear(struct iogv_sidebar *sb)
 	gtk_tree_store_clear(sb->store);
 	gtk_tree_store_append(sb->store, &sb->all, NULL);
 	gtk_tree_store_set(sb->store, &sb->all, COL_NAME, "All nodes", COL_KIND, KIND_ALL, COL_KEY, "",
-	                   COL_WEIGHT, 700, -1);
+	                   COL_WEIGHT, 700, COL_TIP, "Every node: the whole job", -1);
 	sb->nnodes = sb->nsrcs = 0;
 	gtk_tree_selection_select_iter(gtk_tree_view_get_selection(GTK_TREE_VIEW(sb->tree)), &sb->all);
 	sb->updating = 0;
@@ -45,7 +45,7 @@ struct iogv_sidebar *iogv_sidebar_new(iogv_win *v, GtkWidget **widget)
 	struct iogv_sidebar *sb = g_new0(struct iogv_sidebar, 1);
 	sb->v = v;
 	sb->store = gtk_tree_store_new(NCOLS, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING,
-	                               G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING, G_TYPE_INT);
+	                               G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
 	sb->tree = gtk_tree_view_new_with_model(GTK_TREE_MODEL(sb->store));
 	static const char *const titles[4] = { "Node / source", "Live", "Read/s", "Write/s" };
 	for (int c = 0; c < 4; c++) {
@@ -53,9 +53,12 @@ struct iogv_sidebar *iogv_sidebar_new(iogv_win *v, GtkWidget **widget)
 		GtkTreeViewColumn *col = gtk_tree_view_column_new_with_attributes(titles[c], r, "text", c,
 		                                                                  NULL);
 		if (c == 0) {
+			/* whole names where they fit (node names differ at their ends:
+			 * "demo-node-1", "demo-node-2"), cut in the middle where not;
+			 * the tooltip has the whole label */
 			gtk_tree_view_column_add_attribute(col, r, "weight", COL_WEIGHT);
 			gtk_tree_view_column_set_expand(col, TRUE);
-			g_object_set(r, "ellipsize", PANGO_ELLIPSIZE_END, NULL);
+			g_object_set(r, "ellipsize", PANGO_ELLIPSIZE_MIDDLE, "width-chars", 14, NULL);
 			gtk_tree_view_column_set_min_width(col, 90);
 		}
 		if (c >= 2)
@@ -68,10 +71,10 @@ struct iogv_sidebar *iogv_sidebar_new(iogv_win *v, GtkWidget **widget)
 	GtkTreeSelection *sel = gtk_tree_view_get_selection(GTK_TREE_VIEW(sb->tree));
 	gtk_tree_selection_set_mode(sel, GTK_SELECTION_MULTIPLE);
 	g_signal_connect(sel, "changed", G_CALLBACK(on_selection), sb);
-	gtk_widget_set_tooltip_text(sb->tree, "Select a node or a source to show its histograms and "
-	                            "files; Ctrl+click several nodes to compare their rates");
+	gtk_tree_view_set_tooltip_column(GTK_TREE_VIEW(sb->tree), COL_TIP);
 	GtkWidget *sw = gtk_scrolled_window_new(NULL, NULL);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw), GTK_POLICY_AUTOMATIC,
+	/* the tree as wide as the pane: the name column takes what is left */
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw), GTK_POLICY_NEVER,
 	                               GTK_POLICY_AUTOMATIC);
 	gtk_container_add(GTK_CONTAINER(sw), sb->tree);
 	gtk_widget_set_size_request(sw, 180, -1);
@@ -135,8 +138,12 @@ void iogv_sidebar_refresh(struct iogv_sidebar *sb)
 		GtkTreeIter *it = &sb->nodes[sb->nnodes];
 		const char *name = iogp_model_node(m, sb->nnodes);
 		gtk_tree_store_append(sb->store, it, NULL);
+		char *tip = g_markup_printf_escaped("<b>%s</b>\nSelect to show this node's histograms and "
+		                                    "processes; Ctrl+click several nodes to compare their "
+		                                    "rates", name[0] ? name : "(no host)");
 		gtk_tree_store_set(sb->store, it, COL_NAME, name[0] ? name : "(no host)", COL_KIND,
-		                   KIND_NODE, COL_KEY, name, COL_WEIGHT, 600, -1);
+		                   KIND_NODE, COL_KEY, name, COL_WEIGHT, 600, COL_TIP, tip, -1);
+		g_free(tip);
 	}
 	if (ns > sb->caps) {
 		sb->caps = ns * 2;
@@ -163,8 +170,11 @@ void iogv_sidebar_refresh(struct iogv_sidebar *sb)
 				snprintf(name, sizeof(name), "pid %lld", (long long)si.pid);
 			snprintf(key, sizeof(key), "%016llx", (unsigned long long)si.id);
 			gtk_tree_store_append(sb->store, &sb->srcs[i], &sb->nodes[k]);
+			char *tip = g_markup_printf_escaped("<b>%s</b> on %s\nsource %s", name,
+			                                    si.node ? si.node : "", key);
 			gtk_tree_store_set(sb->store, &sb->srcs[i], COL_NAME, name, COL_KIND, KIND_SOURCE,
-			                   COL_KEY, key, COL_WEIGHT, 400, -1);
+			                   COL_KEY, key, COL_WEIGHT, 400, COL_TIP, tip, -1);
+			g_free(tip);
 			sb->nsrcs++;
 		}
 		if (i < sb->nsrcs)
@@ -183,7 +193,7 @@ void iogv_sidebar_refresh(struct iogv_sidebar *sb)
 		gtk_tree_store_set(sb->store, &sb->nodes[k], COL_STATE, st, COL_READ, r, COL_WRITE, w, -1);
 	}
 	char st[32], r[32], w[32];
-	snprintf(st, sizeof(st), "%zu nodes", nn);
+	snprintf(st, sizeof(st), "%zu node%s", nn, nn == 1 ? "" : "s");
 	rate_text(r, sizeof(r), sr);
 	rate_text(w, sizeof(w), sw);
 	gtk_tree_store_set(sb->store, &sb->all, COL_STATE, st, COL_READ, r, COL_WRITE, w, -1);
@@ -282,4 +292,36 @@ void iogv_sidebar_step(struct iogv_sidebar *sb, int nodes, int dir)
 	}
 	long next = cur < 0 ? (dir > 0 ? 0 : (long)n - 1) : (cur + dir + (long)n) % (long)n;
 	select_iter(sb, nodes ? &sb->nodes[next] : &sb->srcs[next]);
+}
+
+/* For the tests' screenshot line: the room the name cells have (the cell
+ * area of the first node's row less the renderer's padding) and the widest
+ * node name as drawn (semibold), in pixels. */
+void iogv_sidebar_widths(struct iogv_sidebar *sb, int *column, int *widest)
+{
+	*column = *widest = 0;
+	GtkTreeViewColumn *col = gtk_tree_view_get_column(GTK_TREE_VIEW(sb->tree), 0);
+	if (col && sb->nnodes) {
+		GtkTreePath *path = gtk_tree_model_get_path(GTK_TREE_MODEL(sb->store), &sb->nodes[0]);
+		GdkRectangle r;
+		gtk_tree_view_get_cell_area(GTK_TREE_VIEW(sb->tree), path, col, &r);
+		gtk_tree_path_free(path);
+		GList *cells = gtk_cell_layout_get_cells(GTK_CELL_LAYOUT(col));
+		int xpad = 0, ypad = 0;
+		if (cells)
+			gtk_cell_renderer_get_padding(cells->data, &xpad, &ypad);
+		g_list_free(cells);
+		*column = r.width - 2 * xpad;
+	}
+	const iogp_model *m = iogv_model(sb->v->s);
+	for (size_t k = 0; k < iogp_model_node_count(m); k++) {
+		char *markup = g_markup_printf_escaped("<span weight=\"600\">%s</span>", iogp_model_node(m, k));
+		PangoLayout *l = gtk_widget_create_pango_layout(sb->tree, NULL);
+		pango_layout_set_markup(l, markup, -1);
+		int w, h;
+		pango_layout_get_pixel_size(l, &w, &h);
+		*widest = w > *widest ? w : *widest;
+		g_object_unref(l);
+		g_free(markup);
+	}
 }

@@ -1,5 +1,6 @@
 /* snapshot.c - headless rendering of a replay at a time to PNG, SVG or PDF:
  * cairo and the stream model only, for reports and batch jobs. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ int iogv_snapshot(const iogv_args *a)
 	iogv_replay_span(s, &start, &end);
 	double t = end;
 	if (a->have_at)
-		t = a->at >= 0 ? start + a->at : end + a->at;
+		t = signbit(a->at) ? end + a->at : start + a->at;   /* -0: the end */
 	if (t > end || t < start)
 		fprintf(stderr, "iogram-view: --at is outside the recording (0..%.0f s); using the %s\n",
 		        end - start, t > end ? "end" : "start");

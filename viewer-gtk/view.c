@@ -31,7 +31,9 @@ static void usage(FILE *out)
 	"  -r, --replay FILE  play a recording (.iogr): pause, speed, seek\n"
 	"  -o, --record FILE  record what arrives live to FILE\n"
 	"      --demo         start iogram-top's demo workers and show them\n"
-	"  -w, --window S     histograms of the last S seconds (default: since start)\n"
+	"  -W, --window S     histograms of the last S seconds (default: since start)\n"
+	"  -w S|FILE          --window S when S is a number, else --record FILE\n"
+	"                     (as in iogram-top)\n"
 	"  -n, --node NAME    select a node at start\n"
 	"      --layer L      show the posix (system calls, default) or stdio layer\n"
 	"                     in every panel (y cycles; also for --snapshot)\n"
@@ -44,8 +46,9 @@ static void usage(FILE *out)
 	"Headless (no display needed):\n"
 	"  -s, --snapshot OUT write the dashboard or one panel to OUT and exit;\n"
 	"                     the format follows the extension: .png, .svg, .pdf\n"
-	"      --at SECONDS   position in the replay (default: its end; negative:\n"
-	"                     from the end)\n"
+	"      --at SECONDS   position in the replay (default: its end; negative,\n"
+	"                     or -0, from the end); the window opens a replay at\n"
+	"                     its start and plays it, with --at paused there\n"
 	"  -p, --panel NAME   one panel instead of the whole dashboard, by name:\n"
 	"                       %s\n"
 	"      --size WxH     logical pixels (default 1600x1000, a panel 800x500)\n"
@@ -56,7 +59,8 @@ static void usage(FILE *out)
 	size_t pos = 0;
 	const iogp_action *a;
 	while ((a = iogp_help_next(&pos, IOGP_VIEWER_GTK, label, sizeof(label))))
-		fprintf(out, "  %-10s %s%s\n", label, a->help, a->replay_only ? " *" : "");
+		fprintf(out, "  %-10s %s%s\n", label, iogp_action_help(a, IOGP_VIEWER_GTK),
+		        a->replay_only ? " *" : "");
 	fprintf(out, "\n"
 	"EXAMPLES\n"
 	"  iogram-view\n"
@@ -101,7 +105,7 @@ int main(int argc, char **argv)
 		{ "panel", required_argument, NULL, 'p' },
 		{ "size", required_argument, NULL, 'S' },
 		{ "scale", required_argument, NULL, 'k' },
-		{ "window", required_argument, NULL, 'w' },
+		{ "window", required_argument, NULL, 'W' },
 		{ "node", required_argument, NULL, 'n' },
 		{ "dark", no_argument, NULL, 'K' },
 		{ "light", no_argument, NULL, 'L' },
@@ -120,7 +124,7 @@ int main(int argc, char **argv)
 	a.speed = 1;
 	int c;
 	double v;
-	while ((c = getopt_long(argc, argv, "l:c:r:o:s:p:w:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:c:r:o:s:p:w:W:n:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 		case 'c':
@@ -158,7 +162,13 @@ int main(int argc, char **argv)
 				return IOGP_EXIT_USAGE;
 			}
 			break;
-		case 'w':
+		case 'w':   /* a number: --window, else --record (iogram-top's -w FILE) */
+			if (parse_num(optarg, &v) < 0) {
+				a.record = optarg;
+				break;
+			}
+			/* fall through */
+		case 'W':
 			if (parse_num(optarg, &a.window_s) < 0 || a.window_s < 0 || a.window_s > 300) {
 				fprintf(stderr, "iogram-view: bad --window '%s' (0..300 seconds)\n", optarg);
 				return IOGP_EXIT_USAGE;

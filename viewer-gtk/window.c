@@ -188,8 +188,19 @@ static gboolean write_screenshot(gpointer p)
 		gdk_window_get_origin(gtk_widget_get_window(v->area), &rx, &ry);
 		GtkAllocation al;
 		gtk_widget_get_allocation(v->area, &al);
+		char pos[96] = "";
+		if (iogv_is_replay(v->s)) {   /* and where a replay is */
+			double a, b;
+			iogv_replay_span(v->s, &a, &b);
+			snprintf(pos, sizeof(pos), "; replay at %.1f s of %.1f s, %s", iogv_replay_pos(v->s) - a,
+			         b - a, v->playing ? "playing" : "paused");
+		}
 		g_printerr("iogram-view: screenshot written to %s; dashboard %dx%d at window %d,%d "
-		           "root %d,%d\n", v->screenshot_path, al.width, al.height, wx, wy, rx, ry);
+		           "root %d,%d%s\n", v->screenshot_path, al.width, al.height, wx, wy, rx, ry, pos);
+		int col = 0, widest = 0;
+		if (v->side)
+			iogv_sidebar_widths(v->side, &col, &widest);
+		g_printerr("iogram-view: sidebar name column %d px, widest node name %d px\n", col, widest);
 	}
 	return G_SOURCE_REMOVE;
 }
@@ -314,6 +325,22 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer p)
 			v->view.t_lo = v->view.t_hi = 0;   /* follow again */
 			gtk_widget_queue_draw(v->area);
 		}
+		return TRUE;
+	}
+	/* a finding of the insights panel opens the panel that shows it */
+	int link = panel > 0 && v->have_frame ? iogplot_panel_link(&v->style, &v->frame, &v->view, panel,
+	                                                           r.w, r.h, e->x - r.x, e->y - r.y) : -1;
+	if (link >= 0) {
+		iogv_win_zoom(v, link);
+		return TRUE;
+	}
+	/* a column header of the nodes table sorts by it (again: the other way) */
+	int col = panel == IOGP_PANEL_NODES && v->have_frame ?
+	          iogplot_nodes_header_at(&v->style, &v->frame, &v->view, r.w, r.h, e->x - r.x, e->y - r.y) : -1;
+	if (col >= 0) {
+		v->view.sort_desc = col == v->view.sort_col ? !v->view.sort_desc : iogp_nt_col_desc(col);
+		v->view.sort_col = col;
+		gtk_widget_queue_draw(v->area);
 		return TRUE;
 	}
 	if (!is_time_panel(panel))
@@ -578,6 +605,7 @@ int iogv_win_use_session(iogv_win *v, iogv_session *s)
 	if (v->s && v->s != s)
 		iogv_session_free(v->s);
 	v->s = s;
+	iogv_set_table(s, v->rows, v->view.heat_p99);
 	iogv_play(v, 0);
 	v->view.t_lo = v->view.t_hi = 0;
 	v->sel = (iogp_sel){ .kind = IOGP_SEL_ALL };
@@ -630,6 +658,7 @@ static void on_open(GtkButton *b, gpointer p)
 	} else {
 		iogv_win_use_session(v, s);
 		gtk_widget_hide(v->infobar);
+		iogv_play(v, 1);   /* from the start, as iogram-top */
 	}
 	g_free(path);
 }
@@ -915,7 +944,7 @@ GtkWidget *iogv_win_build(iogv_win *v)
 	v->tl = iogv_timeline_new(v, &tl);
 	gtk_box_pack_start(GTK_BOX(right), tl, FALSE, FALSE, 0);
 	gtk_paned_pack2(GTK_PANED(v->paned), right, TRUE, FALSE);
-	gtk_paned_set_position(GTK_PANED(v->paned), 300);
+	gtk_paned_set_position(GTK_PANED(v->paned), 340);   /* node names whole beside four columns */
 	gtk_box_pack_start(GTK_BOX(vbox), v->paned, TRUE, TRUE, 0);
 	gtk_container_add(GTK_CONTAINER(win), vbox);
 

@@ -18,7 +18,8 @@ struct style {
 static const struct style styles[ST_COUNT] = {
 	[ST_NORMAL] = { -1, -1, A_NORMAL, A_NORMAL },
 	[ST_TITLE] = { COLOR_CYAN, -1, A_BOLD | A_UNDERLINE, A_BOLD | A_UNDERLINE },
-	[ST_FOCUS] = { COLOR_BLACK, COLOR_CYAN, A_BOLD, A_REVERSE | A_BOLD },
+	/* not bold: many terminals draw bold black as grey, unreadable on cyan */
+	[ST_FOCUS] = { COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE | A_BOLD },
 	[ST_READ] = { COLOR_GREEN, -1, A_NORMAL, A_NORMAL },
 	[ST_WRITE] = { COLOR_MAGENTA, -1, A_BOLD, A_BOLD },
 	[ST_BOTH] = { COLOR_CYAN, -1, A_BOLD, A_BOLD },
@@ -224,10 +225,16 @@ void draw_title(top_surf *s, top_rect r, int focused, int key, const char *title
 	memcpy(line, left, (size_t)(ll < w ? ll : w));
 	if (right && right[0]) {
 		int rl = (int)strlen(right);
-		if (ll + 2 + rl <= w)
+		if (ll + 2 + rl <= w) {
 			memcpy(line + w - rl, right, (size_t)rl);
-		else if (ll + 6 < w)   /* what fits of it, from its start */
-			memcpy(line + ll + 2, right, (size_t)(w - ll - 2));
+		} else if (ll + 6 < w) {   /* what fits of it, from its start, in whole words */
+			int n = w - ll - 2;
+			while (n > 0 && right[n] != ' ' && right[n] != ',')
+				n--;
+			while (n > 0 && (right[n - 1] == ' ' || right[n - 1] == ','))
+				n--;
+			memcpy(line + ll + 2, right, (size_t)n);
+		}
 	}
 	draw_text(s, r.y, r.x, w, st, line);
 }

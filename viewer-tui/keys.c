@@ -32,7 +32,14 @@ static void key_escape(top_app *a, int arg)
 
 static void key_focus(top_app *a, int arg)
 {
-	a->view.focus = iogp_panel_step(a->view.focus, arg, IOGP_VIEWER_TUI);
+	/* the panels on screen; zoomed, every one of iogram-top's */
+	int p = a->view.focus;
+	for (int n = 0; n < IOGP_PANEL_N; n++) {
+		p = iogp_panel_step(p, arg, IOGP_VIEWER_TUI);
+		if (a->view.zoom >= 0 || a->layout.visible[p] || a->layout.too_small)
+			break;
+	}
+	a->view.focus = p;
 	if (a->view.zoom >= 0)
 		a->view.zoom = a->view.focus;
 }
@@ -153,9 +160,32 @@ static void key_log(top_app *a, int arg)
 static void key_rates(top_app *a, int arg)
 {
 	(void)arg;
-	static const char *const names[] = { "auto", "lines", "heatmap" };
-	a->view.rates_mode = (a->view.rates_mode + 1) % 3;
+	static const char *const names[RATES_NMODES] = { "auto", "lines", "heatmap of bytes/s",
+	                                                  "heatmap of latency p99" };
+	a->view.rates_mode = (a->view.rates_mode + 1) % RATES_NMODES;
 	view_message(&a->view, "node rates: %s", names[a->view.rates_mode]);
+}
+
+static void key_sort(top_app *a, int arg)
+{
+	top_view *v = &a->view;
+	if (arg) {
+		v->sort_col = (v->sort_col + arg + IOGP_NT_NCOLS) % IOGP_NT_NCOLS;
+		v->sort_desc = iogp_nt_col_desc(v->sort_col);
+	} else {
+		v->sort_desc = !v->sort_desc;
+	}
+	view_message(v, "nodes table by %s, %s", iogp_nt_col_title(v->sort_col, IOGP_UNITS_WIDE),
+	             v->sort_desc ? "largest first" : "smallest first");
+}
+
+static void key_rows(top_app *a, int arg)
+{
+	(void)arg;
+	top_view *v = &a->view;
+	v->rows = v->rows == IOGP_NT_NODES ? IOGP_NT_SOURCES : IOGP_NT_NODES;
+	view_message(v, "nodes table: a row per %s%s", v->rows == IOGP_NT_NODES ? "node" : "rank",
+	             v->sel == IOGP_SEL_ALL ? "" : " (with a node selected: its ranks; a selects all)");
 }
 
 static void key_pause(top_app *a, int arg)
@@ -259,6 +289,8 @@ static void (*const handler[IOGP_ACT_N])(top_app *, int) = {
 	[IOGP_ACT_WEIGHT] = key_weight,
 	[IOGP_ACT_LOG] = key_log,
 	[IOGP_ACT_RATES_MODE] = key_rates,
+	[IOGP_ACT_SORT] = key_sort,
+	[IOGP_ACT_ROWS] = key_rows,
 	[IOGP_ACT_PAUSE] = key_pause,
 	[IOGP_ACT_SEEK] = key_seek,
 	[IOGP_ACT_SPEED] = key_speed,
@@ -339,6 +371,18 @@ int keys_dispatch(top_app *app, int ch)
 	return 1;
 }
 
+/* What the panels' marks mean, after the keys in the ? overlay. */
+static const struct {
+	const char *mark, *text;
+} notes[] = {
+	{ "~", "empty bins skipped here" },
+	{ ">=X", "X and all above it" },
+	{ "k=N", "2^N bins per power of 2" },
+	{ "merged", "bins joined to fit" },
+	{ "N of M", "access: N dots, M requests" },
+};
+#define NNOTES (sizeof(notes) / sizeof(notes[0]))
+
 void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode)
 {
 	size_t n = 0, pos = 0;
@@ -346,15 +390,16 @@ void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode)
 	const iogp_action *e;
 	while (iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label)))
 		n++;
-	int w = cols - 2 < 80 ? cols - 2 : 80;
-	int inner = rows - 4;
+	size_t lines = n + 1 + NNOTES;   /* keys, a blank line, the notes */
+	int w = cols - 2 < 100 ? cols - 2 : 100;
+	int inner = rows - 2;
 	if (w < 20 || inner < 3)
 		return;
-	int ncol = (int)n > inner ? 2 : 1;
-	if (ncol == 2 && w < 60)
-		ncol = 1;
-	int per = ((int)n + ncol - 1) / ncol;
-	int h = (per < inner ? per : inner) + 4;
+	int ncol = (int)lines > inner ? (int)((lines + (size_t)inner - 1) / (size_t)inner) : 1;
+	while (ncol > 1 && (w - 3) / ncol < 30)
+		ncol--;
+	int per = ((int)lines + ncol - 1) / ncol;
+	int h = (per < inner ? per : inner) + 2;
 	int y0 = (rows - h) / 2, x0 = (cols - w) / 2;
 	draw_clear(s, (top_rect){ y0, x0, h, w });
 	for (int x = 0; x < w; x++) {
@@ -368,17 +413,36 @@ void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode)
 		           y == 0 || y == h - 1 ? '+' : '|');
 	}
 	draw_text(s, y0, x0 + 2, w - 4, ST_LABEL, " iogram-top keys ");
-	draw_text(s, y0 + h - 1, x0 + 2, w - 4, ST_DIM, " any key closes; q quits ");
-	int colw = (w - 3) / ncol;
-	int k = 0;
-	for (pos = 0; (e = iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label)));) {
+	int colw = (w - 3) / ncol, shown = 0, k = 0;
+	for (pos = 0;; k++) {
+		const char *lab, *text;
+		int st = ST_NORMAL;
+		if ((e = iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label)))) {
+			lab = label;
+			text = iogp_action_help(e, IOGP_VIEWER_TUI);
+			st = e->replay_only && mode != MODE_REPLAY ? ST_DIM : ST_NORMAL;
+		} else if ((size_t)k == n) {
+			continue;   /* the blank line between keys and notes */
+		} else if ((size_t)k <= n + NNOTES) {
+			lab = notes[k - n - 1].mark;
+			text = notes[k - n - 1].text;
+			st = ST_DIM;
+		} else {
+			break;
+		}
 		int c = k / per, r = k % per;
-		k++;
-		if (r >= inner)
+		if (r >= inner || c >= ncol)
 			continue;
-		int y = y0 + 2 + r, x = x0 + 2 + c * colw;
-		draw_text(s, y, x, 8, ST_LABEL, label);
-		int st = e->replay_only && mode != MODE_REPLAY ? ST_DIM : ST_NORMAL;
-		draw_text(s, y, x + 9, colw - 10, st, e->help);
+		int y = y0 + 1 + r, x = x0 + 2 + c * colw;
+		draw_text(s, y, x, 8, ST_LABEL, lab);
+		draw_text(s, y, x + 9, colw - 10, st, text);
+		shown++;
 	}
+	char foot[64];
+	if ((size_t)shown < n + NNOTES)
+		snprintf(foot, sizeof(foot), " %zu more in a taller terminal; any key closes ",
+		         n + NNOTES - (size_t)shown);
+	else
+		snprintf(foot, sizeof(foot), " any key closes; q quits ");
+	draw_text(s, y0 + h - 1, x0 + 2, w - 4, ST_DIM, foot);
 }

@@ -20,15 +20,29 @@ struct row {
 	int n;
 };
 
-/* Up to ~140 columns: latency gets the full width (its quantiles need it). */
+/* Up to ~140 columns: latency gets the full width (its quantiles need it).
+ * Panels are in the order of their keys, left to right, top to bottom. */
 static const struct row narrow[] = {
-	{ 36, { { IOGP_PANEL_LATENCY, 100 } }, 1 },
 	{ 31, { { IOGP_PANEL_SIZE, 62 }, { IOGP_PANEL_QD, 38 } }, 2 },
+	{ 36, { { IOGP_PANEL_LATENCY, 100 } }, 1 },
 	{ 33, { { IOGP_PANEL_ACCESS, 40 }, { IOGP_PANEL_RATES, 60 } }, 2 },
 };
 static const struct row wide[] = {
-	{ 50, { { IOGP_PANEL_SIZE, 42 }, { IOGP_PANEL_LATENCY, 38 }, { IOGP_PANEL_QD, 20 } }, 3 },
+	{ 50, { { IOGP_PANEL_SIZE, 42 }, { IOGP_PANEL_QD, 22 }, { IOGP_PANEL_LATENCY, 36 } }, 3 },
 	{ 50, { { IOGP_PANEL_ACCESS, 40 }, { IOGP_PANEL_RATES, 60 } }, 2 },
+};
+/* Tall terminals have room for the nodes table too (else 7 zooms it). */
+#define TALL_ROWS 50
+static const struct row narrow_tall[] = {
+	{ 24, { { IOGP_PANEL_SIZE, 62 }, { IOGP_PANEL_QD, 38 } }, 2 },
+	{ 28, { { IOGP_PANEL_LATENCY, 100 } }, 1 },
+	{ 24, { { IOGP_PANEL_ACCESS, 40 }, { IOGP_PANEL_RATES, 60 } }, 2 },
+	{ 24, { { IOGP_PANEL_NODES, 100 } }, 1 },
+};
+static const struct row wide_tall[] = {
+	{ 36, { { IOGP_PANEL_SIZE, 42 }, { IOGP_PANEL_QD, 22 }, { IOGP_PANEL_LATENCY, 36 } }, 3 },
+	{ 32, { { IOGP_PANEL_ACCESS, 40 }, { IOGP_PANEL_RATES, 60 } }, 2 },
+	{ 32, { { IOGP_PANEL_NODES, 100 } }, 1 },
 };
 
 int panel_shown(int p)
@@ -83,8 +97,12 @@ void layout_compute(top_layout *l, int rows, int cols, int zoom)
 		l->visible[zoom] = 1;
 		return;
 	}
-	if (cols >= 140)
+	if (cols >= 140 && rows >= TALL_ROWS)
+		place(l, wide_tall, 3, HEADER_ROWS, body, cols);
+	else if (cols >= 140)
 		place(l, wide, 2, HEADER_ROWS, body, cols);
+	else if (rows >= TALL_ROWS + 6)
+		place(l, narrow_tall, 4, HEADER_ROWS, body, cols);
 	else
 		place(l, narrow, 3, HEADER_ROWS, body, cols);
 }

@@ -1,90 +1,45 @@
 /* panel_access.c - file offset against time for one file, a braille dot
- * per access sample (reads and writes told apart by colour or weight). */
+ * per sampled request (reads and writes told apart by colour or weight),
+ * with its time and offset axes, the file's name and node, a read/write
+ * legend and how many requests the dots were sampled from. The files are
+ * the layer's, by bytes moved (iogp_model_files), then any other file with
+ * samples; the samples are the model's per-file sample over the window
+ * (iogp_model_access_query): uniform over the requests of the time shown. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "top.h"
 
+#define MAX_DOTS 50000   /* samples asked for a plot (a zoomed 200x60 has 47,000 dots) */
+
 typedef struct afile {
 	const char *path;
-	uint64_t n, nread, nwrite, maxoff;
+	uint64_t bytes;
+	uint32_t sources, first_source;
+	uint64_t samples;        /* in the window */
+	uint64_t ops;            /* its reads and writes (per-file records), 0: unknown */
 } afile;
 
 typedef struct alist {
 	afile *f;
-	size_t n, cap;
-	size_t *hash;          /* index + 1, 0 = empty */
-	size_t hcap;
+	size_t n;
+	iogp_file_info *fi;      /* the memory the paths point into */
+	iogp_access_file *af;
 } alist;
-
-static uint64_t hstr(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-static afile *alist_get(alist *l, const char *path)
-{
-	if ((l->n + 1) * 2 > l->hcap) {
-		size_t nc = l->hcap ? l->hcap * 2 : 64;
-		size_t *nh = calloc(nc, sizeof(*nh));
-		afile *nf = realloc(l->f, nc / 2 * sizeof(*nf));
-		if (!nh || !nf) {
-			free(nh);
-			if (nf)
-				l->f = nf;
-			return NULL;
-		}
-		l->f = nf;
-		for (size_t i = 0; i < l->n; i++) {
-			size_t k = hstr(l->f[i].path) & (nc - 1);
-			while (nh[k])
-				k = (k + 1) & (nc - 1);
-			nh[k] = i + 1;
-		}
-		free(l->hash);
-		l->hash = nh;
-		l->hcap = nc;
-	}
-	size_t k = hstr(path) & (l->hcap - 1);
-	while (l->hash[k]) {
-		afile *f = &l->f[l->hash[k] - 1];
-		if (!strcmp(f->path, path))
-			return f;
-		k = (k + 1) & (l->hcap - 1);
-	}
-	l->hash[k] = l->n + 1;
-	afile *f = &l->f[l->n++];
-	memset(f, 0, sizeof(*f));
-	f->path = path;
-	return f;
-}
 
 static void alist_free(alist *l)
 {
 	free(l->f);
-	free(l->hash);
+	iogp_model_files_free(l->fi);
+	free(l->af);
 	memset(l, 0, sizeof(*l));
 }
 
-static int in_sel(const top_frame *f, const iogp_source_info *si)
+static const char *access_metric(const top_frame *f)
 {
-	switch (f->v->sel) {
-	case IOGP_SEL_NODE: return !strcmp(si->node, f->v->sel_node);
-	case IOGP_SEL_SOURCE: return si->id == f->v->sel_source;
-	default: return 1;
-	}
-}
-
-static uint64_t sample_wall(const iogp_source_info *si, uint64_t t)
-{
-	if (t >= si->last_mono_ns)
-		return si->last_wall_ns + (t - si->last_mono_ns);
-	uint64_t back = si->last_mono_ns - t;
-	return si->last_wall_ns > back ? si->last_wall_ns - back : 0;
+	return iogp_layer_slot_metric(f->v->layer, IOGP_SLOT_ACCESS);
 }
 
 static uint64_t window_start(const top_frame *f)
@@ -94,76 +49,77 @@ static uint64_t window_start(const top_frame *f)
 	return w > 0 && f->now_ns > wn ? f->now_ns - wn : 0;
 }
 
-/* Visit every sample of the selection in the window: fn(ctx, si, sample, path, wall). */
-typedef void (*visit_fn)(void *ctx, const iogp_access *a, const char *path, uint64_t wall);
-
-static void visit(const top_frame *f, visit_fn fn, void *ctx)
+static void query_of(const top_frame *f, const iogp_sel *sel, iogp_access_query *q)
 {
-	uint64_t t0 = window_start(f);
-	size_t ns = iogp_model_source_count(f->m);
-	for (size_t i = 0; i < ns; i++) {
-		iogp_source_info si;
-		if (iogp_model_source(f->m, i, &si) < 0 || !in_sel(f, &si))
-			continue;
-		const iogp_access *seg[2];
-		size_t n[2];
-		n[0] = iogp_model_access(f->m, i, &seg[0], &n[1], &seg[1]);
-		uint64_t last_id = UINT64_MAX;
-		const char *last_path = NULL;
-		for (int g = 0; g < 2; g++) {
-			for (size_t k = 0; k < n[g]; k++) {
-				const iogp_access *a = &seg[g][k];
-				uint64_t wall = sample_wall(&si, a->t_ns);
-				if (wall < t0 || wall > f->now_ns)
-					continue;
-				if (a->file != last_id) {
-					last_id = a->file;
-					last_path = iogp_model_file_path(f->m, i, a->file);
-				}
-				fn(ctx, a, last_path ? last_path : "(unnamed)", wall);
-			}
-		}
-	}
+	memset(q, 0, sizeof(*q));
+	q->metric = access_metric(f);
+	q->sel = sel;
+	q->from_ns = window_start(f);
+	q->max = MAX_DOTS;
 }
 
-static void count_fn(void *ctx, const iogp_access *a, const char *path, uint64_t wall)
+typedef struct pathidx {
+	const char *path;
+	size_t i;
+} pathidx;
+
+static int cmp_pathidx(const void *a, const void *b)
 {
-	(void)wall;
-	afile *f = alist_get(ctx, path);
-	if (!f)
-		return;
-	f->n++;
-	if (a->op == IOGP_OP_WRITE)
-		f->nwrite++;
-	else
-		f->nread++;
-	uint64_t end = a->offset + a->size;
-	if (end < a->offset)
-		end = UINT64_MAX;
-	if (end > f->maxoff)
-		f->maxoff = end;
+	return strcmp(((const pathidx *)a)->path, ((const pathidx *)b)->path);
 }
 
-static int cmp_path(const void *a, const void *b)
-{
-	return strcmp(((const afile *)a)->path, ((const afile *)b)->path);
-}
-
-/* Files sorted by path; *sel = index of the shown one (-1 if none). */
+/* The layer's files by bytes moved (iogp_model_files: those with reads or
+ * writes), then the files that only the samples know, by their estimated
+ * bytes; *sel = the one shown (-1: none): the chosen one, else the first
+ * with samples in the window. */
 static void files(const top_frame *f, alist *l, long *sel)
 {
 	memset(l, 0, sizeof(*l));
-	visit(f, count_fn, l);
-	if (l->n > 1)
-		qsort(l->f, l->n, sizeof(*l->f), cmp_path);
 	*sel = -1;
+	iogp_sel s;
+	frame_sel(f, &s);
+	size_t nfi = 0, naf = 0;
+	if (iogp_model_files(f->m, &s, f->v->layer, &l->fi, &nfi) < 0)
+		nfi = 0;
+	iogp_access_query q;
+	query_of(f, &s, &q);
+	if (!q.metric || iogp_model_access_files(f->m, &q, &l->af, &naf) < 0)
+		naf = 0;
+	l->f = calloc(nfi + naf + 1, sizeof(*l->f));
+	pathidx *known = calloc(nfi + 1, sizeof(*known));
+	if (!l->f || !known) {
+		free(known);
+		alist_free(l);
+		return;
+	}
+	for (size_t i = 0; i < nfi; i++) {
+		const iogp_file_info *e = &l->fi[i];
+		if (e->other || e->total.op[0].ops + e->total.op[1].ops == 0)
+			continue;
+		known[l->n] = (pathidx){ e->path, l->n };
+		l->f[l->n++] = (afile){ e->path, e->total.op[0].bytes + e->total.op[1].bytes, e->sources,
+		                        e->first_source, 0, e->total.op[0].ops + e->total.op[1].ops };
+	}
+	size_t nk = l->n;
+	qsort(known, nk, sizeof(*known), cmp_pathidx);
+	for (size_t i = 0; i < naf; i++) {
+		const iogp_access_file *a = &l->af[i];
+		pathidx key = { a->path, 0 };
+		const pathidx *k = nk ? bsearch(&key, known, nk, sizeof(*known), cmp_pathidx) : NULL;
+		if (k)   /* one of the layer's files: note its samples */
+			l->f[k->i].samples += a->samples;
+		else
+			l->f[l->n++] = (afile){ a->path, a->bytes, a->sources, a->first_source, a->samples, 0 };
+	}
+	free(known);
 	for (size_t i = 0; i < l->n && f->v->file_path[0]; i++)
 		if (!strcmp(l->f[i].path, f->v->file_path))
 			*sel = (long)i;
-	if (*sel < 0)   /* auto: the busiest */
-		for (size_t i = 0; i < l->n; i++)
-			if (*sel < 0 || l->f[i].n > l->f[*sel].n)
-				*sel = (long)i;
+	for (size_t i = 0; i < l->n && *sel < 0; i++)   /* auto: the busiest with samples */
+		if (l->f[i].samples)
+			*sel = (long)i;
+	if (*sel < 0 && l->n)
+		*sel = 0;
 }
 
 void panel_access_cycle(const top_frame *f, int dir)
@@ -189,49 +145,182 @@ void panel_access_cycle(const top_frame *f, int dir)
 	alist_free(&l);
 }
 
-struct plot {
-	const char *path;
-	top_canvas *c;
-	uint64_t t0, t1, ymax;
-	FILE *csv;
-	uint64_t n;
-};
-
-static void plot_fn(void *ctx, const iogp_access *a, const char *path, uint64_t wall)
+/* The samples of file path in the window. */
+static int samples_of_path(const top_frame *f, const char *path, iogp_access_set *set)
 {
-	struct plot *p = ctx;
-	if (strcmp(path, p->path))
-		return;
-	p->n++;
-	if (p->csv) {
-		iogp_access_csv_row(p->csv, wall, path, a->op, a->offset, a->size);
+	iogp_sel s;
+	frame_sel(f, &s);
+	iogp_access_query q;
+	query_of(f, &s, &q);
+	q.path = path;
+	if (!q.metric) {
+		memset(set, 0, sizeof(*set));
+		return IOGP_ENOTFOUND;
+	}
+	return iogp_model_access_query(f->m, &q, set);
+}
+
+/* The samples of file af in the window; since the start, the requests
+ * they stand for are its per-file records' count when it has them (exact
+ * whatever the samples estimate). */
+static int samples_of(const top_frame *f, const afile *af, iogp_access_set *set)
+{
+	int rc = samples_of_path(f, af->path, set);
+	if (rc == 0 && af->ops && view_window(f->v) <= 0 && set->n && af->ops >= set->n) {
+		set->requests = af->ops;
+		set->exact = 1;
+	}
+	return rc;
+}
+
+/* "1,563,000" */
+static void fmt_thousands(char *buf, size_t len, uint64_t v)
+{
+	char d[32];
+	int n = snprintf(d, sizeof(d), "%" PRIu64, v), o = 0;
+	for (int i = 0; i < n && o + 2 < (int)len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = '\0';
+}
+
+/* How many requests the dots stand for, in the longest form that fits w:
+ * "sampled 4,096 of 1,563,000 requests", "all 312 requests", ... */
+static void note_text(char *buf, size_t len, const iogp_access_set *set, int w)
+{
+	char a[32], b[32], ca[16], cb[16];
+	const char *approx = set->exact ? "" : "~";
+	fmt_thousands(a, sizeof(a), set->n);
+	fmt_thousands(b, sizeof(b), set->requests);
+	iogp_fmt_count(ca, sizeof(ca), (double)set->n, IOGP_UNITS_CELL);
+	iogp_fmt_count(cb, sizeof(cb), (double)set->requests, IOGP_UNITS_CELL);
+	const char *req = set->requests == 1 ? "request" : "requests";
+	if (set->n >= set->requests && set->exact) {
+		snprintf(buf, len, "all %s %s", a, req);
+		if ((int)strlen(buf) > w)
+			snprintf(buf, len, "all %s", ca);
 		return;
 	}
-	top_canvas *c = p->c;
-	int W = 2 * c->cw, H = 4 * c->ch;
-	double fx = p->t1 > p->t0 ? (double)(wall - p->t0) / (double)(p->t1 - p->t0) : 1;
-	double fy = p->ymax ? ((double)a->offset + (double)a->size / 2) / (double)p->ymax : 0;
-	int px = (int)(fx * (W - 1) + 0.5), py = H - 1 - (int)(fy * (H - 1) + 0.5);
-	canvas_dot(c, px, py, a->op == IOGP_OP_WRITE ? 2 : 1);
+	const char *forms[4][4] = {
+		{ "sampled ", a, " of ", b },
+		{ "", a, " of ", b },
+		{ "", ca, " of ", cb },
+		{ "", ca, "/", cb },
+	};
+	for (int i = 0; i < 4; i++) {
+		snprintf(buf, len, "%s%s%s%s%s%s", forms[i][0], forms[i][1], forms[i][2], approx,
+		         forms[i][3], i < 2 ? (set->requests == 1 ? " request" : " requests") : i == 2 ? " req" : "");
+		if ((int)strlen(buf) <= w)
+			return;
+	}
 }
 
-struct tmin {
-	const char *path;
-	uint64_t min;
-};
-
-static void tmin_fn(void *ctx, const iogp_access *a, const char *path, uint64_t wall)
+/* A round binary ceiling for the offset axis: 1, 1.25, 1.5, 1.75 x 2^k. */
+static uint64_t nice_bytes(uint64_t v)
 {
-	(void)a;
-	struct tmin *t = ctx;
-	if (!strcmp(path, t->path) && wall < t->min)
-		t->min = wall;
+	if (v <= 8)
+		return v ? v : 1;
+	uint64_t p = 1;
+	while (p <= v / 2)
+		p <<= 1;
+	for (int q = 4; q <= 8; q++) {
+		uint64_t c = p / 4 * (uint64_t)q;
+		if (c >= v)
+			return c;
+	}
+	return p * 2;
 }
 
-static const char *tail(const char *p, int w)
+static void fmt_clock(char *buf, size_t len, uint64_t wall_ns)
 {
-	int n = (int)strlen(p);
-	return n > w ? p + (n - w) : p;
+	time_t t = (time_t)(wall_ns / 1000000000ull);
+	struct tm tm;
+	if (!localtime_r(&t, &tm)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	strftime(buf, len, "%H:%M:%S", &tm);
+}
+
+/* "node001 rank 3", "node001 pid 1234", "4 sources" */
+static void where_text(const top_frame *f, const afile *af, char *buf, size_t len)
+{
+	iogp_source_info si;
+	buf[0] = '\0';
+	if (af->sources > 1) {
+		snprintf(buf, len, "%u sources", af->sources);
+		return;
+	}
+	if (iogp_model_source(f->m, af->first_source, &si) < 0)
+		return;
+	if (si.rank >= 0)
+		snprintf(buf, len, "%s rank %" PRId64, si.node, si.rank);
+	else if (si.pid >= 0)
+		snprintf(buf, len, "%s pid %" PRId64, si.node, si.pid);
+	else
+		snprintf(buf, len, "%s", si.node);
+}
+
+#define LEGEND_W 14   /* "X read X write" */
+
+/* The legend at (y, x): the glyphs as the plot draws them. */
+static void draw_legend(top_surf *s, int y, int x)
+{
+	draw_glyph(s, y, x, ST_READ, 0x28ff, s->color ? '#' : '.');
+	draw_text(s, y, x + 2, 4, ST_NORMAL, "read");
+	draw_glyph(s, y, x + 7, ST_WRITE, 0x28ff, s->color ? '#' : 'x');
+	draw_text(s, y, x + 9, 5, ST_NORMAL, "write");
+}
+
+/* Line 1: the file's name (its end when long), where (when it fits), and
+ * the legend when asked to. */
+static void draw_name(const top_frame *f, top_surf *s, top_rect r, const afile *af, int legend)
+{
+	char where[160];
+	where_text(f, af, where, sizeof(where));
+	int room = r.w - (legend ? LEGEND_W + 1 : 0);
+	int wl = (int)strlen(where), pl = (int)strlen(af->path);
+	if (wl && pl + 2 + wl > room && room - wl - 2 < 12)
+		wl = 0;   /* the name first */
+	int pw = room - (wl ? wl + 2 : 0);
+	int x = r.x;
+	if (pl > pw) {
+		x += draw_text(s, r.y, x, 3, ST_DIM, "...");
+		x += draw_text(s, r.y, x, pw - 3, ST_LABEL, af->path + (pl - (pw - 3)));
+	} else {
+		x += draw_text(s, r.y, x, pw, ST_LABEL, af->path);
+	}
+	if (wl)
+		draw_text(s, r.y, x + 2, wl, ST_DIM, where);
+	if (legend)
+		draw_legend(s, r.y, r.x + r.w - LEGEND_W);
+}
+
+/* The time axis under the plot at x..x+w: start, middle and end clocks,
+ * and the span between them when it fits. */
+static void draw_time_axis(top_surf *s, int y, int x, int w, uint64_t t0, uint64_t t1)
+{
+	char a[16], b[16], span[32], mid[48];
+	fmt_clock(a, sizeof(a), t0);
+	fmt_clock(b, sizeof(b), t1);
+	iogp_fmt_duration(span, sizeof(span), (double)(t1 - t0) / 1e9);
+	int la = (int)strlen(a), lb = (int)strlen(b);
+	if (la + lb + 1 > w) {
+		draw_text(s, y, x, w, ST_DIM, b);
+		return;
+	}
+	draw_text(s, y, x, la, ST_DIM, a);
+	draw_text(s, y, x + w - lb, lb, ST_DIM, b);
+	snprintf(mid, sizeof(mid), "<- %s ->", span);
+	int lm = (int)strlen(mid);
+	if (la + lb + lm + 4 > w) {
+		snprintf(mid, sizeof(mid), "%s", span);
+		lm = (int)strlen(mid);
+	}
+	if (la + lb + lm + 2 <= w)
+		draw_text(s, y, x + la + (w - la - lb - lm) / 2, lm, ST_DIM, mid);
 }
 
 void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
@@ -243,76 +332,109 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 	files(f, &l, &sel);
 	char right[96] = "";
 	if (l.n) {
-		uint64_t t0 = window_start(f);
-		if (!t0) {
-			struct tmin t = { l.f[sel].path, UINT64_MAX };
-			visit(f, tmin_fn, &t);
-			t0 = t.min == UINT64_MAX ? f->now_ns : t.min;
-		}
-		char span[24];
-		iogp_fmt_duration(span, sizeof(span), (double)(f->now_ns - t0) / 1e9);
-		if (r.w >= 60)
-			snprintf(right, sizeof(right), "%sfile %ld/%zu, %s", f->v->file_path[0] ? "" : "busiest ",
-			         sel + 1, l.n, span);
+		const char *pre = f->v->file_path[0] ? "" : "busiest ";
+		if (r.w >= 50)
+			snprintf(right, sizeof(right), "%sfile %ld/%zu by bytes, f next", pre, sel + 1, l.n);
+		else if (r.w >= 34)
+			snprintf(right, sizeof(right), "%sfile %ld/%zu", pre, sel + 1, l.n);
 		else
-			snprintf(right, sizeof(right), "%ld/%zu %s", sel + 1, l.n, span);
+			snprintf(right, sizeof(right), "file %ld/%zu", sel + 1, l.n);
 	}
 	panel_title(f, s, r, IOGP_PANEL_ACCESS, NULL, right);
 	if (r.h < 2) {
 		alist_free(&l);
 		return;
 	}
+	if (!access_metric(f)) {
+		draw_textf(s, r.y + 1, r.x, r.w, ST_DIM, "no access samples in the %s layer",
+		           iogp_layer_title(f->v->layer));
+		alist_free(&l);
+		return;
+	}
 	if (sel < 0) {
-		draw_text(s, r.y + 1, r.x, r.w, ST_DIM, "no access samples yet");
+		draw_textf(s, r.y + 1, r.x, r.w, ST_DIM, "no %s access samples yet",
+		           iogp_layer_title(f->v->layer));
+		if (r.h >= 3 && f->v->layer != IOGP_LAYER_POSIX)
+			draw_text(s, r.y + 2, r.x, r.w, ST_DIM, "y shows another layer");
 		alist_free(&l);
 		return;
 	}
 	const afile *af = &l.f[sel];
-	char info[64];
-	snprintf(info, sizeof(info), " r %" PRIu64 " w %" PRIu64, af->nread, af->nwrite);
-	int il = (int)strlen(info);
-	int pw = r.w - il;
-	if (pw < 8) {
-		pw = r.w;
-		il = 0;
-	}
-	int tl = (int)strlen(af->path);
-	if (tl > pw) {
-		draw_text(s, r.y + 1, r.x, 3, ST_DIM, "...");
-		draw_text(s, r.y + 1, r.x + 3, pw - 3, ST_LABEL, tail(af->path, pw - 3));
-	} else {
-		draw_text(s, r.y + 1, r.x, pw, ST_LABEL, af->path);
-	}
-	if (il) {
-		int x = r.x + (tl < pw ? tl : pw);
-		x += draw_text(s, r.y + 1, x, 3, ST_READ, " r ");
-		x += draw_textf(s, r.y + 1, x, 24, ST_NORMAL, "%" PRIu64, af->nread);
-		x += draw_text(s, r.y + 1, x, 3, ST_WRITE, " w ");
-		draw_textf(s, r.y + 1, x, 24, ST_NORMAL, "%" PRIu64, af->nwrite);
-	}
-	int ph = r.h - 2;
-	char ytop[24];
-	iogp_fmt_bytes(ytop, sizeof(ytop), (double)af->maxoff, IOGP_UNITS_CELL);
-	int gut = (int)strlen(ytop);
-	if (gut < 1)
-		gut = 1;
-	int cw = r.w - gut - 1;
-	top_canvas c;
-	if (ph < 1 || cw < 4 || canvas_init(&c, cw, ph) < 0) {
+	/* the legend goes beside the note (bottom line) when it fits there */
+	char nt[96] = "";
+	int legend_top = 1;
+	draw_name(f, s, (top_rect){ r.y + 1, r.x, 1, r.w }, af, 0);
+	iogp_access_set set;
+	if (samples_of(f, af, &set) < 0 || set.n == 0) {
+		if (r.h >= 3)
+			draw_text(s, r.y + 2, r.x, r.w, ST_DIM,
+			          view_window(f->v) > 0 ? "no samples of this file in the window (w)" :
+			                                  "no samples of this file");
+		iogp_access_set_free(&set);
 		alist_free(&l);
 		return;
 	}
-	struct plot p = { af->path, &c, window_start(f), f->now_ns, af->maxoff, NULL, 0 };
-	if (!p.t0) {
-		struct tmin t = { af->path, UINT64_MAX };
-		visit(f, tmin_fn, &t);
-		p.t0 = t.min == UINT64_MAX ? f->now_ns : t.min;
+	/* rows: title, name, plot..., time axis, note (dropped first when short) */
+	int note = r.h >= 6, axis = r.h >= 5;
+	int ph = r.h - 2 - axis - note;
+	uint64_t ymax = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		uint64_t end = set.s[i].offset + set.s[i].size;
+		end = end < set.s[i].offset ? UINT64_MAX : end;
+		ymax = end > ymax ? end : ymax;
 	}
-	visit(f, plot_fn, &p);
-	canvas_paint(s, &c, r.y + 2, r.x + gut + 1);
-	draw_text(s, r.y + 2, r.x + gut - (int)strlen(ytop), gut, ST_DIM, ytop);
-	draw_text(s, r.y + 2 + ph - 1, r.x + gut - 1, 1, ST_DIM, "0");
+	ymax = nice_bytes(ymax);
+	char ytop[24], ymid[24];
+	iogp_fmt_bytes(ytop, sizeof(ytop), (double)ymax, IOGP_UNITS_CELL);
+	iogp_fmt_bytes(ymid, sizeof(ymid), (double)ymax / 2, IOGP_UNITS_CELL);
+	int gut = (int)strlen(ytop) > (int)strlen(ymid) ? (int)strlen(ytop) : (int)strlen(ymid);
+	int cw = r.w - gut - 1;
+	top_canvas c;
+	if (ph < 1 || cw < 4 || canvas_init(&c, cw, ph) < 0) {
+		iogp_access_set_free(&set);
+		alist_free(&l);
+		return;
+	}
+	uint64_t t0 = window_start(f), t1 = f->now_ns;
+	if (!t0)
+		t0 = set.from_ns && set.from_ns < set.s[0].wall_ns ? set.from_ns : set.s[0].wall_ns;
+	if (set.s[set.n - 1].wall_ns > t1)
+		t1 = set.s[set.n - 1].wall_ns;
+	if (t1 <= t0)
+		t1 = t0 + 1;
+	int W = 2 * cw, H = 4 * ph;
+	for (size_t i = 0; i < set.n; i++) {
+		const iogp_access_sample *a = &set.s[i];
+		if (a->wall_ns < t0)
+			continue;
+		double fx = (double)(a->wall_ns - t0) / (double)(t1 - t0);
+		double fy = ((double)a->offset + (double)a->size / 2) / (double)ymax;
+		int px = (int)(fx * (W - 1) + 0.5), py = H - 1 - (int)(fy * (H - 1) + 0.5);
+		canvas_dot(&c, px, py, a->op == IOGP_OP_WRITE ? 2 : 1);
+	}
+	int py0 = r.y + 2;
+	canvas_paint(s, &c, py0, r.x + gut + 1);
 	canvas_free(&c);
+	draw_text(s, py0, r.x + gut - (int)strlen(ytop), gut, ST_DIM, ytop);
+	if (ph >= 5)
+		draw_text(s, py0 + (ph - 1) / 2, r.x + gut - (int)strlen(ymid), gut, ST_DIM, ymid);
+	if (ph >= 2)
+		draw_text(s, py0 + ph - 1, r.x + gut - 1, 1, ST_DIM, "0");
+	if (axis)
+		draw_time_axis(s, py0 + ph, r.x + gut + 1, cw, t0, t1);
+	if (note) {
+		note_text(nt, sizeof(nt), &set, r.w - LEGEND_W - 1);
+		if ((int)strlen(nt) + LEGEND_W + 1 > r.w)
+			note_text(nt, sizeof(nt), &set, r.w);
+		else
+			legend_top = 0;
+		draw_text(s, r.y + r.h - 1, r.x, r.w, ST_DIM, nt);
+		if (!legend_top)
+			draw_legend(s, r.y + r.h - 1, r.x + r.w - LEGEND_W);
+	}
+	if (legend_top && r.w >= 30)
+		draw_name(f, s, (top_rect){ r.y + 1, r.x, 1, r.w }, af, 1);
+	iogp_access_set_free(&set);
 	alist_free(&l);
 }
 
@@ -326,9 +448,17 @@ int panel_access_csv(const top_frame *f, FILE *out, char *path, size_t pathlen)
 		return IOGP_ENOTFOUND;
 	}
 	snprintf(path, pathlen, "%s", l.f[sel].path);
+	iogp_access_set set;
+	int rc = samples_of(f, &l.f[sel], &set);
+	if (rc < 0) {
+		alist_free(&l);
+		return rc;
+	}
 	iogp_access_csv_header(out);
-	struct plot p = { l.f[sel].path, NULL, 0, 0, 0, out, 0 };
-	visit(f, plot_fn, &p);
+	for (size_t i = 0; i < set.n; i++)
+		iogp_access_csv_row(out, set.s[i].wall_ns, l.f[sel].path, (int)set.s[i].op,
+		                    set.s[i].offset, set.s[i].size);
+	iogp_access_set_free(&set);
 	alist_free(&l);
 	return ferror(out) ? IOGP_EIO : 0;
 }

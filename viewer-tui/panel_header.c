@@ -28,7 +28,20 @@ static void put(struct pen *p, int style, const char *fmt, ...)
 	}
 	if (p->x >= p->end)
 		return;
-	p->x += draw_text(p->s, p->y, p->x, p->end - p->x, style, buf);
+	/* never a word cut in two: what fits up to a space, else nothing */
+	int room = p->end - p->x, len = (int)strlen(buf);
+	if (len > room) {
+		int n = room;
+		while (n > 0 && buf[n] != ' ')
+			n--;
+		while (n > 0 && buf[n - 1] == ' ')
+			n--;
+		buf[n] = '\0';
+		p->x += draw_text(p->s, p->y, p->x, room, style, buf);
+		p->x = p->end;
+		return;
+	}
+	p->x += draw_text(p->s, p->y, p->x, room, style, buf);
 }
 
 void header_sources(const top_frame *f, src_counts *c)
@@ -70,7 +83,7 @@ static void line1(const top_frame *f, struct pen *pp, int narrow, int namew)
 	}
 	case MODE_DEMO:
 		put(&p, ST_LABEL, "DEMO");
-		put(&p, ST_NORMAL, " %d workers", st->demo_workers);
+		put(&p, ST_NORMAL, " %d worker%s", st->demo_workers, st->demo_workers == 1 ? "" : "s");
 		if (st->f.paused)
 			put(&p, ST_WARN, " PAUSED");
 		break;
@@ -147,17 +160,25 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 	} else {
 		snprintf(rec, sizeof(rec), "rec off");
 	}
-	/* right side, most important first: damage, recording, help */
+	/* right side, most important first: damage, findings, recording, help */
 	char dmg[64] = "";
 	if (st->f.bad_frames || st->f.skipped_bytes) {
 		char b[24];
 		iogp_fmt_bytes(b, sizeof(b), (double)st->f.skipped_bytes, IOGP_UNITS_CELL);
 		snprintf(dmg, sizeof(dmg), "damaged %sB skipped", b);
 	}
-	const char *part[3] = { dmg, rec, "? help" };
-	int style[3] = { ST_BAD, rec_style, ST_DIM };
-	int room = p.end - p.x - 2 - (message ? 20 : 56), used = 0, show[3] = { 0, 0, 0 };
-	for (int i = 0; i < 3; i++) {
+	/* the findings: how many, and the key of their panel */
+	char ins[48] = "";
+	size_t nins = 0;
+	const iogp_insight *iv = insights_get(f, &nins);
+	if (nins)
+		snprintf(ins, sizeof(ins), "%zu finding%s (%c)", nins, nins == 1 ? "" : "s",
+		         iogp_panel_get(IOGP_PANEL_INSIGHTS)->key);
+	const char *part[4] = { dmg, ins, rec, "? help" };
+	int style[4] = { ST_BAD, nins && iv[0].severity > IOGP_SEV_INFO ? ST_WARN : ST_NORMAL, rec_style,
+	                 ST_DIM };
+	int room = p.end - p.x - 2 - (message ? 20 : 56), used = 0, show[4] = { 0, 0, 0, 0 };
+	for (int i = 0; i < 4; i++) {
 		int l = (int)strlen(part[i]);
 		if (l && used + l + (used ? 2 : 0) <= room) {
 			used += l + (used ? 2 : 0);
@@ -165,7 +186,7 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 		}
 	}
 	struct pen q = { s, p.y, p.end - used, p.end, 0 };
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (!show[i])
 			continue;
 		put(&q, style[i], "%s", part[i]);
@@ -174,6 +195,32 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 	p.end -= used + (used ? 2 : 0);
 	if (message) {
 		put(&p, ST_STATUS, "%s", f->v->msg);
+		return;
+	}
+	if (st->mode == MODE_LIVE && iogp_model_source_count(f->m) == 0) {
+		/* nothing yet: say what to run */
+		const char *w = st->f.where ? st->f.where : "";
+		char ep[256];
+		snprintf(ep, sizeof(ep), "%s", w);
+		ep[strcspn(ep, " ")] = '\0';
+		char t[3][320];
+		if (w[0] == '<') {
+			snprintf(t[0], sizeof(t[0]), "no sources yet: waiting for the relay %s", w + 1);
+			snprintf(t[1], sizeof(t[1]), "no sources yet");
+			t[2][0] = '\0';
+		} else if (!strcmp(ep, IOGP_DEFAULT_ENDPOINT) || !ep[0]) {
+			snprintf(t[0], sizeof(t[0]), "no sources yet: run  iogram-run -- ./app  (or iogram-top --demo)");
+			snprintf(t[1], sizeof(t[1]), "no sources yet: run  iogram-run -- ./app");
+			snprintf(t[2], sizeof(t[2]), "run: iogram-run -- ./app");
+		} else {
+			snprintf(t[0], sizeof(t[0]), "no sources yet: run  IOGRAM_ENDPOINT=%s iogram-run -- ./app", ep);
+			snprintf(t[1], sizeof(t[1]), "run: IOGRAM_ENDPOINT=%s iogram-run -- ./app", ep);
+			snprintf(t[2], sizeof(t[2]), "run: iogram-run -e %s -- ./app", ep);
+		}
+		int k = 0;   /* the longest that fits */
+		while (k < 2 && t[k + 1][0] && (int)strlen(t[k]) > p.end - p.x)
+			k++;
+		put(&p, ST_WARN, "%s", t[k]);
 		return;
 	}
 	const top_view *v = f->v;

@@ -112,21 +112,37 @@ static int choose_bins(const top_frame *f, hist_view *hv, int maxrows)
 		snprintf(hv->bins_text, sizeof(hv->bins_text), "log2");
 		return rebin_all(hv, &b);
 	case BINS_FIXED: {
+		/* equal rows from the smallest value to Tukey's upper fence
+		 * (p75 + 1.5 x the interquartile range), the rest in a last ">="
+		 * row: a few slow requests would otherwise put every other one in
+		 * the first row */
 		uint64_t lo = UINT64_MAX, hi = 0;
 		for (int d = 0; d < hv->nd; d++) {
-			uint64_t a, z;
+			uint64_t a, q1, q3, z;
 			if (iogp_hist_min(&hv->native[d], &a) == 0 && a < lo)
 				lo = a;
-			if (iogp_hist_max(&hv->native[d], &z) == 0 && z > hi)
-				hi = z;
+			if (iogp_hist_quantile(&hv->native[d], 0.25, &q1) < 0 ||
+			    iogp_hist_quantile(&hv->native[d], 0.75, &q3) < 0 ||
+			    iogp_hist_max(&hv->native[d], &z) < 0)
+				continue;
+			uint64_t fence = q3 + (q3 - (q1 < q3 ? q1 : q3)) * 3 / 2;
+			fence = fence < z ? fence : z;
+			hi = fence > hi ? fence : hi;
 		}
 		if (lo > hi) {
 			snprintf(hv->bins_text, sizeof(hv->bins_text), "fixed");
 			return 0;
 		}
-		uint64_t rowsw = maxrows > 1 ? (uint64_t)maxrows - 1 : 1;
+		uint64_t rowsw = maxrows > 2 ? (uint64_t)maxrows - 1 : 1;
+		if (rowsw > IOGP_MAX_EDGES - 1)
+			rowsw = IOGP_MAX_EDGES - 1;
 		uint64_t w = nice_width((hi - lo) / rowsw + 1, !strcmp(hv->unit, "bytes"));
-		if ((rc = iogp_bins_fixed(&b, w, lo / w * w)) < 0)
+		uint64_t e[IOGP_MAX_EDGES], start = lo / w * w;
+		uint32_t ne = 0;
+		e[ne++] = lo;   /* the first row starts at the smallest value */
+		for (uint64_t i = 1; i <= rowsw && start + i * w > e[ne - 1]; i++)
+			e[ne++] = start + i * w;
+		if ((rc = iogp_bins_edges(&b, e, ne)) < 0)
 			return rc;
 		char ws[32];
 		hist_fmt(ws, sizeof(ws), hv, (double)w);
@@ -504,9 +520,19 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 	if (rr.h > 0) {
 		if (rc < 0)
 			draw_text(s, rr.y, rr.x, rr.w, ST_BAD, iogp_strerror(rc));
-		else if (hv.absent)
-			draw_textf(s, rr.y, rr.x, rr.w, ST_DIM, "no %s in the %s layer", hv.absent,
-			           iogp_layer_title(f->v->layer));
+		else if (hv.absent) {   /* on two lines, at a space, when narrow */
+			char t[96];
+			int n = snprintf(t, sizeof(t), "no %s in the %s layer", hv.absent,
+			                 iogp_layer_title(f->v->layer)), cut = rr.w;
+			if (n > rr.w && rr.h >= 2) {
+				while (cut > 0 && t[cut] != ' ')
+					cut--;
+				t[cut > 0 ? cut : 0] = '\0';
+			}
+			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, t);
+			if (n > rr.w && rr.h >= 2 && cut > 0)
+				draw_text(s, rr.y + 1, rr.x, rr.w, ST_DIM, t + cut + 1);
+		}
 		else if (!hv.found[0] && (hv.nd < 2 || !hv.found[1]))
 			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, "no data yet");
 		else if (!hv.nrows)

@@ -86,14 +86,6 @@ static void rset_free(rset *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	const rline *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(((const rline *)a)->name, ((const rline *)b)->name);
@@ -252,8 +244,9 @@ static void summary(const top_frame *f, top_surf *s, int y, int x, int w, const 
 
 static void draw_lines(const top_frame *f, top_surf *s, top_rect r, rset *rs)
 {
+	/* by name: a line stays where it is from one second to the next */
 	if (rs->n > 1)
-		qsort(rs->l, rs->n, sizeof(*rs->l), cmp_key);
+		qsort(rs->l, rs->n, sizeof(*rs->l), cmp_name);
 	int lw = 4;
 	for (size_t i = 0; i < rs->n; i++) {
 		int n = (int)strlen(rs->l[i].name);
@@ -383,6 +376,119 @@ static void draw_heatmap(const top_frame *f, top_surf *s, top_rect r, rset *rs)
 	free(cur);
 }
 
+/* Each node's latency p99 over the same time as the rates (the model's
+ * windows hold the last few minutes; older columns stay empty), on a log
+ * colour scale between the smallest and the largest shown; rows that
+ * stand for several nodes show the slowest of them. */
+static void draw_heat_p99(const top_frame *f, top_surf *s, top_rect r, const rset *rs)
+{
+	iogp_heat *h = f->heat;
+	uint64_t j0, j1;
+	if (r.h <= 0 || !h || !iogp_heat_slots(h, &j0, &j1)) {
+		if (r.h > 0)
+			draw_text(s, r.y, r.x, r.w, ST_DIM, "no latency history (needs the live windows)");
+		return;
+	}
+	uint64_t S = iogp_heat_slots(h, &j0, &j1);
+	size_t nn = iogp_heat_nodes(h), *idx = malloc((nn ? nn : 1) * sizeof(size_t)), n = 0;
+	if (!idx)
+		return;
+	/* the nodes the rates panel shows: all, or the selection's */
+	char node[128] = "";
+	if (f->v->sel == IOGP_SEL_NODE)
+		snprintf(node, sizeof(node), "%s", f->v->sel_node);
+	else if (f->v->sel == IOGP_SEL_SOURCE) {
+		size_t i;
+		iogp_source_info si;
+		if (iogp_model_source_index(f->m, f->v->sel_source, &i) == 0 &&
+		    iogp_model_source(f->m, i, &si) == 0)
+			snprintf(node, sizeof(node), "%s", si.node ? si.node : "");
+	}
+	for (size_t i = 0; i < nn; i++)
+		if (!node[0] || !strcmp(node, iogp_heat_node(h, i)))
+			idx[n++] = i;
+	/* by name */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && strcmp(iogp_heat_node(h, idx[k - 1]), iogp_heat_node(h, idx[k])) > 0; k--) {
+			size_t x = idx[k];
+			idx[k] = idx[k - 1];
+			idx[k - 1] = x;
+		}
+	if (!n || !S) {
+		draw_text(s, r.y, r.x, r.w, ST_DIM, "no nodes yet");
+		free(idx);
+		return;
+	}
+	size_t per = (n + (size_t)r.h - 1) / (size_t)r.h, rows = (n + per - 1) / per;
+	int lw = 4;
+	for (size_t i = 0; i < n; i++) {
+		int l = (int)strlen(iogp_heat_node(h, idx[i])) + (per > 1 ? 5 : 0);
+		lw = l > lw ? l : lw;
+	}
+	if (lw > 16)
+		lw = 16;
+	int valw = 9, gw = r.w - lw - 1 - valw - 1;
+	double *cells = gw >= 4 ? malloc(rows * (size_t)gw * sizeof(double)) : NULL;
+	if (!cells) {
+		free(idx);
+		return;
+	}
+	uint64_t t0 = rs->first_ns ? rs->first_ns : (j1 + 1) * S - (uint64_t)rs->nb * rs->bin_ns;
+	uint64_t span = (uint64_t)rs->nb * rs->bin_ns;
+	double lo = INFINITY, hi = 0;
+	for (size_t g = 0; g < rows; g++)
+		for (int c = 0; c < gw; c++) {
+			uint64_t ta = t0 + span * (uint64_t)c / (uint64_t)gw;
+			uint64_t tb = t0 + span * (uint64_t)(c + 1) / (uint64_t)gw;
+			double v = NAN;
+			for (uint64_t j = ta / S; j <= (tb > ta ? tb - 1 : ta) / S; j++)
+				for (size_t i = g * per; i < (g + 1) * per && i < n; i++) {
+					uint64_t ns;
+					if (iogp_heat_get(h, idx[i], j, &ns) && (isnan(v) || (double)ns > v))
+						v = (double)ns;
+				}
+			cells[g * (size_t)gw + (size_t)c] = v;
+			if (!isnan(v) && v > 0) {
+				lo = v < lo ? v : lo;
+				hi = v > hi ? v : hi;
+			}
+		}
+	for (size_t g = 0; g < rows; g++) {
+		int y = r.y + (int)g;
+		char name[96], t[24];
+		const char *first = iogp_heat_node(h, idx[g * per]);
+		size_t last = (g + 1) * per < n ? (g + 1) * per : n;
+		if (per > 1)
+			snprintf(name, sizeof(name), "%.*s+%zu", lw - 4, first, last - g * per - 1);
+		else
+			snprintf(name, sizeof(name), "%s", first);
+		draw_text(s, y, r.x, lw, ST_LABEL, name);
+		for (int c = 0; c < gw; c++) {
+			double v = cells[g * (size_t)gw + (size_t)c];
+			double lev = isnan(v) ? -1 : !(hi > lo) ? 1 : log(v / lo) / log(hi / lo);
+			if (!isnan(v) && lev < 0.01)
+				lev = 0.01;
+			draw_heat(s, y, r.x + lw + 1 + c, lev);
+		}
+		/* the latest whole slot's p99, else the current one's */
+		double now = NAN;
+		for (size_t i = g * per; i < last; i++) {
+			uint64_t ns;
+			if ((iogp_heat_get(h, idx[i], j1 ? j1 - 1 : j1, &ns) || iogp_heat_get(h, idx[i], j1, &ns)) &&
+			    (isnan(now) || (double)ns > now))
+				now = (double)ns;
+		}
+		if (isnan(now))
+			snprintf(t, sizeof(t), "-");
+		else
+			iogp_fmt_ns(t, sizeof(t), now, IOGP_UNITS_CELL);
+		int tl = (int)strlen(t);
+		draw_text(s, y, r.x + lw + 1 + gw + 1 + (valw > tl ? valw - tl : 0), valw, ST_NORMAL, t);
+	}
+	free(cells);
+	free(idx);
+}
+
 void panel_rates_draw(const top_frame *f, top_surf *s, top_rect r)
 {
 	if (r.h <= 0)
@@ -393,11 +499,19 @@ void panel_rates_draw(const top_frame *f, top_surf *s, top_rect r)
 	char right[96];
 	int nd = f->v->dir == DIR_BOTH ? 2 : 1;
 	int avail = r.h - 1 - nd;
-	int heat = f->v->rates_mode == RATES_HEAT ||
+	int p99 = f->v->rates_mode == RATES_HEAT_P99;
+	int heat = f->v->rates_mode == RATES_HEAT || p99 ||
 	           (f->v->rates_mode == RATES_AUTO && (int)rs.n > avail);
-	snprintf(right, sizeof(right), "%s%s %gs", heat ? "heatmap, " : "",
-	         f->v->dir == DIR_READ ? "read B/s" : f->v->dir == DIR_WRITE ? "write B/s" : "B/s",
-	         secs);
+	if (p99 && f->heat)
+		iogp_heat_update(f->heat, f->m, f->v->layer);   /* failed: it has no slots to show */
+	uint64_t j0, j1, slot = f->heat ? iogp_heat_slots(f->heat, &j0, &j1) : 0;
+	if (p99)
+		snprintf(right, sizeof(right), "heatmap, read+write latency p99 %gs (%gs slots)", secs,
+		         (double)(slot ? slot : 1000000000ull) / 1e9);
+	else
+		snprintf(right, sizeof(right), "%s%s %gs", heat ? "heatmap, " : "",
+		         f->v->dir == DIR_READ ? "read B/s" : f->v->dir == DIR_WRITE ? "write B/s" : "B/s",
+		         secs);
 	panel_title(f, s, r, IOGP_PANEL_RATES, f->v->sel == IOGP_SEL_ALL ? NULL : "source rates", right);
 	if (rc < 0 || rs.n == 0) {
 		if (r.h > 1)
@@ -412,7 +526,9 @@ void panel_rates_draw(const top_frame *f, top_surf *s, top_rect r)
 		summary(f, s, y++, r.x, r.w, &rs, d);
 	}
 	top_rect body = { y, r.x, r.y + r.h - y, r.w };
-	if (heat)
+	if (p99)
+		draw_heat_p99(f, s, body, &rs);
+	else if (heat)
 		draw_heatmap(f, s, body, &rs);
 	else
 		draw_lines(f, s, body, &rs);
@@ -461,4 +577,9 @@ int panel_rates_series(const top_frame *f, const char *metric, int ncols, iogp_s
 	}
 	rset_free(&rs);
 	return 0;
+}
+
+void panel_rates_span(const top_frame *f, size_t *nb, uint64_t *end_ns, uint64_t *bin_ns)
+{
+	span(f, nb, end_ns, bin_ns);
 }

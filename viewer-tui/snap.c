@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -85,6 +86,15 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 		}
 		iogp_series_free(&rd);
 	}
+	size_t *norder = NULL;   /* the nodes table as on screen */
+	if (rc >= 0 && panel_nodes_table(f, &pf.nodes, &norder) < 0)
+		iogp_node_table_free(&pf.nodes);
+	free(norder);
+	if (rc >= 0 && f->heat && f->v->rates_mode == RATES_HEAT_P99 &&
+	    iogp_heat_update(f->heat, f->m, f->v->layer) == 0)
+		iogplot_series_from_heat(&pf.lat_heat, f->heat);
+	if (f->v->sel == IOGP_SEL_SOURCE)
+		pf.selected_source = f->v->sel_source;
 	const top_status *st = f->st;
 	snprintf(pf.title, sizeof(pf.title), "%s %s", st->mode == MODE_REPLAY ? "replay" :
 	         st->mode == MODE_DEMO ? "demo" : "live", st->f.where ? st->f.where : "");
@@ -109,6 +119,9 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 	iogplot_view pv;
 	iogplot_view_init(&pv);
 	pv.size_weight = f->v->weight;
+	pv.sort_col = f->v->sort_col;
+	pv.sort_desc = f->v->sort_desc;
+	pv.heat_p99 = f->v->rates_mode == RATES_HEAT_P99;
 	char path[4200], name[64] = "dashboard.png";
 	int zoom = f->v->zoom, panel = -1;
 	if (panel_shown(zoom) && l->visible[zoom]) {
@@ -196,6 +209,23 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 				}
 				iogp_series_free(&s);
 			}
+		} else if (data == IOGP_DATA_NODES) {
+			/* the table in the order on screen */
+			iogp_node_table t;
+			size_t *order = NULL;
+			char name[64];
+			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
+			FILE *o = panel_nodes_table(f, &t, &order) == 0 ? iogp_export_open(dir, name, names, sizeof(names))
+			                                                : NULL;
+			if (o) {
+				fail |= iogp_node_table_write_csv(&t, order, o) < 0;
+				fail |= iogp_export_close(o) < 0;
+				files++;
+			} else {
+				fail = 1;
+			}
+			iogp_node_table_free(&t);
+			free(order);
 		} else if (data == IOGP_DATA_ACCESS) {
 			char path[512], name[64], full[4200];
 			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
@@ -215,6 +245,20 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 				files++;
 			}
 		}
+	}
+	/* the phases (iogram export phases' CSV) and the findings, whatever is on screen */
+	static const int job[2] = { IOGP_PANEL_PHASES, IOGP_PANEL_INSIGHTS };
+	for (int k = 0; k < 2; k++) {
+		char name[64];
+		iogp_panel_file(job[k], NULL, k ? "txt" : "csv", name, sizeof(name));
+		FILE *o = iogp_export_open(dir, name, names, sizeof(names));
+		if (!o) {
+			fail = 1;
+			continue;
+		}
+		fail |= (k ? panel_insights_text(f, o) : panel_phases_csv(f, o)) < 0;
+		fail |= iogp_export_close(o) < 0;
+		files++;
 	}
 #ifdef TOP_HAVE_PLOT
 	char perr[256] = "";

@@ -30,6 +30,17 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
+/* The key list, from the action table (as the ? overlay and iogram-view). */
+static void help_keys(FILE *out)
+{
+	size_t pos = 0;
+	char label[16];
+	const iogp_action *a;
+	while ((a = iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label))))
+		fprintf(out, "  %-10s %s%s\n", label, iogp_action_help(a, IOGP_VIEWER_TUI),
+		        a->replay_only ? " *" : "");
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -39,16 +50,19 @@ static void usage(FILE *out)
 	"                  [--no-color] [--no-unicode] [--any-address]\n"
 	"\n"
 	"A live dashboard of I/O in the terminal: request sizes, queue depth, latency\n"
-	"(p50/p90/p99/max), the access pattern of a file, and read/write rates per node,\n"
-	"from agents (iogram-run, libiogram), relays or a replay file.\n"
+	"(p50/p90/p99/max), the access pattern of a file, read/write rates per node, the\n"
+	"job's I/O phases (8) and its findings (9), from agents (iogram-run, libiogram),\n"
+	"relays or a replay file.\n"
 	"\n"
 	"  -l, --listen E      listen for agents on E (default " IOGP_DEFAULT_ENDPOINT ",\n"
 	"                      where agents connect when nothing is set)\n"
 	"  -c, --connect E     subscribe to a relay's publish endpoint E\n"
 	"  -r, --replay FILE   play a recording (.iogr): pause, speed, seek\n"
-	"  -w, --record FILE   record what arrives to FILE from the start (R toggles)\n"
+	"  -o, --record FILE   record what arrives to FILE from the start (R toggles)\n"
 	"  -D, --demo          run the built-in demo workload and show it\n"
 	"  -W, --window S      start with \"last S seconds\" instead of \"since start\"\n"
+	"  -w S|FILE           --window S when S is a number, else --record FILE\n"
+	"                      (as in iogram-view; -w FILE was iogram-top's --record)\n"
 	"  -t, --duration S    quit after S seconds\n"
 	"      --snapshot-dir DIR  where the x key writes its CSV directory (default .)\n"
 	"      --layer L       show the posix (system calls, default) or stdio layer (y cycles)\n"
@@ -58,11 +72,9 @@ static void usage(FILE *out)
 	"      --any-address   allow --listen beyond loopback\n"
 	"  -h, --help          this help;  -V, --version  the version\n"
 	"\n"
-	"Keys: ? lists them all. q quits, Tab and 1-5 focus and zoom panels, n/s pick a\n"
-	"node or source, w the window, d read/write, b bins, v request sizes by count\n"
-	"or by bytes, space pauses; in replay Left/Right seek, -/+ change speed.\n"
-	"R records, x writes CSV/PNG snapshots.\n"
-	"\n"
+	"Keys (? lists them in the terminal; * in a replay only):\n");
+	help_keys(out);
+	fprintf(out, "\n"
 	"Exit status: 0 ok, 1 runtime error (cannot listen, unreadable file, no\n"
 	"terminal), 2 usage error.\n"
 	"\n"
@@ -92,6 +104,7 @@ void app_frame(top_app *app, top_frame *f, top_status *st)
 	f->st = st;
 	f->now_ns = iogp_feed_now(input_feed(app->in));
 	f->mono_ns = iogp_mono_ns();
+	f->heat = app->heat;
 }
 
 static void draw_too_small(top_surf *s, const top_layout *l, int rows, int cols)
@@ -166,6 +179,15 @@ static void draw_all(top_app *app)
 		case IOGP_DATA_RATES:
 			panel_rates_draw(&f, s, r);
 			break;
+		case IOGP_DATA_NODES:
+			panel_nodes_draw(&f, s, r);
+			break;
+		case IOGP_DATA_PHASES:
+			panel_phases_draw(&f, s, r);
+			break;
+		case IOGP_DATA_INSIGHTS:
+			panel_insights_draw(&f, s, r);
+			break;
 		case IOGP_DATA_STATUS:
 			break;
 		}
@@ -202,7 +224,7 @@ int main(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "connect", required_argument, NULL, 'c' },
 		{ "replay", required_argument, NULL, 'r' },
-		{ "record", required_argument, NULL, 'w' },
+		{ "record", required_argument, NULL, 'o' },
 		{ "demo", no_argument, NULL, 'D' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "duration", required_argument, NULL, 't' },
@@ -222,7 +244,7 @@ int main(int argc, char **argv)
 	const char *record = NULL, *snapdir = ".";
 	double window = 0, duration = 0;
 	int nocolor = 0, nouni = 0, layer = IOGP_LAYER_POSIX, weight = IOGP_WEIGHT_COUNT, c;
-	while ((c = getopt_long(argc, argv, "l:c:r:w:DW:t:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:c:r:o:w:DW:t:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 		case 'c': {
@@ -235,7 +257,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'r': io.replay = optarg; break;
-		case 'w': record = optarg; break;
+		case 'o': record = optarg; break;
+		case 'w':   /* a number: --window (as iogram-view's -w), else --record */
+			if (parse_seconds(optarg, &window) < 0)
+				record = optarg;
+			break;
 		case 'D': io.demo = 1; break;
 		case 'W':
 		case 't':
@@ -290,6 +316,7 @@ int main(int argc, char **argv)
 	app.view.layer = layer;
 	app.view.weight = weight;
 	app.snap_dir = snapdir;
+	app.heat = iogp_heat_new();
 	char err[1024];
 	int rc = input_open(&app.in, &io, err, sizeof(err));
 	if (rc < 0) {
@@ -297,7 +324,12 @@ int main(int argc, char **argv)
 		return rc == -2 ? IOGP_EXIT_USAGE : IOGP_EXIT_ERROR;
 	}
 	if (!isatty(0) || !isatty(1)) {
-		fprintf(stderr, "iogram-top: needs a terminal (for files: iogram info, iogram export)\n");
+		const char *ssh = getenv("SSH_CONNECTION");
+		if (ssh && ssh[0])   /* ssh HOST iogram-top: no terminal without -t */
+			fprintf(stderr, "iogram-top: needs a terminal: over ssh, ask for one with "
+			        "ssh -t HOST iogram-top ...\n");
+		else
+			fprintf(stderr, "iogram-top: needs a terminal (for files: iogram info, iogram export)\n");
 		input_close(app.in);
 		return IOGP_EXIT_ERROR;
 	}
@@ -402,6 +434,7 @@ int main(int argc, char **argv)
 	if (st.f.recording)
 		snprintf(rec, sizeof(rec), "%s", st.f.rec_path);
 	input_close(app.in);
+	iogp_heat_free(app.heat);
 	if (rec[0])
 		fprintf(stderr, "iogram-top: recorded to %s\n", rec);
 	return IOGP_EXIT_OK;

@@ -11,6 +11,7 @@
 #include "iogp_feed.h"
 #include "iogp_actions.h"   /* the keys, shared with iogram-view */
 #include "iogp_layers.h"    /* POSIX / STDIO, shared with iogram-view */
+#include "iogp_node_table.h" /* nodes and ranks, shared with iogram-view */
 #include "iogp_panels.h"    /* panel ids, names and keys, shared with iogram-view */
 #include "iogp_size_table.h" /* common sizes, by count / by bytes, shared with iogram-view */
 #include "iogp_units.h"   /* numbers in cells: IOGP_UNITS_CELL */
@@ -72,7 +73,7 @@ void canvas_paint(top_surf *s, const top_canvas *c, int y, int x);
  * Panels are the catalog's (IOGP_PANEL_*): those with IOGP_VIEWER_TUI. */
 enum { DIR_BOTH = 0, DIR_READ, DIR_WRITE };
 enum { BINS_NATIVE = 0, BINS_LOG2, BINS_FIXED };
-enum { RATES_AUTO = 0, RATES_LINES, RATES_HEAT };
+enum { RATES_AUTO = 0, RATES_LINES, RATES_HEAT, RATES_HEAT_P99, RATES_NMODES };
 #define TOP_MAX_WINDOWS 8
 
 typedef struct top_view {
@@ -85,6 +86,8 @@ typedef struct top_view {
 	int dir, bins, logscale, rates_mode;
 	int layer;             /* IOGP_LAYER_*: the metrics every panel shows */
 	int weight;            /* IOGP_WEIGHT_*: the size panel's bars by count or by bytes */
+	int sort_col, sort_desc;   /* nodes table: IOGP_NT_* column and direction */
+	int rows;              /* nodes table with everything selected: IOGP_NT_NODES / SOURCES */
 	int focus, zoom;       /* panel; zoom -1 = none */
 	int help;
 	char file_path[512];   /* access panel: the chosen file, "" = the busiest */
@@ -144,6 +147,7 @@ typedef struct top_frame {
 	const top_status *st;
 	uint64_t now_ns;        /* time the panels show */
 	uint64_t mono_ns;       /* CLOCK_MONOTONIC of this frame */
+	iogp_heat *heat;        /* per-node latency over time (the p99 heatmap) */
 } top_frame;
 
 /* Panel metric m (a POSIX name, as the catalog has it) in the view's
@@ -224,6 +228,29 @@ void panel_rates_draw(const top_frame *f, top_surf *s, top_rect r);
 /* Series of the rates panel (bytes/s per node) for metric, as shown. */
 int panel_rates_series(const top_frame *f, const char *metric, int ncols, iogp_series *out);
 
+/* The rates panel's time window (the view's window, or since the first
+ * data, as the rates ring holds it): nb bins of bin_ns ending at end_ns. */
+void panel_rates_span(const top_frame *f, size_t *nb, uint64_t *end_ns, uint64_t *bin_ns);
+
+/* ---- panel_phases.c: I/O phases, a timeline of bars and their table ---- */
+void panel_phases_draw(const top_frame *f, top_surf *s, top_rect r);
+/* The view layer's phases as iogram export phases writes them. */
+int panel_phases_csv(const top_frame *f, FILE *out);
+
+/* ---- panel_insights.c: the findings and where each shows ---- */
+void panel_insights_draw(const top_frame *f, top_surf *s, top_rect r);
+/* The selection's findings (recomputed when the data changed, at most
+ * about once a second); *n of them, valid until the next call. */
+const iogp_insight *insights_get(const top_frame *f, size_t *n);
+/* As text (iogp_insights_write_text). */
+int panel_insights_text(const top_frame *f, FILE *out);
+
+/* ---- panel_nodes.c: nodes and ranks side by side, and the stragglers ---- */
+void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r);
+/* The table as the panel shows it (rows of the selection, the view's window
+ * and layer) and its order (malloc'd, t->n entries; NULL on error). */
+int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order);
+
 /* ---- panel_header.c ---- */
 void panel_header_draw(const top_frame *f, top_surf *s, top_rect r);
 typedef struct src_counts {
@@ -253,6 +280,7 @@ struct top_app {
 	const char *snap_dir;
 	const char *record_path;   /* --record FILE for the next R */
 	top_surf surf;
+	iogp_heat *heat;           /* kept between frames */
 };
 /* The frame panels would draw now (st receives the input status). */
 void app_frame(top_app *app, top_frame *f, top_status *st);

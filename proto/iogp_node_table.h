@@ -1,0 +1,147 @@
+/* iogp_node_table.h - nodes and ranks side by side, as both viewers show
+ * them: a row per node (or per source: a rank or a process) with read and
+ * write bytes/s and requests/s, latency p50 and p99, the share of time
+ * spent inside I/O calls (the "I/O cost" of Darshan's job summary), queue
+ * depth p99, and its I/O time against the median (the stragglers); a
+ * stable order by any column; the lines that fit (top and bottom N and a
+ * count of the rest); the texts of every cell; CSV. And the per-node
+ * latency p99 over time of the heatmaps. iogram-top, iogram-view and plot/
+ * build their tables here (not installed). */
+#ifndef IOGP_NODE_TABLE_H
+#define IOGP_NODE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iogp_model.h"
+#include "iogp_units.h"   /* IOGP_UNITS_WIDE / IOGP_UNITS_CELL: the texts' style */
+
+/* Columns, in the order the table shows them. */
+enum iogp_nt_col {
+	IOGP_NT_NAME = 0,
+	IOGP_NT_READ_BPS,    /* bytes read per second */
+	IOGP_NT_WRITE_BPS,
+	IOGP_NT_READ_OPS,    /* read requests per second */
+	IOGP_NT_WRITE_OPS,
+	IOGP_NT_P50,         /* ns, the layer's read and write latency merged */
+	IOGP_NT_P99,
+	IOGP_NT_SHARE,       /* time inside I/O calls / wall time (0.25 = 25%) */
+	IOGP_NT_QD99,        /* queue depth p99, requests */
+	IOGP_NT_IOTIME,      /* seconds inside I/O calls (read, write, metadata) */
+	IOGP_NT_VSMED,       /* I/O time / the median I/O time */
+	IOGP_NT_NCOLS
+};
+
+/* What a row is. */
+enum { IOGP_NT_NODES = 0, IOGP_NT_SOURCES, IOGP_NT_NSCOPES };
+
+typedef struct iogp_nt_opts {
+	int scope;            /* IOGP_NT_NODES or IOGP_NT_SOURCES */
+	const char *node;     /* IOGP_NT_SOURCES: only this node's (NULL: every node's) */
+	int layer;            /* IOGP_LAYER_*: whose metrics */
+	double window_s;      /* 0: since start; else the last window_s seconds (at
+	                       * the window slots' granularity, as the histograms) */
+} iogp_nt_opts;
+
+typedef struct iogp_nt_row {
+	char name[160];       /* node name; a source: "rank 3 (node001)", "pid 77 (node001)",
+	                       * without " (node)" when the table is one node's */
+	char node[128];
+	uint64_t source;      /* a source's id; 0 in a node's row */
+	int64_t rank, pid;    /* a source's; -1 otherwise */
+	uint32_t sources;     /* processes in the row */
+	double v[IOGP_NT_NCOLS];  /* by column (v[IOGP_NT_NAME] unused); NAN: no data */
+	double span_s;        /* wall time the rates are over */
+	double proc_s;        /* the processes' wall time the share is over (summed) */
+	uint64_t requests;    /* read and write requests in the window */
+} iogp_nt_row;
+
+typedef struct iogp_node_table {
+	iogp_nt_row *rows;    /* the model's order (first appearance) */
+	size_t n;
+	int scope, layer;
+	double window_s;
+	long worst;           /* the row with the largest I/O share (ties: the first by
+	                       * name), -1 when none has one */
+	double median_io_s;   /* median I/O time of the rows that did I/O; NAN: none */
+	size_t with_io;       /* rows that did I/O */
+	int has_qd;           /* the layer has a queue depth */
+} iogp_node_table;
+
+/* Build t (free with iogp_node_table_free, also after an error) from the
+ * model as it is now. Since start: counters over each source's wall span
+ * (its first interval's start to its last message); last N s: the live
+ * windows (bytes and requests from the rate rings where they hold the
+ * metric, else the size histograms), over the part of the window each
+ * source was there. A node's rates are over the span of its sources
+ * together; its share is its sources' time in I/O calls over their wall
+ * times added up (threads and asynchronous requests can take it past
+ * 100%). Returns 0, IOGP_ENOMEM. */
+int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt_opts *o);
+void iogp_node_table_free(iogp_node_table *t);
+
+/* ---- columns ---- */
+/* "name", "read_bps", ..., "vs_median" (what a --sort takes); "?" out of range. */
+const char *iogp_nt_col_name(int col);
+int iogp_nt_col_find(const char *name);        /* -1 if unknown */
+/* Header text: WIDE "Read B/s", "p99", "I/O share"; CELL "rd B/s", "p99", "I/O%". */
+const char *iogp_nt_col_title(int col, int style);
+/* The order a column sorts in first: names ascending, numbers descending. */
+int iogp_nt_col_desc(int col);
+
+/* ---- order ---- */
+/* The rows ordered by col (desc: largest first), into order[0..n-1].
+ * Stable whatever the values: ties, and rows without a value (always
+ * last), go by name (digits compared as numbers: node2 before node10),
+ * then by source id. */
+void iogp_node_table_order(const iogp_node_table *t, int col, int desc, size_t *order);
+
+/* The lines max lines can show of the rows in order: all of them when they
+ * fit, else the first and the last rows with a gap line between that counts
+ * what it hides ("... 4,990 more ..."); the worst row stays in view (a gap
+ * each side of it when it falls in the hidden middle). A line is a row
+ * (row = its index in t->rows) or a gap (row = -1, gap = rows it hides). */
+typedef struct iogp_nt_line {
+	long row;
+	size_t gap;
+} iogp_nt_line;
+size_t iogp_node_table_lines(const iogp_node_table *t, const size_t *order, size_t max,
+                             iogp_nt_line *out);
+
+/* A gap line's text: "... 4,990 more nodes ..." (exact count; WIDE with
+ * ellipses "…"), "processes" for a table of sources. */
+int iogp_node_table_gap(const iogp_node_table *t, size_t gap, int style, char *buf, size_t len);
+
+/* Cell text of row r, column col in style: rates "12.3 MiB/s" (CELL
+ * "12.3M/s"), requests "1.2k/s" (CELL "1234"), latencies "52.1 µs" (CELL
+ * "52.1us"), the share "12.3%", I/O time "4.1 s", "2.31×" (CELL "2.31x");
+ * "–" (CELL "-") without data. Returns its length. */
+int iogp_node_table_cell(const iogp_node_table *t, size_t r, int col, int style, char *buf,
+                         size_t len);
+
+/* One line per row in order (NULL: the model's), units in the header:
+ * name,node,rank,pid,sources,span_s,read_bytes_per_s,write_bytes_per_s,
+ * read_ops_per_s,write_ops_per_s,latency_p50_ns,latency_p99_ns,io_share_pct,
+ * queue_depth_p99,io_time_s,io_time_vs_median; rates and shares with 3
+ * decimals, latencies integers, empty without data. IOGP_EIO on a write error. */
+int iogp_node_table_write_csv(const iogp_node_table *t, const size_t *order, FILE *out);
+
+/* ---- latency over time (node_heat.c) ----
+ * Each node's p99 of the layer's read and write latency merged, per window
+ * slot, for the slots the model's windows hold: kept between frames, so a
+ * frame computes only its newest slots (and a new node's history once). */
+typedef struct iogp_heat iogp_heat;
+iogp_heat *iogp_heat_new(void);
+void iogp_heat_free(iogp_heat *h);
+/* Up to the model's clock; starts over for another model, layer, or a clock
+ * that went back (a replay seek). Returns 0 or an error. */
+int iogp_heat_update(iogp_heat *h, const iogp_model *m, int layer);
+/* The slot width and the slots held, [*first, *last] (0, 0 when none). */
+uint64_t iogp_heat_slots(const iogp_heat *h, uint64_t *first, uint64_t *last);
+size_t iogp_heat_nodes(const iogp_heat *h);
+const char *iogp_heat_node(const iogp_heat *h, size_t i);
+/* Node i's p99 in slot j: 1 and *ns, or 0 when it had no request then. */
+int iogp_heat_get(const iogp_heat *h, size_t i, uint64_t j, uint64_t *ns);
+
+#endif

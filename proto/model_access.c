@@ -1,0 +1,1117 @@
+/* model_access.c - access samples in the stream model: each source's ring
+ * of its newest samples (iogp_model_access), and, with the live side on, a
+ * sample per file that stays spread over the time shown
+ * (iogp_model_access_query).
+ *
+ * Per (source, access metric, file) the samples of each DELTA make a
+ * bucket: at most ACC_Q of them, evenly spaced, and the requests they stand
+ * for. Buckets go to two tiers:
+ *  - run: ACC_NRUN slices of equal width from the file's first request;
+ *    when the run outgrows them the width doubles and neighbours merge, so
+ *    "since start" keeps up to ACC_NRUN x ACC_Q samples spread evenly;
+ *  - recent (the last ACC_HORIZON): an exponential histogram: a level holds
+ *    ACC_B buckets, then its two oldest merge into one of the next level,
+ *    so a window of the last N seconds finds buckets about N / ACC_B long
+ *    at its start, and several hundred samples over all of it.
+ * Merging keeps ACC_Q samples, every 2nd or so, from each half in
+ * proportion to the requests it stands for. A query takes the tier that
+ * gives more samples for its window and thins the denser buckets to the
+ * density of the sparsest, so what it returns is uniform over the requests
+ * of the time asked for. A source keeps at most opts.access_keep samples:
+ * beyond it the fullest tier of its fullest file is halved. Memory: 32
+ * bytes a sample, 48 a bucket. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "model_priv.h"
+
+#define ACC_Q 64u                        /* samples a bucket keeps */
+#define ACC_B 8u                         /* recent: buckets a level holds */
+#define ACC_W0 1000000000ull             /* a level-0 bucket spans at most 1 s */
+#define ACC_HORIZON 300000000000ull      /* what the recent tier covers */
+#define ACC_NRUN 64u                     /* run slices */
+#define ACC_KEEP 8192u                   /* samples per source, default */
+#define ACC_MAX_OUT 100000u              /* samples a query returns, default */
+
+enum { TIER_RECENT = 0, TIER_RUN = 1 };
+
+struct asample {
+	uint64_t t, off, size;
+	uint32_t op;
+};
+
+struct abucket {
+	uint64_t t0, t1;         /* source CLOCK_MONOTONIC span of its requests */
+	double req;              /* requests the samples stand for */
+	struct asample *s;       /* time order */
+	uint32_t n;
+	uint8_t level, exact;    /* exact: req counted, not estimated */
+};
+
+struct astream {
+	uint32_t id;             /* access metric id */
+	uint64_t file;
+	struct abucket *rec;     /* recent: oldest first, levels never rise towards the newest */
+	uint32_t nrec, reccap;
+	struct abucket *run;     /* ACC_NRUN slices of run_w from run_t0; NULL until the first */
+	uint64_t run_t0, run_w;
+	uint32_t n[2];           /* samples held per tier */
+	uint8_t rec_cut;         /* the recent tier has let old buckets go */
+	double req;              /* requests its samples stood for, all told */
+};
+
+struct astore {
+	struct astream *st;
+	uint32_t nst, stcap;
+	uint32_t *hash;          /* stream index + 1, 0 = empty */
+	uint32_t hcap;
+	uint64_t n;              /* samples held */
+	uint64_t evicted;        /* files let go for the cap on files (fewest requests first) */
+	uint64_t thinned;        /* samples dropped for the budget */
+};
+/* ---- the ring: each source's newest samples -------------------------------- */
+
+static int ring_push(const iogp_model *m, struct source *s, const iogp_access *a)
+{
+	uint32_t cap = m->opts.access_ring;
+
+	if (s->ring == NULL) {
+		s->ring = malloc((size_t)cap * sizeof *s->ring);
+		if (s->ring == NULL)
+			return IOGP_ENOMEM;
+	}
+	s->ring[s->ring_head] = *a;
+	s->ring_head = s->ring_head + 1 == cap ? 0 : s->ring_head + 1;
+	if (s->ring_n < cap)
+		s->ring_n++;
+	return 0;
+}
+
+static const iogp_access *ring_newest(const iogp_model *m, const struct source *s)
+{
+	if (s->ring_n == 0)
+		return NULL;
+	return &s->ring[s->ring_head == 0 ? m->opts.access_ring - 1 : s->ring_head - 1];
+}
+
+/* ---- buckets -------------------------------------------------------------- */
+
+static uint32_t keep_of(const iogp_model *m)
+{
+	uint32_t k = m->opts.access_keep ? m->opts.access_keep : ACC_KEEP;
+	return k < 2 * ACC_Q ? 2 * ACC_Q : k;
+}
+
+/* k of the n samples in, evenly spaced in time order, into out (out may be
+ * in: the indices read never fall behind those written). */
+static void pick(struct asample *out, const struct asample *in, uint32_t n, uint32_t k)
+{
+	for (uint32_t j = 0; j < k; j++)
+		out[j] = in[(uint32_t)(((double)j + 0.5) * n / k)];
+}
+
+/* How many of each side a bucket of at most q keeps: in proportion to the
+ * requests each stands for, at least one of a side that has samples. */
+static void split(uint32_t q, double ra, uint32_t na, double rb, uint32_t nb, uint32_t *ka,
+                  uint32_t *kb)
+{
+	if (na + nb <= q) {
+		*ka = na;
+		*kb = nb;
+		return;
+	}
+	double tot = ra + rb;
+	uint32_t a = tot > 0 ? (uint32_t)llround(q * ra / tot) : q * na / (na + nb);
+	if (a == 0 && na > 0)
+		a = 1;
+	if (a == q && nb > 0 && q > 1)
+		a = q - 1;
+	if (a > na)
+		a = na;
+	uint32_t b = q - a < nb ? q - a : nb;
+	a = q - b < na ? q - b : na;
+	*ka = a;
+	*kb = b;
+}
+
+static int bucket_empty(const struct abucket *b)
+{
+	return b->n == 0 && b->req == 0;
+}
+
+/* a (older) takes b (newer) in, keeping at most q samples; b is emptied. */
+static int bucket_merge(struct abucket *a, struct abucket *b, uint32_t q)
+{
+	if (bucket_empty(b)) {
+		free(b->s);
+		memset(b, 0, sizeof(*b));
+		return 0;
+	}
+	if (bucket_empty(a)) {
+		uint8_t level = a->level;
+		free(a->s);
+		*a = *b;
+		a->level = level > b->level ? level : b->level;
+		memset(b, 0, sizeof(*b));
+		if (a->n > q) {
+			pick(a->s, a->s, a->n, q);
+			a->n = q;
+		}
+		return 0;
+	}
+	uint32_t ka, kb;
+	split(q, a->req, a->n, b->req, b->n, &ka, &kb);
+	struct asample *s = malloc((size_t)(ka + kb ? ka + kb : 1) * sizeof(*s));
+	if (!s)
+		return IOGP_ENOMEM;
+	pick(s, a->s, a->n, ka);
+	pick(s + ka, b->s, b->n, kb);
+	free(a->s);
+	free(b->s);
+	a->s = s;
+	a->n = ka + kb;
+	a->t0 = a->t0 < b->t0 ? a->t0 : b->t0;
+	a->t1 = a->t1 > b->t1 ? a->t1 : b->t1;
+	a->req += b->req;
+	a->exact = a->exact && b->exact;
+	memset(b, 0, sizeof(*b));
+	return 0;
+}
+
+static int bucket_copy(struct abucket *dst, const struct abucket *src)
+{
+	*dst = *src;
+	dst->s = malloc((size_t)(src->n ? src->n : 1) * sizeof(*dst->s));
+	if (!dst->s)
+		return IOGP_ENOMEM;
+	memcpy(dst->s, src->s, (size_t)src->n * sizeof(*dst->s));
+	return 0;
+}
+
+/* ---- the recent tier ---------------------------------------------------------- */
+
+/* While a level has more than ACC_B buckets its two oldest merge into one
+ * of the next level; buckets older than the horizon go. */
+static int recent_compact(struct astream *a)
+{
+	uint32_t before = 0;
+	for (uint32_t i = 0; i < a->nrec; i++)
+		before += a->rec[i].n;
+	int r = 0;
+	for (uint32_t level = 0; level < 64 && r == 0; level++) {
+		uint32_t first = UINT32_MAX, count = 0;
+		for (uint32_t i = 0; i < a->nrec; i++)
+			if (a->rec[i].level == level) {
+				first = first == UINT32_MAX ? i : first;
+				count++;
+			}
+		if (count <= ACC_B)
+			break;
+		if ((r = bucket_merge(&a->rec[first], &a->rec[first + 1], ACC_Q)) < 0)
+			break;   /* out of memory: both stay */
+		a->rec[first].level = (uint8_t)(level + 1);
+		memmove(&a->rec[first + 1], &a->rec[first + 2], (a->nrec - first - 2) * sizeof(*a->rec));
+		a->nrec--;
+	}
+	uint64_t newest = a->nrec ? a->rec[a->nrec - 1].t1 : 0;
+	while (a->nrec > 1 && a->rec[0].t1 + ACC_HORIZON < newest) {
+		a->rec_cut = 1;
+		free(a->rec[0].s);
+		memmove(&a->rec[0], &a->rec[1], (a->nrec - 1) * sizeof(*a->rec));
+		a->nrec--;
+	}
+	uint32_t after = 0;
+	for (uint32_t i = 0; i < a->nrec; i++)
+		after += a->rec[i].n;
+	a->n[TIER_RECENT] += after - before;
+	return r;
+}
+
+static int recent_add(struct astream *a, struct abucket *nb)
+{
+	struct abucket *last = a->nrec ? &a->rec[a->nrec - 1] : NULL;
+	if (last && last->level == 0 && nb->t0 >= last->t0 && nb->t1 <= last->t0 + ACC_W0) {
+		uint32_t old = last->n;
+		int r = bucket_merge(last, nb, ACC_Q);
+		a->n[TIER_RECENT] = a->n[TIER_RECENT] - old + last->n;
+		return r;
+	}
+	if (a->nrec == a->reccap) {
+		uint32_t c = a->reccap ? a->reccap * 2 : 8;
+		struct abucket *b = realloc(a->rec, c * sizeof(*b));
+		if (!b)
+			return IOGP_ENOMEM;
+		a->rec = b;
+		a->reccap = c;
+	}
+	a->rec[a->nrec++] = *nb;
+	memset(nb, 0, sizeof(*nb));
+	a->n[TIER_RECENT] += a->rec[a->nrec - 1].n;
+	return recent_compact(a);
+}
+
+/* ---- the run tier --------------------------------------------------------------- */
+
+/* Twice as wide: slice i takes 2i and 2i + 1, keeping at most q samples. */
+static int run_coarsen(struct astream *a, uint32_t q)
+{
+	int r = 0;
+	uint32_t held = 0;
+	for (uint32_t i = 0; i < ACC_NRUN / 2; i++) {
+		struct abucket x = a->run[2 * i], y = a->run[2 * i + 1];
+		memset(&a->run[2 * i], 0, 2 * sizeof(*a->run));
+		int e = bucket_merge(&x, &y, q);
+		r = e < 0 ? e : r;
+		free(y.s);
+		a->run[i] = x;
+		held += x.n;
+	}
+	memset(&a->run[ACC_NRUN / 2], 0, ACC_NRUN / 2 * sizeof(*a->run));
+	a->run_w *= 2;
+	a->n[TIER_RUN] = held;
+	return r;
+}
+
+static int run_add(struct astream *a, struct abucket *nb)
+{
+	if (!a->run) {
+		if (!(a->run = calloc(ACC_NRUN, sizeof(*a->run))))
+			return IOGP_ENOMEM;
+		a->run_t0 = nb->t0;
+		a->run_w = ACC_W0;
+	}
+	uint64_t mid = nb->t0 / 2 + nb->t1 / 2;
+	uint64_t off = mid > a->run_t0 ? mid - a->run_t0 : 0;
+	int r = 0;
+	while (off / a->run_w >= ACC_NRUN && r == 0 && a->run_w < (1ull << 62))
+		r = run_coarsen(a, ACC_Q);
+	uint64_t i = off / a->run_w;
+	if (i >= ACC_NRUN)
+		i = ACC_NRUN - 1;
+	uint32_t old = a->run[i].n;
+	int e = bucket_merge(&a->run[i], nb, ACC_Q);
+	a->n[TIER_RUN] = a->n[TIER_RUN] - old + a->run[i].n;
+	return e < 0 ? e : r;
+}
+
+/* ---- the store ------------------------------------------------------------ */
+
+static uint32_t stream_hash(uint32_t id, uint64_t file)
+{
+	return model__hash_u64(file * 0x9e3779b97f4a7c15ull ^ id);
+}
+
+static uint32_t stream_find(const struct astore *st, uint32_t id, uint64_t file)
+{
+	if (!st || !st->hcap)
+		return NONE;
+	for (uint32_t k = stream_hash(id, file) & (st->hcap - 1);; k = (k + 1) & (st->hcap - 1)) {
+		uint32_t v = st->hash[k];
+		if (!v)
+			return NONE;
+		if (st->st[v - 1].id == id && st->st[v - 1].file == file)
+			return v - 1;
+	}
+}
+
+static void stream_free(struct astream *a)
+{
+	for (uint32_t j = 0; j < a->nrec; j++)
+		free(a->rec[j].s);
+	free(a->rec);
+	for (uint32_t j = 0; a->run && j < ACC_NRUN; j++)
+		free(a->run[j].s);
+	free(a->run);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Index the streams again (after one left). */
+static void stream_rehash(struct astore *st)
+{
+	memset(st->hash, 0, st->hcap * sizeof(*st->hash));
+	for (uint32_t i = 0; i < st->nst; i++) {
+		uint32_t k = stream_hash(st->st[i].id, st->st[i].file) & (st->hcap - 1);
+		while (st->hash[k])
+			k = (k + 1) & (st->hcap - 1);
+		st->hash[k] = i + 1;
+	}
+}
+
+/* Make room for a new file: the one with the fewest requests goes
+ * (counted); its samples leave the budget. */
+static void stream_evict(struct astore *st)
+{
+	uint32_t v = 0;
+	double least = 0;
+	for (uint32_t i = 0; i < st->nst; i++) {
+		double r = st->st[i].req;
+		if (i == 0 || r < least) {
+			least = r;
+			v = i;
+		}
+	}
+	st->n -= (uint64_t)st->st[v].n[0] + st->st[v].n[1];
+	st->evicted++;
+	stream_free(&st->st[v]);
+	st->st[v] = st->st[--st->nst];
+	stream_rehash(st);
+}
+
+static uint32_t stream_new(struct astore *st, uint32_t id, uint64_t file, uint32_t max)
+{
+	if (st->nst >= max && st->nst > 0)
+		stream_evict(st);
+	if ((st->nst + 1) * 2 > st->hcap) {
+		uint32_t c = st->hcap ? st->hcap * 2 : 16;
+		uint32_t *h = calloc(c, sizeof(*h));
+		if (!h)
+			return NONE;
+		free(st->hash);
+		st->hash = h;
+		st->hcap = c;
+		stream_rehash(st);
+	}
+	if (st->nst == st->stcap) {
+		uint32_t c = st->stcap ? st->stcap * 2 : 4;
+		struct astream *a = realloc(st->st, c * sizeof(*a));
+		if (!a)
+			return NONE;
+		st->st = a;
+		st->stcap = c;
+	}
+	uint32_t i = st->nst++;
+	memset(&st->st[i], 0, sizeof(st->st[i]));
+	st->st[i].id = id;
+	st->st[i].file = file;
+	uint32_t k = stream_hash(id, file) & (st->hcap - 1);
+	while (st->hash[k])
+		k = (k + 1) & (st->hcap - 1);
+	st->hash[k] = i + 1;
+	return i;
+}
+
+static uint64_t store_count(const struct astore *st)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < st->nst; i++)
+		n += (uint64_t)st->st[i].n[0] + st->st[i].n[1];
+	return n;
+}
+
+/* Samples a list of buckets keeps when each sample stands for ratio
+ * requests or more (at least one a bucket that has any). */
+static uint64_t fill_count(const struct abucket *b, uint32_t nb, double ratio)
+{
+	uint64_t c = 0;
+	for (uint32_t j = 0; j < nb; j++) {
+		if (!b[j].n)
+			continue;
+		double k = ceil(b[j].req / ratio);
+		c += k < 1 ? 1 : k < b[j].n ? (uint64_t)k : b[j].n;
+	}
+	return c;
+}
+
+/* Thin a list of buckets to at most budget samples, densest buckets first:
+ * the fewest requests per sample any bucket keeps is raised until the list
+ * fits (water filling), so what is left stays as uniform as it can. The
+ * samples dropped. */
+static uint32_t list_fill(struct abucket *b, uint32_t nb, uint64_t budget)
+{
+	uint64_t have = fill_count(b, nb, 0x1p-60);
+	if (have <= budget)
+		return 0;
+	double lo = 0x1p-60, hi = 1;
+	for (uint32_t j = 0; j < nb; j++)
+		hi = b[j].req > hi ? b[j].req : hi;
+	hi *= 2;
+	for (int it = 0; it < 60 && fill_count(b, nb, hi) > budget; it++)
+		hi *= 2;
+	for (int it = 0; it < 48; it++) {   /* geometric bisection */
+		double mid = sqrt(lo * hi);
+		if (fill_count(b, nb, mid) > budget)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint32_t gone = 0;
+	for (uint32_t j = 0; j < nb; j++) {
+		if (!b[j].n)
+			continue;
+		double k = ceil(b[j].req / hi);
+		uint32_t keep = k < 1 ? 1 : k < b[j].n ? (uint32_t)k : b[j].n;
+		if (keep < b[j].n) {
+			pick(b[j].s, b[j].s, b[j].n, keep);
+			gone += b[j].n - keep;
+			b[j].n = keep;
+		}
+	}
+	return gone;
+}
+
+/* Over the budget, down to 7/8 of it: each tier of each file gets a fair
+ * share (max-min: those under it keep theirs, the rest share what is left)
+ * and is thinned to it densest buckets first; when every bucket is down to
+ * one sample, the oldest recent buckets go and run slices pair up; then
+ * the files with the fewest requests go. */
+static int store_trim(struct astore *st, uint32_t keep)
+{
+	int r = 0;
+	if (st->n <= keep)
+		return 0;
+	uint64_t target = keep / 8 * 7;
+	uint32_t nl = st->nst * 2;
+	uint32_t *cnt = malloc((nl ? nl : 1) * sizeof(*cnt));
+	if (!cnt)
+		return IOGP_ENOMEM;
+	for (int pass = 0; st->n > target && pass < 16 && r == 0; pass++) {
+		for (uint32_t i = 0; i < nl; i++)
+			cnt[i] = st->st[i / 2].n[i % 2];
+		/* the fair share: the level below which every list keeps all */
+		uint32_t *srt = malloc((nl ? nl : 1) * sizeof(*srt));
+		if (!srt) {
+			r = IOGP_ENOMEM;
+			break;
+		}
+		memcpy(srt, cnt, nl * sizeof(*srt));
+		for (uint32_t i = 1; i < nl; i++)   /* insertion sort: lists are few */
+			for (uint32_t k = i; k > 0 && srt[k - 1] > srt[k]; k--) {
+				uint32_t t = srt[k];
+				srt[k] = srt[k - 1];
+				srt[k - 1] = t;
+			}
+		uint64_t left = target, share = target;
+		for (uint32_t i = 0; i < nl; i++) {
+			share = left / (nl - i);
+			if (srt[i] > share)
+				break;
+			left -= srt[i];
+		}
+		free(srt);
+		uint64_t gone = 0;
+		for (uint32_t i = 0; i < nl; i++) {
+			struct astream *a = &st->st[i / 2];
+			int t = (int)(i % 2);
+			if (cnt[i] <= share)
+				continue;
+			uint32_t g = t == TIER_RUN ? (a->run ? list_fill(a->run, ACC_NRUN, share) : 0) :
+			             list_fill(a->rec, a->nrec, share);
+			a->n[t] -= g;
+			gone += g;
+		}
+		if (!gone) {   /* one sample a bucket: fewer buckets */
+			for (uint32_t i = 0; i < st->nst && r == 0; i++) {
+				struct astream *a = &st->st[i];
+				if (a->nrec > 1) {
+					uint32_t g = a->rec[0].n;   /* the run tier has its time */
+					free(a->rec[0].s);
+					memmove(&a->rec[0], &a->rec[1], (a->nrec - 1) * sizeof(*a->rec));
+					a->nrec--;
+					a->rec_cut = 1;
+					a->n[TIER_RECENT] -= g;
+					gone += g;
+				} else if (a->n[TIER_RUN] > 1) {
+					uint32_t before = a->n[TIER_RUN];
+					r = run_coarsen(a, 1);
+					gone += before - a->n[TIER_RUN];
+				}
+			}
+		}
+		if (!gone) {   /* one sample a tier everywhere */
+			while (st->n > target && st->nst > 1) {
+				uint64_t before = st->n;
+				stream_evict(st);
+				st->thinned += before - st->n;
+			}
+			break;
+		}
+		st->thinned += gone;
+		st->n -= gone;
+	}
+	free(cnt);
+	return r;
+}
+
+struct pending {
+	uint32_t stream, idx;
+};
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* One stream's samples of a message as a bucket. */
+static int bucket_of(struct abucket *b, const iogp_msg *msg, const struct pending *p, uint32_t n,
+                     double req, int exact, bool snapshot)
+{
+	memset(b, 0, sizeof(*b));
+	if (!(b->s = malloc((size_t)n * sizeof(*b->s))))
+		return IOGP_ENOMEM;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (uint32_t q = 0; q < n; q++) {
+		const iogp_access *x = &msg->access[p[q].idx];
+		b->s[q] = (struct asample){ x->t_ns, x->offset, x->size, x->op };
+		lo = x->t_ns < lo ? x->t_ns : lo;
+		hi = x->t_ns > hi ? x->t_ns : hi;
+	}
+	/* they come in time order; keep them so if they did not */
+	for (uint32_t q = 1; q < n; q++)
+		for (uint32_t z = q; z > 0 && b->s[z - 1].t > b->s[z].t; z--) {
+			struct asample t = b->s[z];
+			b->s[z] = b->s[z - 1];
+			b->s[z - 1] = t;
+		}
+	b->n = n < ACC_Q ? n : ACC_Q;
+	if (b->n < n)
+		pick(b->s, b->s, n, b->n);
+	b->req = req;
+	b->exact = (uint8_t)exact;
+	b->t0 = lo;
+	b->t1 = hi;
+	if (!snapshot && msg->t1_ns >= msg->t0_ns && msg->t0_ns > 0) {
+		b->t0 = msg->t0_ns < lo ? msg->t0_ns : lo;
+		b->t1 = msg->t1_ns > hi ? msg->t1_ns : hi;
+	}
+	return 0;
+}
+
+static uint64_t stream_newest(const struct astream *a)
+{
+	const struct abucket *b = a->nrec ? &a->rec[a->nrec - 1] : NULL;
+	return b && b->n ? b->s[b->n - 1].t : 0;
+}
+
+static int store_add(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot)
+{
+	uint32_t keep = keep_of(m);
+	if (!s->acc && !(s->acc = calloc(1, sizeof(*s->acc))))
+		return IOGP_ENOMEM;
+	struct astore *st = s->acc;
+	struct pending *p = malloc(msg->naccess * sizeof(*p));
+	if (!p)
+		return IOGP_ENOMEM;
+	uint32_t np = 0;
+	for (uint32_t i = 0; i < msg->naccess; i++) {
+		const iogp_access *x = &msg->access[i];
+		uint32_t k = stream_find(st, x->id, x->file);
+		if (k == NONE && (k = stream_new(st, x->id, x->file, keep / 16)) == NONE) {
+			free(p);
+			return IOGP_ENOMEM;
+		}
+		/* a SNAPSHOT repeats samples: only what is newer than the stream has */
+		if (snapshot && x->t_ns <= stream_newest(&st->st[k]))
+			continue;
+		p[np++] = (struct pending){ k, i };
+	}
+	qsort(p, np, sizeof(*p), cmp_pending);
+	/* each sample stands for access_seen / naccess requests: the agent's
+	 * reservoir of the interval is over all its access metrics and files */
+	double w = !snapshot && msg->access_seen >= msg->naccess && msg->naccess ?
+	           (double)msg->access_seen / msg->naccess : 1;
+	int one = np > 0 && p[0].stream == p[np - 1].stream && np == msg->naccess && !snapshot;
+	int r = 0;
+	for (uint32_t i = 0; i < np && r == 0;) {
+		uint32_t j = i;
+		while (j < np && p[j].stream == p[i].stream)
+			j++;
+		struct astream *a = &st->st[p[i].stream];
+		struct abucket b, c;
+		r = bucket_of(&b, msg, p + i, j - i, one ? (double)msg->access_seen : w * (j - i), one,
+		              snapshot);
+		if (r == 0 && (r = bucket_copy(&c, &b)) < 0)
+			free(b.s);
+		if (r == 0) {
+			a->req += b.req;
+			r = recent_add(a, &b);
+			free(b.s);
+			int e = run_add(a, &c);
+			free(c.s);
+			r = r < 0 ? r : e;
+		}
+		i = j;
+	}
+	free(p);
+	st->n = store_count(st);
+	if (r == 0)
+		r = store_trim(st, keep);
+	return r;
+}
+
+int model__access_apply(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot)
+{
+	int r = 0;
+	if (msg->naccess == 0)
+		return 0;
+	const iogp_access *newest = ring_newest(m, s);
+	uint64_t after = newest != NULL ? newest->t_ns : 0;
+
+	for (uint32_t i = 0; i < msg->naccess && r == 0; i++) {
+		/* a SNAPSHOT repeats the ring: keep only what is newer */
+		if (snapshot && newest != NULL && msg->access[i].t_ns <= after)
+			continue;
+		r = ring_push(m, s, &msg->access[i]);
+	}
+	if (r == 0 && m->opts.live)
+		r = store_add(m, s, msg, snapshot);
+	return r;
+}
+
+void model__access_free(struct source *s)
+{
+	free(s->ring);
+	s->ring = NULL;
+	struct astore *st = s->acc;
+	if (!st)
+		return;
+	for (uint32_t i = 0; i < st->nst; i++)
+		stream_free(&st->st[i]);
+	free(st->st);
+	free(st->hash);
+	free(st);
+	s->acc = NULL;
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+/* The source indices of a selection into out (room for every source);
+ * IOGP_ENOTFOUND for an unknown node or source. */
+static int sel_sources(const iogp_model *m, const iogp_sel *sel, uint32_t *out, uint32_t *n)
+{
+	*n = 0;
+	if (!sel || sel->kind == IOGP_SEL_ALL) {
+		for (uint32_t i = 0; i < m->nsrc; i++)
+			out[(*n)++] = i;
+		return 0;
+	}
+	if (sel->kind == IOGP_SEL_NODE) {
+		uint32_t ni = model__node_find(m, sel->node ? sel->node : "");
+		if (ni == NONE)
+			return IOGP_ENOTFOUND;
+		for (uint32_t i = 0; i < m->nodes[ni].n; i++)
+			out[(*n)++] = m->nodes[ni].src[i];
+		return 0;
+	}
+	if (sel->kind == IOGP_SEL_SOURCE) {
+		uint32_t si = model__src_find(m, sel->source);
+		if (si == NONE)
+			return IOGP_ENOTFOUND;
+		out[(*n)++] = si;
+		return 0;
+	}
+	return IOGP_EINVAL;
+}
+
+static const char *stream_path(const struct source *s, uint64_t file)
+{
+	uint32_t fi = model__file_find(s, file);
+	return fi == NONE ? "?" : s->files[fi].path;
+}
+
+/* A source's mono time for a wall time (the viewers' mapping, inverted). */
+static uint64_t mono_of(const struct source *s, uint64_t wall, uint64_t dflt)
+{
+	if (!wall)
+		return dflt;
+	if (wall >= s->last_wall)
+		return s->last_mono + (wall - s->last_wall);
+	uint64_t back = s->last_wall - wall;
+	return s->last_mono > back ? s->last_mono - back : 0;
+}
+
+static uint64_t wall_of(const struct source *s, uint64_t t)
+{
+	if (t >= s->last_mono)
+		return s->last_wall + (t - s->last_mono);
+	uint64_t back = s->last_mono - t;
+	return s->last_wall > back ? s->last_wall - back : 0;
+}
+
+/* One bucket's part of the window. */
+struct part {
+	const struct abucket *b;
+	uint32_t src, lo, hi;     /* its samples [lo, hi) are in the window */
+	uint64_t file;
+	double req;               /* requests of the window it stands for */
+	int whole;                /* the bucket lies inside the window */
+};
+
+struct walk {
+	struct part *p;
+	size_t n, cap;
+};
+
+static int walk_add(struct walk *w, const struct part *p)
+{
+	if (w->n == w->cap) {
+		size_t c = w->cap ? w->cap * 2 : 64;
+		struct part *np = realloc(w->p, c * sizeof(*np));
+		if (!np)
+			return IOGP_ENOMEM;
+		w->p = np;
+		w->cap = c;
+	}
+	w->p[w->n++] = *p;
+	return 0;
+}
+
+/* Every bucket part of the query's streams in its window, from one tier;
+ * *covered = 0 when the tier lacks the start of the window for one. */
+static int walk_query(const iogp_model *m, const iogp_access_query *q, int tier, struct walk *w,
+                      int *covered)
+{
+	uint32_t *srcs = malloc((m->nsrc ? m->nsrc : 1) * sizeof(*srcs)), ns;
+	if (!srcs)
+		return IOGP_ENOMEM;
+	*covered = 1;
+	int r = sel_sources(m, q->sel, srcs, &ns);
+	uint32_t gm = q->metric ? model__gm_find(m, q->metric) : NONE;
+	if (r == 0 && q->metric && (gm == NONE || m->gm[gm].kind != IOGP_ACCESS))
+		r = gm == NONE ? IOGP_ENOTFOUND : IOGP_EINVAL;
+	for (uint32_t k = 0; k < ns && r == 0; k++) {
+		const struct source *s = &m->src[srcs[k]];
+		const struct astore *st = s->acc;
+		if (!st)
+			continue;
+		uint32_t id = UINT32_MAX;
+		if (q->metric) {
+			uint32_t sl = model__slot_by_gm(s, gm);
+			if (sl == NONE)
+				continue;
+			id = s->slots[sl].id;
+		}
+		uint64_t from = mono_of(s, q->from_ns, 0), to = mono_of(s, q->to_ns, UINT64_MAX);
+		for (uint32_t i = 0; i < st->nst && r == 0; i++) {
+			const struct astream *a = &st->st[i];
+			if ((q->metric && a->id != id) || (q->path && strcmp(stream_path(s, a->file), q->path)))
+				continue;
+			const struct abucket *bs = tier == TIER_RUN ? a->run : a->rec;
+			uint32_t nb = tier == TIER_RUN ? (a->run ? ACC_NRUN : 0) : a->nrec;
+			if (tier == TIER_RECENT && a->rec_cut && (!nb || bs[0].t0 > from))
+				*covered = 0;
+			for (uint32_t j = 0; j < nb && r == 0; j++) {
+				const struct abucket *b = &bs[j];
+				if (bucket_empty(b) || b->t1 < from || b->t0 > to)
+					continue;
+				struct part p = { b, srcs[k], 0, b->n, a->file, b->req, 1 };
+				while (p.lo < b->n && b->s[p.lo].t < from)
+					p.lo++;
+				while (p.hi > p.lo && b->s[p.hi - 1].t > to)
+					p.hi--;
+				if (b->t0 < from || b->t1 > to) {
+					uint64_t a0 = b->t0 > from ? b->t0 : from, a1 = b->t1 < to ? b->t1 : to;
+					double span = (double)(b->t1 - b->t0);
+					p.req = span > 0 ? b->req * (double)(a1 - a0) / span : b->req;
+					p.whole = 0;
+				}
+				r = walk_add(w, &p);
+			}
+		}
+	}
+	free(srcs);
+	return r;
+}
+
+/* Requests per sample once uniform: the sparsest bucket's (of those
+ * holding 1% of the requests or more); *total the requests. */
+static double walk_ratio(const struct walk *w, double *total)
+{
+	double t = 0, ratio = 0;
+	for (size_t i = 0; i < w->n; i++)
+		t += w->p[i].req;
+	for (int pass = 0; pass < 2 && ratio == 0; pass++)
+		for (size_t i = 0; i < w->n; i++) {
+			const struct part *p = &w->p[i];
+			if (p->hi == p->lo || (pass == 0 && p->req < t / 100))
+				continue;
+			double rb = p->req / (p->hi - p->lo);
+			ratio = rb > ratio ? rb : ratio;
+		}
+	*total = t;
+	return ratio;
+}
+
+/* The tier that gives the window more samples (the recent one only where
+ * it holds all of the window). */
+static int walk_best(const iogp_model *m, const iogp_access_query *q, struct walk *w)
+{
+	struct walk run = { 0 }, rec = { 0 };
+	int cov, r = walk_query(m, q, TIER_RUN, &run, &cov);
+	if (r == 0)
+		r = walk_query(m, q, TIER_RECENT, &rec, &cov);
+	if (r < 0) {
+		free(run.p);
+		free(rec.p);
+		return r;
+	}
+	double tr, tc, rr = walk_ratio(&run, &tr), rc = walk_ratio(&rec, &tc);
+	int recent = cov && rc > 0 && (rr <= 0 || tc / rc > tr / rr);
+	*w = recent ? rec : run;
+	free(recent ? run.p : rec.p);
+	return 0;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const iogp_access_sample *x = a, *y = b;
+	if (x->wall_ns != y->wall_ns)
+		return x->wall_ns < y->wall_ns ? -1 : 1;
+	if (x->source != y->source)
+		return x->source < y->source ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+int iogp_model_access_query(const iogp_model *m, const iogp_access_query *q, iogp_access_set *out)
+{
+	if (!out)
+		return IOGP_EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!m || !q)
+		return IOGP_EINVAL;
+	if (!m->opts.live)
+		return IOGP_EINVAL;
+	struct walk w = { 0 };
+	int r = walk_best(m, q, &w);
+	if (r < 0)
+		return r;
+	double total, held = 0;
+	double ratio = walk_ratio(&w, &total);
+	int exact = 1;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < w.n; i++) {
+		const struct part *p = &w.p[i];
+		const struct source *s = &m->src[p->src];
+		held += p->hi - p->lo;
+		exact = exact && p->whole && p->b->exact;
+		uint64_t a = wall_of(s, p->b->t0), b = wall_of(s, p->b->t1);
+		if (q->from_ns && a < q->from_ns)
+			a = q->from_ns;
+		if (q->to_ns && b > q->to_ns)
+			b = q->to_ns;
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	size_t max = q->max ? q->max : ACC_MAX_OUT;
+	size_t want = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		double acc = 0;
+		want = 0;
+		for (size_t i = 0; i < w.n; i++) {
+			const struct part *p = &w.p[i];
+			uint32_t have = p->hi - p->lo;
+			if (!have || ratio <= 0)
+				continue;
+			acc += p->req / ratio;
+			size_t k = (size_t)(acc + 0.5);
+			acc -= (double)k;
+			want += k < have ? k : have;
+		}
+		if (want <= max || ratio <= 0)
+			break;
+		ratio *= (double)want / (double)max * 1.0001;
+	}
+	if (want && !(out->s = malloc(want * sizeof(*out->s)))) {
+		free(w.p);
+		return IOGP_ENOMEM;
+	}
+	double acc = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < w.n && ratio > 0; i++) {
+		const struct part *p = &w.p[i];
+		const struct source *s = &m->src[p->src];
+		uint32_t have = p->hi - p->lo;
+		if (!have)
+			continue;
+		acc += p->req / ratio;
+		size_t k = (size_t)(acc + 0.5);
+		acc -= (double)k;
+		k = k < have ? k : have;
+		for (size_t j = 0; j < k && n < want; j++) {
+			const struct asample *x = &p->b->s[p->lo + (uint32_t)(((double)j + 0.5) * have / k)];
+			out->s[n++] = (iogp_access_sample){ wall_of(s, x->t), x->off, x->size, p->file,
+			                                    x->op, p->src };
+		}
+	}
+	free(w.p);
+	if (n > 1)
+		qsort(out->s, n, sizeof(*out->s), cmp_sample);
+	out->n = n;
+	out->requests = (uint64_t)llround(total);
+	out->exact = exact && w.n > 0;
+	out->held = (uint64_t)held;
+	out->from_ns = lo == UINT64_MAX ? 0 : lo;
+	out->to_ns = hi;
+	return 0;
+}
+
+void iogp_access_set_free(iogp_access_set *s)
+{
+	if (!s)
+		return;
+	free(s->s);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- files with samples ------------------------------------------------------ */
+
+struct fent {
+	iogp_access_file f;
+	uint32_t last_src;
+	double req[2], bytes[2];     /* per tier */
+	uint64_t samples[2];
+};
+
+struct fagg {
+	struct fent *f;
+	size_t n, cap;
+	size_t *h;              /* index + 1 */
+	size_t hcap;
+};
+
+static uint64_t hash_path(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static struct fent *fagg_get(struct fagg *g, const char *path)
+{
+	if ((g->n + 1) * 2 > g->hcap) {
+		size_t c = g->hcap ? g->hcap * 2 : 32;
+		size_t *h = calloc(c, sizeof(*h));
+		struct fent *f = h ? realloc(g->f, c / 2 * sizeof(*f)) : NULL;
+		if (!f) {
+			free(h);
+			return NULL;
+		}
+		g->f = f;
+		for (size_t i = 0; i < g->n; i++) {
+			size_t k = hash_path(g->f[i].f.path) & (c - 1);
+			while (h[k])
+				k = (k + 1) & (c - 1);
+			h[k] = i + 1;
+		}
+		free(g->h);
+		g->h = h;
+		g->hcap = c;
+		g->cap = c / 2;
+	}
+	size_t k = hash_path(path) & (g->hcap - 1);
+	while (g->h[k]) {
+		struct fent *f = &g->f[g->h[k] - 1];
+		if (!strcmp(f->f.path, path))
+			return f;
+		k = (k + 1) & (g->hcap - 1);
+	}
+	g->h[k] = g->n + 1;
+	struct fent *f = &g->f[g->n++];
+	memset(f, 0, sizeof(*f));
+	f->f.path = path;
+	f->f.first_source = UINT32_MAX;
+	f->last_src = UINT32_MAX;
+	return f;
+}
+
+static int cmp_afile(const void *a, const void *b)
+{
+	const iogp_access_file *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q, iogp_access_file **out,
+                            size_t *nout)
+{
+	if (!out || !nout)
+		return IOGP_EINVAL;
+	*out = NULL;
+	*nout = 0;
+	if (!m || !q || !m->opts.live)
+		return IOGP_EINVAL;
+	iogp_access_query all = *q;
+	all.path = NULL;
+	struct walk w[2] = { { 0 }, { 0 } };
+	int cov;
+	int r = walk_query(m, &all, TIER_RECENT, &w[0], &cov);
+	if (r == 0)
+		r = walk_query(m, &all, TIER_RUN, &w[1], &cov);
+	struct fagg g = { 0 };
+	/* each tier's estimate; the file gets the larger */
+	for (int t = 0; t < 2; t++)
+		for (size_t i = 0; i < w[t].n && r == 0; i++) {
+			const struct part *p = &w[t].p[i];
+			const struct source *s = &m->src[p->src];
+			struct fent *e = fagg_get(&g, stream_path(s, p->file));
+			if (!e) {
+				r = IOGP_ENOMEM;
+				break;
+			}
+			if (t == 1 && e->last_src != p->src) {
+				e->f.sources++;
+				e->last_src = p->src;
+			}
+			if (e->f.first_source == UINT32_MAX)
+				e->f.first_source = p->src;
+			uint32_t have = p->hi - p->lo;
+			double bytes = 0;
+			for (uint32_t j = p->lo; j < p->hi; j++)
+				bytes += (double)p->b->s[j].size;
+			e->req[t] += p->req;
+			e->samples[t] += have;
+			if (have)
+				e->bytes[t] += bytes / have * p->req;
+		}
+	for (size_t i = 0; i < g.n; i++) {
+		struct fent *e = &g.f[i];
+		e->f.requests = (uint64_t)llround(e->req[0] > e->req[1] ? e->req[0] : e->req[1]);
+		e->f.bytes = (uint64_t)llround(e->bytes[0] > e->bytes[1] ? e->bytes[0] : e->bytes[1]);
+		e->f.samples = e->samples[0] > e->samples[1] ? e->samples[0] : e->samples[1];
+		if (!e->f.sources)
+			e->f.sources = 1;
+	}
+	free(w[0].p);
+	free(w[1].p);
+	free(g.h);
+	iogp_access_file *res = NULL;
+	if (r == 0 && g.n && !(res = malloc(g.n * sizeof(*res))))
+		r = IOGP_ENOMEM;
+	for (size_t i = 0; r == 0 && i < g.n; i++)
+		res[i] = g.f[i].f;
+	free(g.f);
+	if (r < 0)
+		return r;
+	if (g.n > 1)
+		qsort(res, g.n, sizeof(*res), cmp_afile);
+	*out = res;
+	*nout = g.n;
+	return 0;
+}
+
+void iogp_model_access_mem(const iogp_model *m, iogp_access_mem *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; m && i < m->nsrc; i++) {
+		const struct astore *st = m->src[i].acc;
+		if (!st)
+			continue;
+		out->samples += st->n;
+		out->streams += st->nst;
+		out->evicted += st->evicted;
+		out->thinned += st->thinned;
+		out->bytes += sizeof(*st) + st->stcap * sizeof(*st->st) + st->hcap * sizeof(*st->hash) +
+		              st->n * sizeof(struct asample);
+		for (uint32_t j = 0; j < st->nst; j++)
+			out->bytes += (st->st[j].reccap + (st->st[j].run ? ACC_NRUN : 0)) *
+			              sizeof(struct abucket);
+		if (st->n > out->max_source)
+			out->max_source = st->n;
+	}
+}

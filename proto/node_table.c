@@ -1,0 +1,599 @@
+/* node_table.c - nodes and ranks side by side: the rows (rates, latency
+ * quantiles, I/O time and its share of wall time, queue depth, I/O time
+ * against the median) from the model, their stable order, the lines that
+ * fit, cell texts and CSV (iogp_node_table.h). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "iogp_layers.h"
+#include "iogp_node_table.h"
+#include "iogp_units.h"
+
+static const char *const col_names[IOGP_NT_NCOLS] = {
+	"name", "read_bps", "write_bps", "read_ops", "write_ops", "p50", "p99", "io_share",
+	"qd_p99", "io_time", "vs_median",
+};
+static const char *const titles[2][IOGP_NT_NCOLS] = {
+	{ "Name", "Read B/s", "Write B/s", "Read ops/s", "Write ops/s", "p50", "p99", "I/O share",
+	  "QD p99", "I/O time", "vs median" },
+	{ "name", "rd B/s", "wr B/s", "rd op/s", "wr op/s", "p50", "p99", "I/O%", "qd99", "I/O s",
+	  "xmed" },
+};
+
+const char *iogp_nt_col_name(int col)
+{
+	return col >= 0 && col < IOGP_NT_NCOLS ? col_names[col] : "?";
+}
+
+int iogp_nt_col_find(const char *name)
+{
+	for (int c = 0; c < IOGP_NT_NCOLS && name; c++)
+		if (!strcmp(name, col_names[c]))
+			return c;
+	return -1;
+}
+
+const char *iogp_nt_col_title(int col, int style)
+{
+	return col >= 0 && col < IOGP_NT_NCOLS ? titles[style == IOGP_UNITS_CELL][col] : "?";
+}
+
+int iogp_nt_col_desc(int col)
+{
+	return col != IOGP_NT_NAME;
+}
+
+/* ---- building ---- */
+
+/* What one query brings: a count (requests, bytes) or a histogram's. */
+typedef struct ctx {
+	const iogp_model *m;
+	const iogp_model_opts *mo;
+	int window;
+	uint64_t now, ws;            /* window: [ws, now] */
+	const char *metric[IOGP_SLOT_N];
+	double *rate;                /* rate ring scratch */
+	uint8_t *cov;
+	size_t nscratch;
+} ctx;
+
+static int hist_of(const ctx *c, int slot, const iogp_sel *sel, iogp_hist *h)
+{
+	const char *name = c->metric[slot];
+	if (!name) {
+		iogp_bins nb;
+		iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
+		iogp_hist_init(h, &nb);
+		return IOGP_ENOTFOUND;
+	}
+	if (c->window)
+		return iogp_model_hist_window(c->m, name, sel, c->now - c->ws, h);   /* from slot ws / S */
+	return iogp_model_hist(c->m, name, sel, h);
+}
+
+/* Requests (ops) or bytes of a direction: the counter since start; in a
+ * window the rate ring's bins over it where the ring holds the counter and
+ * reaches back far enough, else the size histogram's count or sum. NAN
+ * when the layer has none of them. */
+static double count_of(ctx *c, int counter_slot, int size_slot, int bytes, const iogp_sel *sel)
+{
+	const char *name = c->metric[counter_slot];
+	if (!c->window) {
+		uint64_t v = 0;
+		if (!name || iogp_model_counter(c->m, name, sel, &v) < 0)
+			return NAN;
+		return (double)v;
+	}
+	uint64_t bin = c->mo->bin_ns ? c->mo->bin_ns : 1000000000ull;
+	uint64_t b0 = c->ws / bin, b1 = (c->now ? c->now - 1 : 0) / bin;
+	size_t n = (size_t)(b1 - b0 + 1);
+	if (name && n <= c->mo->ring_bins) {
+		if (n > c->nscratch) {
+			free(c->rate);
+			free(c->cov);
+			c->rate = malloc(n * sizeof(*c->rate));
+			c->cov = malloc(n);
+			c->nscratch = c->rate && c->cov ? n : 0;
+		}
+		uint64_t first;
+		if (c->nscratch >= n &&
+		    iogp_model_rate(c->m, name, sel, (b1 + 1) * bin, n, c->rate, c->cov, &first) == 0) {
+			double sum = 0;
+			for (size_t i = 0; i < n; i++)
+				if (c->cov[i])
+					sum += c->rate[i] * (double)bin / 1e9;
+			return sum;
+		}
+	}
+	iogp_hist h;
+	int rc = hist_of(c, size_slot, sel, &h);
+	double v = rc < 0 && rc != IOGP_ESCHEME ? NAN : bytes ? iogp_hist_sum(&h) : (double)h.total;
+	iogp_hist_free(&h);
+	return v;
+}
+
+/* Quantiles, I/O time and queue depth of a selection into r. */
+static int fill_hists(const ctx *c, const iogp_sel *sel, iogp_nt_row *r)
+{
+	iogp_hist h[3], q;
+	int have_lat = 0;
+	double io = 0;
+	static const int lat[3] = { IOGP_SLOT_READ_LATENCY, IOGP_SLOT_WRITE_LATENCY,
+	                            IOGP_SLOT_META_LATENCY };
+	for (int k = 0; k < 3; k++) {
+		int rc = hist_of(c, lat[k], sel, &h[k]);
+		if (rc == IOGP_ENOMEM) {
+			for (int j = 0; j <= k; j++)
+				iogp_hist_free(&h[j]);
+			return rc;
+		}
+		if (rc >= 0 || rc == IOGP_ESCHEME) {
+			have_lat = 1;
+			io += iogp_hist_sum(&h[k]);
+		}
+	}
+	/* p50 and p99 of reads and writes together */
+	int rc = iogp_hist_merge(&h[0], &h[1]);
+	uint64_t v;
+	if (rc == 0 && iogp_hist_quantile(&h[0], 0.5, &v) == 0)
+		r->v[IOGP_NT_P50] = (double)v;
+	if (rc == 0 && iogp_hist_quantile(&h[0], 0.99, &v) == 0)
+		r->v[IOGP_NT_P99] = (double)v;
+	for (int k = 0; k < 3; k++)
+		iogp_hist_free(&h[k]);
+	r->v[IOGP_NT_IOTIME] = have_lat ? io / 1e9 : NAN;
+	rc = hist_of(c, IOGP_SLOT_QUEUE_DEPTH, sel, &q);
+	if ((rc >= 0 || rc == IOGP_ESCHEME) && iogp_hist_quantile(&q, 0.99, &v) == 0)
+		r->v[IOGP_NT_QD99] = (double)v;
+	iogp_hist_free(&q);
+	return rc == IOGP_ENOMEM ? rc : 0;
+}
+
+static int fill_counts(ctx *c, const iogp_sel *sel, iogp_nt_row *r)
+{
+	double rb = count_of(c, IOGP_SLOT_READ_BYTES, IOGP_SLOT_READ_SIZE, 1, sel);
+	double wb = count_of(c, IOGP_SLOT_WRITE_BYTES, IOGP_SLOT_WRITE_SIZE, 1, sel);
+	double ro = count_of(c, IOGP_SLOT_READ_OPS, IOGP_SLOT_READ_SIZE, 0, sel);
+	double wo = count_of(c, IOGP_SLOT_WRITE_OPS, IOGP_SLOT_WRITE_SIZE, 0, sel);
+	double s = r->span_s;
+	r->v[IOGP_NT_READ_BPS] = s > 0 && !isnan(rb) ? rb / s : NAN;
+	r->v[IOGP_NT_WRITE_BPS] = s > 0 && !isnan(wb) ? wb / s : NAN;
+	r->v[IOGP_NT_READ_OPS] = s > 0 && !isnan(ro) ? ro / s : NAN;
+	r->v[IOGP_NT_WRITE_OPS] = s > 0 && !isnan(wo) ? wo / s : NAN;
+	r->requests = (uint64_t)((isnan(ro) ? 0 : ro) + (isnan(wo) ? 0 : wo) + 0.5);
+	return 0;
+}
+
+/* A source's wall span: from its first interval's start (its monotonic
+ * start before its last message) to its last message; in a window, the
+ * part inside it. 0 when it has no wall time yet. */
+static void source_span(const ctx *c, const iogp_source_info *si, uint64_t *lo, uint64_t *hi)
+{
+	*lo = *hi = 0;
+	if (!si->last_wall_ns)
+		return;
+	uint64_t life = si->last_mono_ns > si->start_mono_ns ? si->last_mono_ns - si->start_mono_ns : 0;
+	uint64_t a = si->last_wall_ns > life ? si->last_wall_ns - life : 0, b = si->last_wall_ns;
+	if (c->window) {
+		if (a < c->ws)
+			a = c->ws;
+		if (b > c->now)
+			b = c->now;
+	}
+	if (b > a) {
+		*lo = a;
+		*hi = b;
+	}
+}
+
+typedef struct nref {
+	const char *name;
+	size_t idx;
+} nref;
+
+static int cmp_nref(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const nref *)a)->name, y = (uintptr_t)((const nref *)b)->name;
+	return (x > y) - (x < y);
+}
+
+/* The node index of a source's node name (the model hands out the same
+ * pointer for both; a string compare where it does not). */
+static long node_index(const nref *refs, size_t n, const iogp_model *m, const char *node)
+{
+	nref key = { node, 0 };
+	const nref *f = bsearch(&key, refs, n, sizeof(*refs), cmp_nref);
+	if (f)
+		return (long)f->idx;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(iogp_model_node(m, i), node ? node : ""))
+			return (long)i;
+	return -1;
+}
+
+static void row_init(iogp_nt_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->rank = r->pid = -1;
+	for (int k = 0; k < IOGP_NT_NCOLS; k++)
+		r->v[k] = NAN;
+}
+
+static int natcmp(const char *a, const char *b);
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median of the I/O times, ratios to it, and the worst share. */
+static int finish(iogp_node_table *t)
+{
+	double *io = malloc((t->n ? t->n : 1) * sizeof(double));
+	if (!io)
+		return IOGP_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].v[IOGP_NT_IOTIME] > 0)
+			io[k++] = t->rows[i].v[IOGP_NT_IOTIME];
+	t->with_io = k;
+	if (k) {
+		qsort(io, k, sizeof(double), cmp_double);
+		t->median_io_s = k % 2 ? io[k / 2] : (io[k / 2 - 1] + io[k / 2]) / 2;
+	}
+	free(io);
+	for (size_t i = 0; i < t->n; i++) {
+		iogp_nt_row *r = &t->rows[i];
+		if (!isnan(r->v[IOGP_NT_IOTIME]) && t->median_io_s > 0)
+			r->v[IOGP_NT_VSMED] = r->v[IOGP_NT_IOTIME] / t->median_io_s;
+		if (isnan(r->v[IOGP_NT_SHARE]))
+			continue;
+		const iogp_nt_row *w = t->worst >= 0 ? &t->rows[t->worst] : NULL;
+		int c = w ? natcmp(r->name, w->name) : 0;
+		if (!w || r->v[IOGP_NT_SHARE] > w->v[IOGP_NT_SHARE] ||
+		    (r->v[IOGP_NT_SHARE] == w->v[IOGP_NT_SHARE] && (c < 0 || (c == 0 && r->source < w->source))))
+			t->worst = (long)i;
+	}
+	return 0;
+}
+
+int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt_opts *o)
+{
+	memset(t, 0, sizeof(*t));
+	t->worst = -1;
+	t->median_io_s = NAN;
+	t->scope = o && o->scope == IOGP_NT_SOURCES ? IOGP_NT_SOURCES : IOGP_NT_NODES;
+	t->layer = o && iogp_layer_get(o->layer) ? o->layer : IOGP_LAYER_POSIX;
+	ctx c = { .m = m, .mo = iogp_model_get_opts(m) };
+	for (int s = 0; s < IOGP_SLOT_N; s++)
+		c.metric[s] = iogp_layer_slot_metric(t->layer, s);
+	t->has_qd = c.metric[IOGP_SLOT_QUEUE_DEPTH] != NULL;
+	if (!m || !c.mo)
+		return 0;
+	if (o && o->window_s > 0 && c.mo->live && c.mo->window_slot_ns) {
+		iogp_model_live lv;
+		iogp_model_get_live(m, &lv);
+		uint64_t S = c.mo->window_slot_ns, w = (uint64_t)(o->window_s * 1e9);
+		if (w > c.mo->window_max_ns)
+			w = c.mo->window_max_ns;
+		c.window = 1;
+		c.now = lv.now_ns;
+		c.ws = c.now > w ? (c.now - w) / S * S : 0;   /* the first slot the window meets */
+		t->window_s = o->window_s;
+	}
+	size_t nn = iogp_model_node_count(m), ns = iogp_model_source_count(m);
+	size_t cap = t->scope == IOGP_NT_NODES ? nn : ns;
+	nref *refs = calloc(nn ? nn : 1, sizeof(*refs));
+	uint64_t *lo = calloc(cap ? cap : 1, sizeof(uint64_t)), *hi = calloc(cap ? cap : 1, sizeof(uint64_t));
+	t->rows = calloc(cap ? cap : 1, sizeof(*t->rows));
+	int rc = refs && lo && hi && t->rows ? 0 : IOGP_ENOMEM;
+	for (size_t i = 0; i < nn && !rc; i++)
+		refs[i] = (nref){ iogp_model_node(m, i), i };
+	if (!rc)
+		qsort(refs, nn, sizeof(*refs), cmp_nref);
+	if (t->scope == IOGP_NT_NODES)
+		for (size_t i = 0; i < nn && !rc; i++) {
+			row_init(&t->rows[i]);
+			snprintf(t->rows[i].name, sizeof(t->rows[i].name), "%s", iogp_model_node(m, i));
+			snprintf(t->rows[i].node, sizeof(t->rows[i].node), "%s", iogp_model_node(m, i));
+			t->n++;
+		}
+	/* spans: a node's its sources' together, their wall times added up for the share */
+	for (size_t i = 0; i < ns && !rc; i++) {
+		iogp_source_info si;
+		if (iogp_model_source(m, i, &si) < 0)
+			continue;
+		uint64_t a, b;
+		source_span(&c, &si, &a, &b);
+		iogp_nt_row *r;
+		size_t k;
+		if (t->scope == IOGP_NT_NODES) {
+			long ni = node_index(refs, nn, m, si.node);
+			if (ni < 0)
+				continue;
+			k = (size_t)ni;
+			r = &t->rows[k];
+		} else {
+			if (o && o->node && strcmp(o->node, si.node ? si.node : ""))
+				continue;
+			k = t->n++;
+			r = &t->rows[k];
+			row_init(r);
+			r->source = si.id;
+			r->rank = si.rank;
+			r->pid = si.pid;
+			snprintf(r->node, sizeof(r->node), "%s", si.node ? si.node : "");
+			const char *what = si.rank >= 0 ? "rank" : "pid";
+			int64_t num = si.rank >= 0 ? si.rank : si.pid;
+			if (o && o->node)
+				snprintf(r->name, sizeof(r->name), "%s %" PRId64, what, num);
+			else
+				snprintf(r->name, sizeof(r->name), "%s %" PRId64 " (%s)", what, num, r->node);
+		}
+		r->sources++;
+		if (b > a) {
+			if (!hi[k] || a < lo[k])
+				lo[k] = a;
+			if (b > hi[k])
+				hi[k] = b;
+			r->proc_s += (double)(b - a) / 1e9;
+		}
+	}
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		iogp_nt_row *r = &t->rows[i];
+		iogp_sel sel = t->scope == IOGP_NT_NODES ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = r->node }
+		                                        : (iogp_sel){ .kind = IOGP_SEL_SOURCE, .source = r->source };
+		r->span_s = hi[i] > lo[i] ? (double)(hi[i] - lo[i]) / 1e9 : 0;
+		if ((rc = fill_hists(&c, &sel, r)) < 0 || (rc = fill_counts(&c, &sel, r)) < 0)
+			break;
+		if (r->proc_s > 0 && !isnan(r->v[IOGP_NT_IOTIME]))
+			r->v[IOGP_NT_SHARE] = r->v[IOGP_NT_IOTIME] / r->proc_s;
+	}
+	free(refs);
+	free(lo);
+	free(hi);
+	free(c.rate);
+	free(c.cov);
+	if (!rc)
+		rc = finish(t);
+	return rc;
+}
+
+void iogp_node_table_free(iogp_node_table *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+	t->worst = -1;
+}
+
+/* ---- order ---- */
+
+/* Names with their numbers compared as numbers: node2 < node10, rank 9 <
+ * rank 10; equal numbers with fewer leading zeros first. */
+static int natcmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *a0 = a, *b0 = b;
+			while (*a == '0')
+				a++;
+			while (*b == '0')
+				b++;
+			const char *ae = a, *be = b;
+			while (isdigit((unsigned char)*ae))
+				ae++;
+			while (isdigit((unsigned char)*be))
+				be++;
+			if (ae - a != be - b)
+				return ae - a < be - b ? -1 : 1;
+			int c = strncmp(a, b, (size_t)(ae - a));
+			if (c)
+				return c < 0 ? -1 : 1;
+			if (a - a0 != b - b0)
+				return a - a0 < b - b0 ? -1 : 1;
+			a = ae;
+			b = be;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+typedef struct octx {
+	const iogp_node_table *t;
+	int col, desc;
+} octx;
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const octx *o = arg;
+	const iogp_nt_row *a = &o->t->rows[*(const size_t *)pa], *b = &o->t->rows[*(const size_t *)pb];
+	if (o->col != IOGP_NT_NAME) {
+		double x = a->v[o->col], y = b->v[o->col];
+		if (isnan(x) != isnan(y))
+			return isnan(x) ? 1 : -1;   /* no value: last either way */
+		if (!isnan(x) && x != y)
+			return (x < y) == !o->desc ? -1 : 1;
+	}
+	int c = natcmp(a->name, b->name);
+	if (o->col == IOGP_NT_NAME && o->desc)
+		c = -c;
+	if (c)
+		return c;
+	if (a->source != b->source)
+		return a->source < b->source ? -1 : 1;
+	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+void iogp_node_table_order(const iogp_node_table *t, int col, int desc, size_t *order)
+{
+	for (size_t i = 0; i < t->n; i++)
+		order[i] = i;
+	if (col < 0 || col >= IOGP_NT_NCOLS)
+		col = IOGP_NT_NAME;
+	octx o = { t, col, desc };
+	qsort_r(order, t->n, sizeof(*order), cmp_rows, &o);
+}
+
+size_t iogp_node_table_lines(const iogp_node_table *t, const size_t *order, size_t max,
+                             iogp_nt_line *out)
+{
+	size_t n = t->n, k = 0;
+	if (!max || !n)
+		return 0;
+	if (n <= max) {
+		for (size_t i = 0; i < n; i++)
+			out[k++] = (iogp_nt_line){ (long)order[i], 0 };
+		return k;
+	}
+	size_t wpos = n;
+	for (size_t i = 0; i < n && t->worst >= 0; i++)
+		if (order[i] == (size_t)t->worst)
+			wpos = i;
+	size_t top = max / 2, bottom = max - 1 - top;
+	if (wpos < n && wpos >= top && wpos < n - bottom && max >= 3) {
+		/* the worst is in the hidden middle: top, gap, worst, gap, bottom
+		 * (in 3 or 4 lines: the rows around it counted only) */
+		top = max >= 5 ? (max - 3 + 1) / 2 : max - 3;
+		bottom = max - 3 - top;
+		for (size_t i = 0; i < top; i++)
+			out[k++] = (iogp_nt_line){ (long)order[i], 0 };
+		if (wpos > top)
+			out[k++] = (iogp_nt_line){ -1, wpos - top };
+		out[k++] = (iogp_nt_line){ (long)order[wpos], 0 };
+		if (n - bottom > wpos + 1)
+			out[k++] = (iogp_nt_line){ -1, n - bottom - wpos - 1 };
+		for (size_t i = n - bottom; i < n; i++)
+			out[k++] = (iogp_nt_line){ (long)order[i], 0 };
+		return k;
+	}
+	for (size_t i = 0; i < top; i++)
+		out[k++] = (iogp_nt_line){ (long)order[i], 0 };
+	out[k++] = (iogp_nt_line){ -1, n - top - bottom };
+	for (size_t i = n - bottom; i < n; i++)
+		out[k++] = (iogp_nt_line){ (long)order[i], 0 };
+	return k;
+}
+
+/* ---- texts ---- */
+
+int iogp_node_table_gap(const iogp_node_table *t, size_t gap, int style, char *buf, size_t len)
+{
+	char n[32], d[32];
+	int k = snprintf(d, sizeof(d), "%zu", gap), u = 0;
+	for (int i = 0; i < k && u < (int)sizeof(n) - 2; i++) {   /* 4990 -> 4,990 */
+		if (i && (k - i) % 3 == 0)
+			n[u++] = ',';
+		n[u++] = d[i];
+	}
+	n[u] = '\0';
+	const char *what = t->scope == IOGP_NT_NODES ? (gap == 1 ? "node" : "nodes")
+	                                             : (gap == 1 ? "process" : "processes");
+	const char *dots = style == IOGP_UNITS_CELL ? "..." : "…";
+	return snprintf(buf, len, "%s %s more %s %s", dots, n, what, dots);
+}
+
+static int cut_per_s(char *buf, int n)
+{
+	if (n >= 2 && !strcmp(buf + n - 2, "/s")) {
+		buf[n - 2] = '\0';
+		return n - 2;
+	}
+	return n;
+}
+
+int iogp_node_table_cell(const iogp_node_table *t, size_t r, int col, int style, char *buf,
+                         size_t len)
+{
+	int cell = style == IOGP_UNITS_CELL;
+	if (!len)
+		return 0;
+	if (r >= t->n || col < 0 || col >= IOGP_NT_NCOLS)
+		return snprintf(buf, len, "?");
+	const iogp_nt_row *row = &t->rows[r];
+	if (col == IOGP_NT_NAME)
+		return snprintf(buf, len, "%s", row->name);
+	double v = row->v[col];
+	if (isnan(v))
+		return snprintf(buf, len, cell ? "-" : "–");
+	switch (col) {
+	case IOGP_NT_READ_BPS:
+	case IOGP_NT_WRITE_BPS: {
+		int n = iogp_fmt_rate(buf, len, "bytes", v, style);
+		return cell ? cut_per_s(buf, n) : n;
+	}
+	case IOGP_NT_READ_OPS:
+	case IOGP_NT_WRITE_OPS: {
+		int n = iogp_fmt_rate(buf, len, "ops", v, style);
+		return cell ? cut_per_s(buf, n) : n;
+	}
+	case IOGP_NT_P50:
+	case IOGP_NT_P99:
+		return iogp_fmt_ns(buf, len, v, style);
+	case IOGP_NT_IOTIME:
+		return iogp_fmt_ns(buf, len, v * 1e9, style);
+	case IOGP_NT_QD99:
+		return iogp_fmt_count(buf, len, v, style);
+	case IOGP_NT_SHARE: {
+		double p = v * 100;
+		if (p > 0 && p < 0.05)
+			return snprintf(buf, len, "<0.1%%");
+		return snprintf(buf, len, p >= 99.95 ? "%.0f%%" : "%.1f%%", p);
+	}
+	case IOGP_NT_VSMED:
+		return snprintf(buf, len, v >= 99.5 ? "%.0f%s" : "%.2f%s", v, cell ? "x" : "×");
+	}
+	return snprintf(buf, len, "?");
+}
+
+int iogp_node_table_write_csv(const iogp_node_table *t, const size_t *order, FILE *out)
+{
+	fprintf(out, "name,node,rank,pid,sources,span_s,read_bytes_per_s,write_bytes_per_s,"
+	        "read_ops_per_s,write_ops_per_s,latency_p50_ns,latency_p99_ns,io_share_pct,"
+	        "queue_depth_p99,io_time_s,io_time_vs_median\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const iogp_nt_row *r = &t->rows[order ? order[i] : i];
+		/* names come from the wire: no separators or quotes in a field */
+		char name[sizeof(r->name)], node[sizeof(r->node)];
+		snprintf(name, sizeof(name), "%s", r->name);
+		snprintf(node, sizeof(node), "%s", r->node);
+		for (char *p = name; *p; p++)
+			if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r')
+				*p = '_';
+		for (char *p = node; *p; p++)
+			if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r')
+				*p = '_';
+		fprintf(out, "%s,%s,", name, node);
+		if (r->rank >= 0)
+			fprintf(out, "%" PRId64, r->rank);
+		fprintf(out, ",");
+		if (r->pid >= 0)
+			fprintf(out, "%" PRId64, r->pid);
+		fprintf(out, ",%u,%.3f", r->sources, r->span_s);
+		static const int cols[] = { IOGP_NT_READ_BPS, IOGP_NT_WRITE_BPS, IOGP_NT_READ_OPS,
+		                            IOGP_NT_WRITE_OPS, IOGP_NT_P50, IOGP_NT_P99, IOGP_NT_SHARE,
+		                            IOGP_NT_QD99, IOGP_NT_IOTIME, IOGP_NT_VSMED };
+		for (size_t k = 0; k < sizeof(cols) / sizeof(*cols); k++) {
+			double v = r->v[cols[k]];
+			if (cols[k] == IOGP_NT_SHARE)
+				v *= 100;
+			if (isnan(v))
+				fprintf(out, ",");
+			else if (cols[k] == IOGP_NT_P50 || cols[k] == IOGP_NT_P99 || cols[k] == IOGP_NT_QD99)
+				fprintf(out, ",%.0f", v);
+			else
+				fprintf(out, ",%.3f", v);
+		}
+		fprintf(out, "\n");
+	}
+	return ferror(out) ? IOGP_EIO : 0;
+}

@@ -1,0 +1,320 @@
+/* check_access.c - the stream model's access samples over the time shown
+ * (model_access.c): a busy file's samples cover the whole run and any
+ * window in even slices, the counts of requests they stand for are the
+ * truth (exact for one file, estimated within a few percent for several),
+ * each metric's samples stay its own, memory stays within access_keep over
+ * hours, and the ring of iogp_model_access keeps its contract. */
+#include <check.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp.h"
+#include "testutil.h"
+#include "testutil_access.h"
+
+static iogp_model *live_model(uint32_t keep)
+{
+	iogp_model_opts o = { .live = 1, .access_keep = keep };
+	iogp_model *m = iogp_model_new(&o);
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+/* Samples of set in [a, b) wall ns. */
+static size_t in_span(const iogp_access_set *set, uint64_t a, uint64_t b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < set->n; i++)
+		n += set->s[i].wall_ns >= a && set->s[i].wall_ns < b;
+	return n;
+}
+
+static void query(const iogp_model *m, const char *metric, const char *path, uint64_t from,
+                  iogp_access_set *set)
+{
+	iogp_access_query q = { .metric = metric, .path = path, .from_ns = from };
+	int rc = iogp_model_access_query(m, &q, set);
+	ck_assert_msg(rc == 0, "query %s %s: %s", metric, path ? path : "*", iogp_strerror(rc));
+}
+
+/* A busy file over 60 s: samples in every 10 s slice, evenly; the count
+ * of requests exact; the ring still the newest samples. */
+START_TEST(busy_run)
+{
+	tu_acc_job j = { .seconds = 60, .nsources = 1, .nfiles = 1,
+	                 .files = { { "/data/busy.dat", IOGP_FR_POSIX, 20000, 4096, IOGP_OP_READ,
+	                              1ull << 30, 1, 0, 0 } } };
+	iogp_model *m = live_model(0);
+	tu_acc_run(&j, m, NULL);
+	iogp_access_set set;
+	query(m, "posix.access", "/data/busy.dat", 0, &set);
+	ck_assert_uint_eq(set.requests, 60 * 20000);
+	ck_assert_uint_eq(j.requests[0], 60 * 20000);
+	ck_assert_int_eq(set.exact, 1);
+	ck_assert_msg(set.n >= 2000 && set.n < set.requests, "%zu samples", set.n);
+	ck_assert_uint_le(set.n, set.held);
+	double per = (double)set.n / 6;
+	for (int k = 0; k < 6; k++) {
+		uint64_t a = j.t0_wall + (uint64_t)k * 10000000000ull;
+		size_t c = in_span(&set, a, a + 10000000000ull);
+		ck_assert_msg(c >= 0.7 * per && c <= 1.3 * per, "slice %d: %zu of %zu samples", k, c,
+		              set.n);
+	}
+	ck_assert_uint_le(set.from_ns, j.t0_wall + 1000000000ull);
+	ck_assert_uint_ge(set.to_ns, j.t1_wall - 1000000000ull);
+	for (size_t i = 1; i < set.n; i++)
+		ck_assert_uint_le(set.s[i - 1].wall_ns, set.s[i].wall_ns);
+	for (size_t i = 0; i < set.n; i++) {
+		ck_assert_uint_eq(set.s[i].size, 4096);
+		ck_assert_uint_lt(set.s[i].offset, 1ull << 30);
+		ck_assert_uint_eq(set.s[i].source, 0);
+	}
+	iogp_access_set_free(&set);
+	/* the ring: the newest 4096 samples, oldest first */
+	const iogp_access *a1, *a2;
+	size_t n2, n1 = iogp_model_access(m, 0, &a1, &n2, &a2);
+	ck_assert_uint_eq(n1 + n2, 4096);
+	const iogp_access *last = n2 ? &a2[n2 - 1] : &a1[n1 - 1];
+	ck_assert_uint_ge(last->t_ns, 1000000000000ull + 59000000000ull);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* The last 10 s of it: within the window, every 2 s holds samples, the
+ * requests are the window's. */
+START_TEST(window)
+{
+	tu_acc_job j = { .seconds = 600, .nsources = 1, .nfiles = 1,
+	                 .files = { { "/data/busy.dat", IOGP_FR_POSIX, 10000, 65536, IOGP_OP_WRITE,
+	                              1ull << 34, 0, 0, 0 } } };
+	iogp_model *m = live_model(0);
+	tu_acc_run(&j, m, NULL);
+	iogp_access_set set;
+	uint64_t from = j.t1_wall - 10000000000ull;
+	query(m, "posix.access", NULL, from, &set);
+	ck_assert_msg(set.n >= 300, "%zu samples in the last 10 s", set.n);
+	ck_assert_msg(fabs((double)set.requests - 100000) < 5000, "%" PRIu64 " requests", set.requests);
+	for (int k = 0; k < 5; k++) {
+		uint64_t a = from + (uint64_t)k * 2000000000ull;
+		ck_assert_msg(in_span(&set, a, a + 2000000000ull) > set.n / 10, "2 s slice %d", k);
+	}
+	ck_assert_uint_eq(in_span(&set, 0, from), 0);
+	for (size_t i = 0; i < set.n; i++)
+		ck_assert_uint_eq(set.s[i].op, IOGP_OP_WRITE);
+	iogp_access_set_free(&set);
+	/* and the whole run: every minute */
+	query(m, "posix.access", NULL, 0, &set);
+	ck_assert_uint_eq(set.requests, 600 * 10000);
+	for (int k = 0; k < 10; k++) {
+		uint64_t a = j.t0_wall + (uint64_t)k * 60000000000ull;
+		ck_assert_msg(in_span(&set, a, a + 60000000000ull) > set.n / 20, "minute %d", k);
+	}
+	iogp_access_set_free(&set);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* posix.access and stdio.access of one source: each query has its own
+ * metric's file only; counts estimated within a few percent. */
+START_TEST(layers)
+{
+	tu_acc_job j = { .seconds = 30, .nsources = 1, .nfiles = 3,
+	                 .files = { { "/data/sys.dat", IOGP_FR_POSIX, 3000, 4096, IOGP_OP_READ, 1ull << 26, 1, 0, 0 },
+	                            { "/data/lines.txt", IOGP_FR_STDIO, 1000, 11, IOGP_OP_WRITE, 0, 0, 0, 0 },
+	                            { "/data/more.dat", IOGP_FR_POSIX, 500, 8192, IOGP_OP_WRITE, 0, 0, 0, 0 } } };
+	iogp_model *m = live_model(0);
+	tu_acc_run(&j, m, NULL);
+	iogp_access_set set;
+	query(m, "stdio.access", NULL, 0, &set);
+	ck_assert_uint_gt(set.n, 100);
+	for (size_t i = 0; i < set.n; i++) {
+		ck_assert_uint_eq(set.s[i].file, 2);
+		ck_assert_uint_eq(set.s[i].size, 11);
+	}
+	ck_assert_int_eq(set.exact, 0);
+	ck_assert_msg(fabs((double)set.requests - (double)j.requests[1]) < 0.05 * j.requests[1],
+	              "%" PRIu64 " of %" PRIu64, set.requests, j.requests[1]);
+	iogp_access_set_free(&set);
+	query(m, "posix.access", NULL, 0, &set);
+	size_t nf[4] = { 0 };
+	for (size_t i = 0; i < set.n; i++) {
+		ck_assert_uint_ne(set.s[i].file, 2);
+		nf[set.s[i].file]++;
+	}
+	ck_assert(nf[1] > 0 && nf[3] > 0);
+	iogp_access_set_free(&set);
+	/* files by bytes, per layer */
+	iogp_access_query q = { .metric = "posix.access" };
+	iogp_access_file *af;
+	size_t n;
+	ck_assert_int_eq(iogp_model_access_files(m, &q, &af, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(af[0].path, "/data/sys.dat");      /* 12 MB/s before 4 MB/s */
+	ck_assert_str_eq(af[1].path, "/data/more.dat");
+	ck_assert_msg(fabs((double)af[0].bytes - (double)j.bytes[0]) < 0.05 * j.bytes[0], "bytes");
+	free(af);
+	q.metric = "stdio.access";
+	ck_assert_int_eq(iogp_model_access_files(m, &q, &af, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(af[0].path, "/data/lines.txt");
+	ck_assert_uint_eq(af[0].sources, 1);
+	free(af);
+	/* wrong questions */
+	q.metric = "posix.nope";
+	ck_assert_int_eq(iogp_model_access_query(m, &q, &set), IOGP_ENOTFOUND);
+	ck_assert_uint_eq(set.n, 0);
+	q.metric = "posix.access";
+	iogp_sel sel = { .kind = IOGP_SEL_NODE, .node = "nowhere" };
+	q.sel = &sel;
+	ck_assert_int_eq(iogp_model_access_query(m, &q, &set), IOGP_ENOTFOUND);
+	iogp_model_free(m);
+	iogp_model *off = iogp_model_new(NULL);   /* live off: no per-file samples */
+	tu_acc_run(&j, off, NULL);
+	q.sel = NULL;
+	ck_assert_int_eq(iogp_model_access_query(off, &q, &set), IOGP_EINVAL);
+	iogp_model_free(off);
+}
+END_TEST
+
+/* Two hours of three busy files: within access_keep, still spread over
+ * every 10 minutes since the start, and the last minute dense. */
+START_TEST(hours)
+{
+	tu_acc_job j = { .seconds = 7200, .nsources = 1, .nfiles = 3,
+	                 .files = { { "/data/a", IOGP_FR_POSIX, 5000, 4096, IOGP_OP_READ, 1ull << 30, 1, 0, 0 },
+	                            { "/data/b", IOGP_FR_POSIX, 3000, 1 << 20, IOGP_OP_WRITE, 0, 0, 0, 0 },
+	                            { "/data/c", IOGP_FR_POSIX, 2000, 512, IOGP_OP_READ, 1ull << 20, 1, 0, 0 } } };
+	iogp_model *m = live_model(0);
+	tu_acc_run(&j, m, NULL);
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	ck_assert_msg(mem.max_source <= 8192, "%" PRIu64 " samples kept", mem.max_source);
+	ck_assert_uint_gt(mem.thinned, 0);
+	ck_assert_msg(mem.bytes < 8192 * 64 + 65536, "%" PRIu64 " bytes", mem.bytes);
+	iogp_access_set set;
+	query(m, "posix.access", "/data/b", 0, &set);
+	ck_assert_uint_gt(set.n, 500);
+	for (int k = 0; k < 12; k++) {
+		uint64_t a = j.t0_wall + (uint64_t)k * 600000000000ull;
+		size_t c = in_span(&set, a, a + 600000000000ull);
+		ck_assert_msg(c > set.n / 24, "10 minutes #%d: %zu of %zu", k, c, set.n);
+	}
+	ck_assert_msg(fabs((double)set.requests - (double)j.requests[1]) < 0.05 * j.requests[1],
+	              "%" PRIu64 " of %" PRIu64, set.requests, j.requests[1]);
+	iogp_access_set_free(&set);
+	uint64_t from = j.t1_wall - 60000000000ull;
+	query(m, "posix.access", "/data/b", from, &set);
+	ck_assert_msg(set.n >= 100, "%zu samples in the last minute", set.n);
+	ck_assert_uint_eq(in_span(&set, 0, from), 0);
+	for (int k = 0; k < 6; k++)
+		ck_assert_uint_gt(in_span(&set, from + (uint64_t)k * 10000000000ull,
+		                          from + (uint64_t)(k + 1) * 10000000000ull), 0);
+	iogp_access_set_free(&set);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* A small budget, many sources sharing a file, a file that comes and goes. */
+START_TEST(budget_and_sources)
+{
+	tu_acc_job j = { .seconds = 120, .nsources = 4, .nfiles = 2,
+	                 .files = { { "/shared/out.h5", IOGP_FR_POSIX, 4000, 1 << 20, IOGP_OP_WRITE, 0, 0, 0, 0 },
+	                            { "/shared/ckpt", IOGP_FR_POSIX, 2000, 4096, IOGP_OP_WRITE, 0, 0, 40, 60 } } };
+	iogp_model *m = live_model(512);
+	tu_acc_run(&j, m, NULL);
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	ck_assert_uint_le(mem.max_source, 512);
+	iogp_access_set set;
+	query(m, "posix.access", "/shared/out.h5", 0, &set);
+	ck_assert_msg(fabs((double)set.requests - (double)j.requests[0]) < 0.05 * j.requests[0],
+	              "%" PRIu64 " of %" PRIu64, set.requests, j.requests[0]);
+	int src[4] = { 0 };
+	for (size_t i = 0; i < set.n; i++)
+		src[set.s[i].source]++;
+	for (int s = 0; s < 4; s++)
+		ck_assert_msg(src[s] > (int)set.n / 8, "source %d: %d of %zu", s, src[s], set.n);
+	for (int k = 0; k < 12; k++)
+		ck_assert_uint_gt(in_span(&set, j.t0_wall + (uint64_t)k * 10000000000ull,
+		                          j.t0_wall + (uint64_t)(k + 1) * 10000000000ull), 0);
+	iogp_access_set_free(&set);
+	/* the checkpoint file: only while it was written */
+	query(m, "posix.access", "/shared/ckpt", 0, &set);
+	ck_assert_uint_gt(set.n, 0);
+	for (size_t i = 0; i < set.n; i++)
+		ck_assert(set.s[i].wall_ns >= j.t0_wall + 39000000000ull &&
+		          set.s[i].wall_ns < j.t0_wall + 61000000000ull);
+	iogp_access_set_free(&set);
+	iogp_access_query q = { .metric = "posix.access" };
+	iogp_access_file *af;
+	size_t n;
+	ck_assert_int_eq(iogp_model_access_files(m, &q, &af, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(af[0].path, "/shared/out.h5");
+	ck_assert_uint_eq(af[0].sources, 4);
+	free(af);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* Thousands of small files: at most access_keep / 16 kept, the busiest
+ * among them; a SNAPSHOT repeating samples adds nothing. */
+START_TEST(many_files)
+{
+	iogp_model *m = live_model(0);
+	iogp_metric_def d = { .id = 50, .kind = IOGP_ACCESS, .name = "posix.access", .unit = "" };
+	iogp_label l = { "host", "n1" };
+	iogp_msg msg = { .kind = IOGP_HELLO, .source = 7, .labels = &l, .nlabels = 1, .metrics = &d,
+	                 .nmetrics = 1 };
+	ck_assert_int_eq(iogp_model_apply(m, &msg, 1), 0);
+	iogp_access a[17];
+	for (uint64_t sec = 1; sec <= 300; sec++) {
+		uint64_t t0 = sec * 1000000000ull;
+		for (int k = 0; k < 16; k++)   /* 16 new files a second, one request each */
+			a[k] = (iogp_access){ 50, t0 + (uint64_t)k * 1000, 1000 + sec * 16 + (uint64_t)k, 0, 0, 3901 };
+		a[16] = (iogp_access){ 50, t0 + 900000000ull, 1, 1, sec * 4096, 4096 };   /* the busy one */
+		msg = (iogp_msg){ .kind = IOGP_DELTA, .source = 7, .seq = sec, .t0_ns = t0 - 1000000000ull,
+		                  .t1_ns = t0 + 999999999ull, .wall_ns = TU_ACC_EPOCH_NS + t0,
+		                  .access = a, .naccess = 17, .access_seen = 16 + 1000 };
+		ck_assert_int_eq(iogp_model_apply(m, &msg, msg.wall_ns), 0);
+	}
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	ck_assert_uint_le(mem.streams, 8192 / 16);
+	ck_assert_uint_gt(mem.evicted, 0);
+	ck_assert_uint_le(mem.max_source, 8192);
+	iogp_access_set set;
+	query(m, "posix.access", "?", 0, &set);   /* unnamed files */
+	size_t busy = 0;
+	for (size_t i = 0; i < set.n; i++)
+		busy += set.s[i].file == 1;
+	ck_assert_uint_gt(busy, 0);
+	uint64_t before = set.requests;
+	iogp_access_set_free(&set);
+	/* a SNAPSHOT with the busy file's last sample again */
+	msg = (iogp_msg){ .kind = IOGP_SNAPSHOT, .source = 7, .seq = 301, .t0_ns = 0,
+	                  .t1_ns = 301000000000ull, .wall_ns = TU_ACC_EPOCH_NS + 301000000000ull,
+	                  .access = &a[16], .naccess = 1, .access_seen = 300 * 1016 };
+	ck_assert_int_eq(iogp_model_apply(m, &msg, msg.wall_ns), 0);
+	query(m, "posix.access", "?", 0, &set);
+	ck_assert_uint_eq(set.requests, before);
+	iogp_access_set_free(&set);
+	iogp_model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+	const tu_case cases[] = {
+		{ "busy_run", busy_run },
+		{ "window", window },
+		{ "layers", layers },
+		{ "hours", hours },
+		{ "budget_and_sources", budget_and_sources },
+		{ "many_files", many_files },
+	};
+	return tu_run_suite("access", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
+}

@@ -1,0 +1,148 @@
+/* panel_insights.c - the findings of the selection, most severe first: the
+ * severity, the digit of the panel that shows it (typing it goes there),
+ * and the finding's text with its numbers, wrapped. The header counts them
+ * on every frame: they are computed again only when the data changed, and
+ * when that took long (a huge job) at most every few seconds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_phase_view.h"
+#include "iogp_sys.h"
+#include "top.h"
+
+#define MAX_FINDINGS 32
+#define SLOW_NS 10000000ull        /* a computation this long ... */
+#define RECOMPUTE_NS 5000000000ull   /* ... is not repeated sooner than this */
+
+static struct {
+	const iogp_model *m;
+	uint64_t messages, last_recv, source;
+	iogp_sel_kind sel;
+	char node[128];
+	uint64_t at, took;    /* CLOCK_MONOTONIC of the last computation, its cost */
+	int valid;
+	iogp_insight v[MAX_FINDINGS];
+	size_t n;
+} cache;
+
+const iogp_insight *insights_get(const top_frame *f, size_t *n)
+{
+	iogp_model_stats st;
+	iogp_model_get_stats(f->m, &st);
+	const top_view *v = f->v;
+	int same_sel = cache.valid && cache.m == f->m && cache.sel == v->sel &&
+	               (v->sel != IOGP_SEL_NODE || !strcmp(cache.node, v->sel_node)) &&
+	               (v->sel != IOGP_SEL_SOURCE || cache.source == v->sel_source);
+	int same_data = cache.messages == st.messages && cache.last_recv == st.last_recv_ns;
+	if (!same_sel || (!same_data && (cache.took < SLOW_NS || f->mono_ns >= cache.at + RECOMPUTE_NS))) {
+		iogp_sel sel;
+		frame_sel(f, &sel);
+		uint64_t t0 = iogp_mono_ns();
+		if (iogp_model_insights(f->m, &sel, cache.v, MAX_FINDINGS, &cache.n) < 0)
+			cache.n = 0;
+		cache.took = iogp_mono_ns() - t0;
+		cache.m = f->m;
+		cache.messages = st.messages;
+		cache.last_recv = st.last_recv_ns;
+		cache.sel = v->sel;
+		cache.source = v->sel_source;
+		snprintf(cache.node, sizeof(cache.node), "%s", v->sel_node);
+		cache.at = f->mono_ns;
+		cache.valid = 1;
+	}
+	*n = cache.n;
+	return cache.v;
+}
+
+/* Words of t into lines of at most w columns; returns how many (<= max).
+ * With cut, a last line that leaves words out ends in "...". */
+static int wrap(const char *t, int w, char lines[][256], int max, int cut)
+{
+	int n = 0;
+	while (*t && n < max && w > 0) {
+		int len = (int)strlen(t), take = len;
+		if (take > w) {
+			take = w;
+			while (take > w / 2 && t[take] != ' ')
+				take--;
+			if (t[take] != ' ')
+				take = w;
+		}
+		snprintf(lines[n++], 256, "%.*s", take, t);
+		t += take;
+		while (*t == ' ')
+			t++;
+	}
+	if (cut && *t && n == max && n > 0) {   /* the rest did not fit: say so */
+		size_t l = strlen(lines[n - 1]);
+		if (l > 3)
+			memcpy(lines[n - 1] + l - 3, "...", 3);
+	}
+	return n;
+}
+
+void panel_insights_draw(const top_frame *f, top_surf *s, top_rect r)
+{
+	if (r.h <= 0)
+		return;
+	size_t n;
+	const iogp_insight *v = insights_get(f, &n);
+	char right[64];
+	snprintf(right, sizeof(right), "%zu finding%s", n, n == 1 ? "" : "s");
+	panel_title(f, s, r, IOGP_PANEL_INSIGHTS, NULL, right);
+	if (!n) {
+		if (r.h > 1)
+			draw_text(s, r.y + 1, r.x, r.w, ST_DIM,
+			          "no findings: nothing stands out (or too little data yet)");
+		return;
+	}
+	/* "HIGH [1 request size] text..." : the digit goes to the panel */
+	int y = r.y + 1, end = r.y + r.h;
+	size_t shown = 0;
+	for (size_t i = 0; i < n && y < end; i++) {
+		static const char *const sev[] = { "info", "WARN", "HIGH" };
+		int sst = v[i].severity == IOGP_SEV_HIGH ? ST_BAD : v[i].severity == IOGP_SEV_WARN ? ST_WARN
+		          : ST_DIM;
+		int p = iogp_insight_panel(&v[i], IOGP_VIEWER_TUI);
+		const iogp_panel *e = iogp_panel_get(p);
+		char go[64] = "";
+		if (e && e->key)
+			snprintf(go, sizeof(go), "[%c %s]", e->key, e->short_title);
+		int x = r.x;
+		x += draw_text(s, y, x, 4, sst, v[i].severity >= 0 && v[i].severity <= 2 ? sev[v[i].severity]
+		                                                                         : "?");
+		x++;
+		if (go[0] && r.w >= 60)
+			x += draw_text(s, y, x, r.x + r.w - x, ST_LABEL, go) + 1;
+		else if (go[0])
+			x += draw_textf(s, y, x, r.x + r.w - x, ST_LABEL, "[%c]", e->key) + 1;
+		char lines[6][256];
+		int indent = 5, room = end - y;
+		int nl = wrap(v[i].text, r.x + r.w - x, lines, 1, 0);
+		int more = 0;
+		if (nl) {
+			draw_text(s, y, x, r.x + r.w - x, ST_NORMAL, lines[0]);
+			const char *rest = v[i].text + strlen(lines[0]);
+			while (*rest == ' ')
+				rest++;
+			more = *rest ? wrap(rest, r.w - indent, lines, room - 1 < 6 ? room - 1 : 6, 1) : 0;
+		}
+		y++;
+		for (int k = 0; k < more && y < end; k++)
+			draw_text(s, y++, r.x + indent, r.w - indent, ST_NORMAL, lines[k]);
+		shown++;
+	}
+	if (shown < n) {
+		char m[48];
+		int l = snprintf(m, sizeof(m), "+%zu more", n - shown);
+		draw_text(s, end - 1, r.x + r.w - l, l, ST_DIM, m);
+	}
+}
+
+int panel_insights_text(const top_frame *f, FILE *out)
+{
+	size_t n;
+	const iogp_insight *v = insights_get(f, &n);
+	return iogp_insights_write_text(out, v, n);
+}

@@ -1,0 +1,301 @@
+/* panel_nodes.c - nodes and ranks side by side: the shared table
+ * (iogp_node_table.h) in the columns that fit, sorted as the view says, the
+ * worst row marked, the top and bottom rows and a count when there are more;
+ * and the stragglers, I/O time against the median, as bars. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+
+/* Columns by how much they matter when the width runs out. */
+static const int priority[IOGP_NT_NCOLS] = {
+	IOGP_NT_NAME, IOGP_NT_P99, IOGP_NT_SHARE, IOGP_NT_READ_BPS, IOGP_NT_WRITE_BPS, IOGP_NT_IOTIME,
+	IOGP_NT_VSMED, IOGP_NT_P50, IOGP_NT_QD99, IOGP_NT_READ_OPS, IOGP_NT_WRITE_OPS,
+};
+
+#define MARK_W 2     /* "! " worst, "> " selected */
+#define NAME_MAX_W 28
+
+int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order)
+{
+	const top_view *v = f->v;
+	iogp_nt_opts o = { .scope = v->rows, .layer = v->layer, .window_s = view_window(v) };
+	char node[128] = "";
+	if (v->sel == IOGP_SEL_NODE) {
+		o.scope = IOGP_NT_SOURCES;
+		snprintf(node, sizeof(node), "%s", v->sel_node);
+		o.node = node;
+	} else if (v->sel == IOGP_SEL_SOURCE) {
+		size_t i;
+		iogp_source_info si;
+		if (iogp_model_source_index(f->m, v->sel_source, &i) == 0 &&
+		    iogp_model_source(f->m, i, &si) == 0) {
+			o.scope = IOGP_NT_SOURCES;
+			snprintf(node, sizeof(node), "%s", si.node ? si.node : "");
+			o.node = node;
+		}
+	}
+	*order = NULL;
+	int rc = iogp_node_table_build(t, f->m, &o);
+	if (rc < 0)
+		return rc;
+	*order = malloc((t->n ? t->n : 1) * sizeof(**order));
+	if (!*order)
+		return IOGP_ENOMEM;
+	iogp_node_table_order(t, v->sort_col, v->sort_desc, *order);
+	return 0;
+}
+
+/* Which columns fit in w: width per column (0: left out). */
+static void columns(const top_frame *f, const iogp_node_table *t, const iogp_nt_line *lines, size_t nl,
+                    int w, int cw[IOGP_NT_NCOLS])
+{
+	int want[IOGP_NT_NCOLS];
+	char buf[64];
+	for (int c = 0; c < IOGP_NT_NCOLS; c++) {
+		want[c] = (int)strlen(iogp_nt_col_title(c, IOGP_UNITS_CELL)) + (c == f->v->sort_col);
+		for (size_t i = 0; i < nl; i++) {
+			if (lines[i].row < 0)
+				continue;
+			int n = iogp_node_table_cell(t, (size_t)lines[i].row, c, IOGP_UNITS_CELL, buf, sizeof(buf));
+			want[c] = n > want[c] ? n : want[c];
+		}
+	}
+	if (want[IOGP_NT_NAME] > NAME_MAX_W)
+		want[IOGP_NT_NAME] = NAME_MAX_W;
+	if (!t->has_qd)
+		want[IOGP_NT_QD99] = 0;   /* the layer has none */
+	memset(cw, 0, IOGP_NT_NCOLS * sizeof(*cw));
+	int used = MARK_W;
+	/* the sort column first, then by priority */
+	for (int k = -1; k < IOGP_NT_NCOLS; k++) {
+		int c = k < 0 ? f->v->sort_col : priority[k];
+		if (c < 0 || c >= IOGP_NT_NCOLS || cw[c] || !want[c])
+			continue;
+		int need = want[c] + 1;   /* a space before the next (numbers: before them) */
+		if (c == IOGP_NT_NAME && used + need > w)
+			need = w - used > 4 ? w - used : 4;   /* the names get cut */
+		if (used + need > w)
+			continue;
+		cw[c] = need;
+		used += need;
+	}
+	if (!cw[IOGP_NT_NAME]) {   /* without a name nothing reads */
+		cw[IOGP_NT_NAME] = w - MARK_W > 4 ? w - MARK_W : 4;
+		for (int c = 1; c < IOGP_NT_NCOLS; c++)
+			cw[c] = 0;
+		return;
+	}
+	/* room left: up to two more spaces between the numbers */
+	int nnum = 0;
+	for (int c = 1; c < IOGP_NT_NCOLS; c++)
+		nnum += cw[c] > 0;
+	int extra = nnum ? (w - used) / nnum : 0;
+	extra = extra > 2 ? 2 : extra;
+	for (int c = 1; c < IOGP_NT_NCOLS && extra > 0; c++)
+		if (cw[c])
+			cw[c] += extra;
+}
+
+static int selected_row(const top_frame *f, const iogp_nt_row *r)
+{
+	const top_view *v = f->v;
+	if (v->sel == IOGP_SEL_SOURCE)
+		return r->source == v->sel_source;
+	return 0;
+}
+
+/* The table in r: a header line, then its lines. Returns its width. */
+static int draw_table(const top_frame *f, top_surf *s, top_rect r, const iogp_node_table *t,
+                      const size_t *order)
+{
+	if (r.h < 2 || r.w < 10)
+		return 0;
+	size_t max = (size_t)(r.h - 1);
+	iogp_nt_line *lines = malloc(max * sizeof(*lines));
+	if (!lines)
+		return 0;
+	size_t nl = iogp_node_table_lines(t, order, max, lines);
+	int cw[IOGP_NT_NCOLS];
+	columns(f, t, lines, nl, r.w, cw);
+	/* header: titles right-aligned over numbers, the sort column marked */
+	int x = r.x + MARK_W, width = MARK_W;
+	for (int c = 0; c < IOGP_NT_NCOLS; c++) {
+		if (!cw[c])
+			continue;
+		const char *title = c == IOGP_NT_NAME ? (t->scope == IOGP_NT_NODES ? "node" : "process")
+		                                      : iogp_nt_col_title(c, IOGP_UNITS_CELL);
+		int tl = (int)strlen(title), arrow = c == f->v->sort_col;
+		int tx = c == IOGP_NT_NAME ? x : x + cw[c] - tl - arrow;
+		if (arrow) {
+			draw_glyph(s, r.y, c == IOGP_NT_NAME ? tx + tl : tx, ST_LABEL,
+			           f->v->sort_desc ? 0x25bc : 0x25b2, f->v->sort_desc ? 'v' : '^');
+			if (c != IOGP_NT_NAME)
+				tx++;
+		}
+		draw_text(s, r.y, tx, tl, ST_LABEL, title);
+		x += cw[c];
+		width += cw[c];
+	}
+	char buf[160];
+	for (size_t i = 0; i < nl; i++) {
+		int y = r.y + 1 + (int)i;
+		if (lines[i].row < 0) {
+			iogp_node_table_gap(t, lines[i].gap, IOGP_UNITS_CELL, buf, sizeof(buf));
+			draw_text(s, y, r.x + MARK_W, r.w - MARK_W, ST_DIM, buf);
+			continue;
+		}
+		size_t row = (size_t)lines[i].row;
+		int worst = (long)row == t->worst && t->n > 1;
+		int st = worst ? ST_BAD : ST_NORMAL;
+		if (worst)
+			draw_text(s, y, r.x, MARK_W, ST_BAD, "! ");
+		else if (selected_row(f, &t->rows[row]))
+			draw_text(s, y, r.x, MARK_W, ST_LABEL, "> ");
+		x = r.x + MARK_W;
+		for (int c = 0; c < IOGP_NT_NCOLS; c++) {
+			if (!cw[c])
+				continue;
+			int n = iogp_node_table_cell(t, row, c, IOGP_UNITS_CELL, buf, sizeof(buf));
+			if (c == IOGP_NT_NAME)
+				draw_text(s, y, x, cw[c] - 1 > 0 ? cw[c] - 1 : cw[c], worst ? ST_BAD : ST_LABEL, buf);
+			else
+				draw_text(s, y, x + (cw[c] > n ? cw[c] - n : 0), cw[c], st, buf);
+			x += cw[c];
+		}
+	}
+	free(lines);
+	return width;
+}
+
+/* The stragglers in r: the rows by I/O time, a bar each with the median
+ * marked, and the ratio to it. */
+static void draw_stragglers(top_surf *s, top_rect r, const iogp_node_table *t)
+{
+	if (r.h < 2 || r.w < 24)
+		return;
+	size_t *ord = malloc((t->n ? t->n : 1) * sizeof(*ord));
+	if (!ord)
+		return;
+	iogp_node_table_order(t, IOGP_NT_IOTIME, 1, ord);
+	draw_text(s, r.y, r.x, r.w, ST_LABEL, "stragglers: I/O time, | the median");
+	size_t n = t->with_io, rows = (size_t)(r.h - 1);
+	int nw = 4;
+	for (size_t i = 0; i < n && i < rows; i++) {
+		int l = (int)strlen(t->rows[ord[i]].name);
+		nw = l > nw ? l : nw;
+	}
+	if (nw > 20)
+		nw = 20;
+	int tw = 7, rw = 7, bw = r.w - MARK_W - nw - 1 - tw - 1 - rw - 1;
+	if (bw > 50)
+		bw = 50;
+	if (bw < 4) {
+		free(ord);
+		return;
+	}
+	double top = n ? t->rows[ord[0]].v[IOGP_NT_IOTIME] : 0;
+	size_t show = n <= rows ? n : rows - 1;
+	char buf[256];
+	for (size_t i = 0; i < show; i++) {
+		const iogp_nt_row *row = &t->rows[ord[i]];
+		int y = r.y + 1 + (int)i, x = r.x;
+		/* twice the median: insights' straggler ratio; the slowest marked */
+		int worst = n > 1 && row->v[IOGP_NT_VSMED] >= 2;
+		draw_text(s, y, x, MARK_W, ST_BAD, worst && i == 0 ? "! " : "  ");
+		x += MARK_W;
+		draw_text(s, y, x, nw, worst ? ST_BAD : ST_LABEL, row->name);
+		x += nw + 1;
+		int k = iogp_node_table_cell(t, ord[i], IOGP_NT_IOTIME, IOGP_UNITS_CELL, buf, sizeof(buf));
+		draw_text(s, y, x + (tw > k ? tw - k : 0), tw, ST_NORMAL, buf);
+		x += tw + 1;
+		double len = top > 0 ? row->v[IOGP_NT_IOTIME] / top * bw : 0;
+		draw_hbar(s, y, x, bw, len, worst ? ST_BAD : ST_BOTH);
+		if (top > 0 && t->median_io_s > 0) {
+			int mx = (int)floor(t->median_io_s / top * bw);
+			if (mx >= bw)
+				mx = bw - 1;
+			draw_glyph(s, y, x + mx, ST_WARN, 0x2502, '|');
+		}
+		x += bw + 1;
+		k = iogp_node_table_cell(t, ord[i], IOGP_NT_VSMED, IOGP_UNITS_CELL, buf, sizeof(buf));
+		draw_text(s, y, x + (rw > k ? rw - k : 0), rw, worst ? ST_BAD : ST_NORMAL, buf);
+	}
+	if (show < n) {
+		char c[64], last[64];
+		const iogp_nt_row *fast = &t->rows[ord[n - 1]];
+		iogp_node_table_gap(t, n - show, IOGP_UNITS_CELL, c, sizeof(c));
+		c[strlen(c) - 4] = '\0';   /* "... 12 more nodes" */
+		iogp_node_table_cell(t, ord[n - 1], IOGP_NT_IOTIME, IOGP_UNITS_CELL, last, sizeof(last));
+		snprintf(buf, sizeof(buf), "%s; the fastest %.20s %s", c, fast->name, last);
+		draw_text(s, r.y + 1 + (int)show, r.x + MARK_W, r.w - MARK_W, ST_DIM, buf);
+	}
+	free(ord);
+}
+
+void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
+{
+	if (r.h <= 0)
+		return;
+	iogp_node_table t;
+	size_t *order = NULL;
+	int rc = panel_nodes_table(f, &t, &order);
+	char right[128], w[32];
+	double win = view_window(f->v);
+	if (win > 0)
+		snprintf(w, sizeof(w), "last %gs", win);
+	else
+		snprintf(w, sizeof(w), "since start");
+	snprintf(right, sizeof(right), "%s by %s %s, %s", t.scope == IOGP_NT_NODES ? "nodes" : "ranks",
+	         iogp_nt_col_title(f->v->sort_col, IOGP_UNITS_CELL), f->v->sort_desc ? "desc" : "asc", w);
+	panel_title(f, s, r, IOGP_PANEL_NODES, NULL, right);
+	if (rc < 0 || !t.n) {
+		if (r.h > 1)
+			draw_text(s, r.y + 1, r.x, r.w, ST_DIM, rc < 0 ? iogp_strerror(rc) : "no sources yet");
+		iogp_node_table_free(&t);
+		free(order);
+		return;
+	}
+	int y = r.y + 1;
+	if (r.h > 2) {   /* the straggler in one line */
+		char line[512], med[32], slow[32], ratio[32];
+		size_t *ord = malloc(t.n * sizeof(*ord));
+		if (t.with_io && ord) {
+			iogp_node_table_order(&t, IOGP_NT_IOTIME, 1, ord);
+			iogp_fmt_ns(med, sizeof(med), t.median_io_s * 1e9, IOGP_UNITS_CELL);
+			iogp_node_table_cell(&t, ord[0], IOGP_NT_IOTIME, IOGP_UNITS_CELL, slow, sizeof(slow));
+			iogp_node_table_cell(&t, ord[0], IOGP_NT_VSMED, IOGP_UNITS_CELL, ratio, sizeof(ratio));
+			snprintf(line, sizeof(line), "median I/O time %s of %zu %s; slowest %s %s (%s the median)",
+			         med, t.with_io, t.scope == IOGP_NT_NODES ? "nodes" : "processes",
+			         t.rows[ord[0]].name, slow, ratio);
+		} else {
+			snprintf(line, sizeof(line), "no time in I/O calls %s", w);
+		}
+		free(ord);
+		draw_text(s, y++, r.x, r.w, ST_DIM, line);
+	}
+	top_rect body = { y, r.x, r.y + r.h - y, r.w };
+	/* stragglers beside the table when it leaves room, below it when tall */
+	size_t need = t.n + 1;
+	if (body.w >= 150) {
+		top_rect a = body, b = body;
+		a.w = body.w * 55 / 100;
+		b.x = a.x + a.w + 2;
+		b.w = body.w - a.w - 2;
+		draw_table(f, s, a, &t, order);
+		draw_stragglers(s, b, &t);
+	} else if (body.h >= 12) {
+		int th = (int)need < body.h * 6 / 10 ? (int)need : body.h * 6 / 10;
+		top_rect a = body, b = body;
+		a.h = th;
+		b.y = a.y + th + 1;
+		b.h = body.h - th - 1;
+		draw_table(f, s, a, &t, order);
+		draw_stragglers(s, b, &t);
+	} else {
+		draw_table(f, s, body, &t, order);
+	}
+	iogp_node_table_free(&t);
+	free(order);
+}
