@@ -172,11 +172,9 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 					fail = 1;
 					continue;
 				}
-				fprintf(o, "lower_bound,upper_bound,count\n");
-				for (size_t i = 0; i < hv.nrows; i++)
-					if (hv.rows[i].count[d])
-						fprintf(o, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", hv.rows[i].lo,
-						        hv.rows[i].hi, hv.rows[i].count[d]);
+				/* at full native resolution (exact sizes where known), whatever
+				 * the screen merged or re-binned */
+				fail |= iogp_hist_write_csv(&hv.native[d], o) < 0;
 				fail |= iogp_export_close(o) < 0;
 				files++;
 				if (p == IOGP_PANEL_SIZE && hv.what[d][0]) {
