@@ -163,6 +163,35 @@ START_TEST(test_snapshot_size)
 }
 END_TEST
 
+/* A snapshot of a damaged recording says so: on stderr, and in the
+ * image's header (the header strip differs from the intact file's). */
+START_TEST(test_snapshot_damaged)
+{
+	char bad[700], out[700], good[700];
+	snprintf(bad, sizeof(bad), "%s/damaged.iogr", dir);
+	snprintf(out, sizeof(out), "%s/damaged.png", dir);
+	snprintf(good, sizeof(good), "%s/intact.png", dir);
+	size_t len;
+	char *bytes = tu_load(rec, &len);
+	ck_assert(bytes != NULL && len > 4096);
+	for (size_t i = len / 3; i < len / 3 + len / 4; i++)
+		bytes[i] = (char)(bytes[i] ^ 0x5a);
+	FILE *f = fopen(bad, "wb");
+	ck_assert(f && fwrite(bytes, 1, len, f) == len);
+	fclose(f);
+	free(bytes);
+	char *a[] = { (char *)view_bin, "--replay", bad, "--snapshot", out, "--panel", "header", NULL };
+	run_result r = run(a);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, "skipped as damaged") != NULL, "no warning: %s", r.err);
+	char *g[] = { (char *)view_bin, "--replay", rec, "--snapshot", good, "--panel", "header", NULL };
+	r = run(g);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.err, "damaged") == NULL);
+	ck_assert_msg(!tu_same_file(out, good), "the header does not show the damage");
+}
+END_TEST
+
 /* Every panel of a headless dashboard has ink in its plot area. */
 START_TEST(test_panels_drawn)
 {
@@ -1034,6 +1063,7 @@ int main(void)
 	tcase_add_test(tc, test_units);
 	tcase_add_test(tc, test_snapshot_size);
 	tcase_add_test(tc, test_panels_drawn);
+	tcase_add_test(tc, test_snapshot_damaged);
 	tcase_add_test(tc, test_qd_bars);
 	tcase_add_test(tc, test_size_bars_log);
 	tcase_add_test(tc, test_size_writes_exact);

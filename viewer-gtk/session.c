@@ -176,6 +176,13 @@ double iogv_replay_pos(const iogv_session *s)
 	return (double)iogp_feed_now(s->feed) / 1e9;
 }
 
+uint64_t iogv_replay_damage(const iogv_session *s)
+{
+	iogp_feed_status st;
+	iogp_feed_get_status(s->feed, &st);
+	return st.replay ? st.skipped_bytes : 0;
+}
+
 size_t iogv_replay_keyframes(const iogv_session *s, double *t, size_t max)
 {
 	size_t n = iogp_feed_keyframes(s->feed, NULL, 0), k = n < max ? n : max;

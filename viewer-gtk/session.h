@@ -28,6 +28,8 @@ int iogv_is_replay(const iogv_session *s);
 /* Recording span, wall-clock seconds (receive times). */
 void iogv_replay_span(const iogv_session *s, double *start, double *end);
 double iogv_replay_pos(const iogv_session *s);
+/* Bytes of the replay file skipped as damaged so far (0 live). */
+uint64_t iogv_replay_damage(const iogv_session *s);
 /* Move to wall-clock second t (clamped to the span): forward by reading on,
  * backward from the nearest keyframe. Returns records applied or an error. */
 int iogv_replay_seek(iogv_session *s, double t);

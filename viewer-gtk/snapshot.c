@@ -57,6 +57,15 @@ int iogv_snapshot(const iogv_args *a)
 	if (a->node)
 		snprintf(f.selection, sizeof(f.selection), "node %s", a->node);
 	snprintf(f.status, sizeof(f.status), "at %.0f s of %.0f s", t - start, end - start);
+	/* a damaged file says so: on stderr and in the image's header */
+	uint64_t dmg = iogv_replay_damage(s);
+	if (dmg > 0) {
+		char b[32];
+		iogp_fmt_bytes(b, sizeof(b), (double)dmg, IOGP_UNITS_WIDE);
+		fprintf(stderr, "iogram-view: warning: %s: %s skipped as damaged\n", a->replay, b);
+		size_t u = strlen(f.status);
+		snprintf(f.status + u, sizeof(f.status) - u, ", %s damaged (skipped)", b);
+	}
 	iogplot_style st;
 	iogplot_style_init(&st, a->dark == 1);
 	iogplot_view v;
