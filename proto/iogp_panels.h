@@ -75,8 +75,10 @@ int iogp_panel_by_key(int key, unsigned viewer);
 /* The next panel viewer shows after id in direction dir (+1 / -1), wrapping. */
 int iogp_panel_step(int id, int dir, unsigned viewer);
 /* The name of a snapshot or export file of panel id into buf: stem.ext, or
- * stem-part.ext when the panel draws more than one metric and part is set
- * ("size-read.csv", "queue_depth.csv", "latency.png"). Returns its length. */
+ * stem-part.ext when the panel draws more than one metric and part is set;
+ * a histogram's CSV names its unit before the extension
+ * ("size-read.bytes.csv", "queue_depth.requests.csv", "latency.png").
+ * Returns its length. */
 size_t iogp_panel_file(int id, const char *part, const char *ext, char *buf, size_t len);
 /* "size, qd, latency, ..." (the names, then "dashboard"), for usage text. */
 size_t iogp_panel_names(char *buf, size_t len);

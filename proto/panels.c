@@ -105,14 +105,28 @@ size_t iogp_panel_names(char *buf, size_t len)
 	return u;
 }
 
+/* The unit of a catalog metric ("bytes", "ns", "requests"), NULL if unknown. */
+static const char *metric_unit(const char *name)
+{
+#define X(id, mname, kind, unit, label) if (!strcmp(name, mname)) return unit;
+	IOGP_POSIX_METRICS(X)
+#undef X
+	return NULL;
+}
+
 size_t iogp_panel_file(int id, const char *part, const char *ext, char *buf, size_t len)
 {
 	const iogp_panel *e = iogp_panel_get(id);
 	const char *stem = e ? e->stem : "dashboard";
+	/* a histogram's CSV names its unit: size-read.bytes.csv, latency-write.ns.csv */
+	const char *unit = e && e->data == IOGP_DATA_HIST && e->metrics[0] && !strcmp(ext, "csv") ?
+	                   metric_unit(e->metrics[0]) : NULL;
+	char x[48];
+	snprintf(x, sizeof(x), "%s%s%s", unit ? unit : "", unit ? "." : "", ext);
 	int n;
 	if (e && part && part[0] && e->metrics[0] && e->metrics[1])
-		n = snprintf(buf, len, "%s-%s.%s", stem, part, ext);
+		n = snprintf(buf, len, "%s-%s.%s", stem, part, x);
 	else
-		n = snprintf(buf, len, "%s.%s", stem, ext);
+		n = snprintf(buf, len, "%s.%s", stem, x);
 	return n < 0 ? 0 : (size_t)n;
 }

@@ -42,9 +42,9 @@ START_TEST(lookups)
 	                 "dashboard");
 	/* snapshot and export file names */
 	iogp_panel_file(IOGP_PANEL_SIZE, "read", "csv", b, sizeof(b));
-	ck_assert_str_eq(b, "size-read.csv");
+	ck_assert_str_eq(b, "size-read.bytes.csv");
 	iogp_panel_file(IOGP_PANEL_QD, "", "csv", b, sizeof(b));
-	ck_assert_str_eq(b, "queue_depth.csv");
+	ck_assert_str_eq(b, "queue_depth.requests.csv");
 	iogp_panel_file(IOGP_PANEL_QD, "read", "png", b, sizeof(b));
 	ck_assert_str_eq(b, "queue_depth.png");
 	iogp_panel_file(IOGP_PANEL_RATES, "write", "csv", b, sizeof(b));

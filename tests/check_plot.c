@@ -585,11 +585,11 @@ START_TEST(test_csv)
 	snprintf(out, sizeof(out), "%s/csv", dir);
 	int n = iogplot_export_csv(out, &f, -1, names, sizeof(names), err, sizeof(err));
 	ck_assert_msg(n >= 9, "%d: %s", n, err);
-	ck_assert_ptr_nonnull(strstr(names, "queue_depth.csv"));
+	ck_assert_ptr_nonnull(strstr(names, "queue_depth.requests.csv"));
 	static const char *const pairs[][2] = {
-		{ "queue_depth.csv", "posix.queue_depth.all.csv" },
-		{ "size-read.csv", "posix.read.size.all.csv" },
-		{ "latency-write.csv", "posix.write.latency.all.csv" },
+		{ "queue_depth.requests.csv", "posix.queue_depth.all.csv" },
+		{ "size-read.bytes.csv", "posix.read.size.all.csv" },
+		{ "latency-write.ns.csv", "posix.write.latency.all.csv" },
 	};
 	for (int i = 0; i < 3; i++) {
 		size_t la, lb;
@@ -983,8 +983,8 @@ START_TEST(test_common_sizes_recorded)
 	char cdir[700], names[512];
 	snprintf(cdir, sizeof(cdir), "%s/dd-csv", dir);
 	ck_assert_int_gt(iogplot_export_csv(cdir, &f, IOGPLOT_SIZE, names, sizeof(names), err, sizeof(err)), 0);
-	ck_assert_msg(strstr(names, "size-common-write.csv") && strstr(names, "size-common-read.csv"), "%s", names);
-	char *csv = tu_load(tu_fmt("%s/size-common-write.csv", cdir), NULL);
+	ck_assert_msg(strstr(names, "size-common-write.bytes.csv") && strstr(names, "size-common-read.bytes.csv"), "%s", names);
+	char *csv = tu_load(tu_fmt("%s/size-common-write.bytes.csv", cdir), NULL);
 	ck_assert_msg(!strncmp(csv, "size,count,pct_requests,pct_bytes\n4096,3000,80.972,", 51), "%s", csv);
 	free(csv);
 	/* headless, by count and by bytes: the plot differs */

@@ -309,7 +309,7 @@ START_TEST(test_replay_160x48_rows)
 	const char *m = strstr(screen, "snapshot ./");
 	char snapdir[256];
 	ck_assert(sscanf(m, "snapshot ./%255[^/]", snapdir) == 1);
-	CHECK(strstr(screen, "size-read.csv"), "file names not shown");
+	CHECK(strstr(screen, "size-read.bytes.csv"), "file names not shown");
 	/* with iogram-view's plot library: a PNG of the zoomed panel */
 	CHECK(strstr(screen, "size.png") || strstr(screen, "PNG: not built"), "PNG not mentioned");
 	if (strstr(screen, "size.png")) {
@@ -319,8 +319,8 @@ START_TEST(test_replay_160x48_rows)
 		      "size.png is not a PNG");
 		fclose(pf);
 	}
-	FILE *f = fopen(tu_fmt("%s/%s/size-read.csv", dir, snapdir), "r");
-	CHECK(f != NULL, "no %s/size-read.csv", snapdir);
+	FILE *f = fopen(tu_fmt("%s/%s/size-read.bytes.csv", dir, snapdir), "r");
+	CHECK(f != NULL, "no %s/size-read.bytes.csv", snapdir);
 	char got[65536];
 	size_t n = fread(got, 1, sizeof(got) - 1, f);
 	got[n] = '\0';
@@ -628,11 +628,11 @@ START_TEST(test_common_sizes)
 	      "by bytes: 1M row %d eighths, 4K %d", bars[row[2]], full);
 	/* x writes the table too */
 	keys("x");
-	EXPECT("size-common-write.csv", 3);
+	EXPECT("size-common-write.bytes.csv", 3);
 	const char *m = strstr(screen, "snapshot ./");
 	char snapdir[256] = "";
 	CHECK(m && sscanf(m, "snapshot ./%255[^/]", snapdir) == 1, "no snapshot directory");
-	const char *csv = tu_slurp(tu_fmt("%s/%s/size-common-write.csv", dir, snapdir));
+	const char *csv = tu_slurp(tu_fmt("%s/%s/size-common-write.bytes.csv", dir, snapdir));
 	CHECK(!strncmp(csv, "size,count,pct_requests,pct_bytes\n4096,3000,", 44) &&
 	      strstr(csv, tu_fmt("10240,700,%.3f,%.3f\n", 70000.0 / 3705, 100 * 7168000.0 / bytes)), "csv: %s", csv);
 	keys("v");
@@ -902,7 +902,7 @@ START_TEST(test_keys)
 	/* x writes the visible panels */
 	keys("x");
 	EXPECT("snapshot ./iogram-snap-", 2);
-	EXPECT("latency-read.csv", 1);
+	EXPECT("latency-read.ns.csv", 1);
 	EXPECT("rates-write.csv", 1);
 	keys("q");
 	EXPECT("IOGTOP-EXIT=0", 5);

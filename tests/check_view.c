@@ -389,7 +389,7 @@ START_TEST(test_replay_window)
 	free(b);
 	snprintf(path, sizeof(path), "%s/out/tables.csv", dir);
 	export_via_dialog(d, w, path);
-	snprintf(path, sizeof(path), "%s/out/tables/queue_depth.csv", dir);
+	snprintf(path, sizeof(path), "%s/out/tables/queue_depth.requests.csv", dir);
 	ck_assert_msg(tu_wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
 	b = tu_load(path, &n);
 	ck_assert(!strncmp(b, "lower_bound,upper_bound,count\n", 30));
