@@ -108,27 +108,17 @@ static uint64_t series_step_ns(const iogp_series *s)
 
 static src_map *src_get(series_ctx *c, uint64_t id)
 {
-	long i = iogp__idmap_get(&c->srcidx, id);
-	if (i >= 0)
-		return &c->src[i];
-	if (c->nsrc >= SERIES_MAX_SOURCES) {
+	int fresh, full;
+	void *arr = c->src;
+	src_map *e = iogp__idmap_slot(&c->srcidx, id, &arr, &c->nsrc, &c->srccap, sizeof(*e),
+	                              SERIES_MAX_SOURCES, &fresh, &full);
+	c->src = arr;
+	if (full)
 		c->limit_sources = 1;
-		return NULL;
+	if (e && fresh) {
+		e->source = id;
+		e->scheme = -1;
 	}
-	if (c->nsrc == c->srccap) {
-		size_t cap = c->srccap ? c->srccap * 2 : 64;
-		src_map *n = realloc(c->src, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		c->src = n;
-		c->srccap = cap;
-	}
-	if (iogp__idmap_put(&c->srcidx, id, (uint32_t)c->nsrc) < 0)
-		return NULL;
-	src_map *e = &c->src[c->nsrc++];
-	memset(e, 0, sizeof(*e));
-	e->source = id;
-	e->scheme = -1;
 	return e;
 }
 

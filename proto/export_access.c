@@ -102,24 +102,13 @@ typedef struct acc_ctx {
 
 static acc_src *acc_get(acc_ctx *c, uint64_t id)
 {
-	long i = iogp__idmap_get(&c->idx, id);
-	if (i >= 0)
-		return &c->src[i];
-	if (c->nsrc >= SERIES_MAX_SOURCES)
-		return NULL;
-	if (c->nsrc == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		acc_src *n = realloc(c->src, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		c->src = n;
-		c->cap = cap;
-	}
-	if (iogp__idmap_put(&c->idx, id, (uint32_t)c->nsrc) < 0)
-		return NULL;
-	acc_src *a = &c->src[c->nsrc++];
-	memset(a, 0, sizeof(*a));
-	a->id = id;
+	int fresh, full;
+	void *arr = c->src;
+	acc_src *a = iogp__idmap_slot(&c->idx, id, &arr, &c->nsrc, &c->cap, sizeof(*a),
+	                              SERIES_MAX_SOURCES, &fresh, &full);
+	c->src = arr;
+	if (a && fresh)
+		a->id = id;
 	return a;
 }
 

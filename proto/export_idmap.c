@@ -103,3 +103,31 @@ long iogp__name_get(const idmap *m, char *const *names, const char *name, uint64
 	}
 }
 
+
+void *iogp__idmap_slot(idmap *m, uint64_t key, void **arr, size_t *n, size_t *cap, size_t elem,
+                       size_t max, int *fresh, int *full)
+{
+	long i = iogp__idmap_get(m, key);
+
+	*fresh = *full = 0;
+	if (i >= 0)
+		return (char *)*arr + (size_t)i * elem;
+	if (*n >= max) {
+		*full = 1;
+		return NULL;
+	}
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void *p = realloc(*arr, c * elem);
+		if (!p)
+			return NULL;
+		*arr = p;
+		*cap = c;
+	}
+	if (iogp__idmap_put(m, key, (uint32_t)*n) < 0)
+		return NULL;
+	char *e = (char *)*arr + (*n)++ * elem;
+	memset(e, 0, elem);
+	*fresh = 1;
+	return e;
+}

@@ -24,6 +24,12 @@ int iogp__idmap_put(idmap *m, uint64_t key, uint32_t idx);
 /* The index of name (hash h) among names, through m; -1 when absent. */
 long iogp__name_get(const idmap *m, char *const *names, const char *name, uint64_t h);
 
+/* The element of *arr (elem bytes each, *n of *cap) that key maps to in m;
+ * a new key gets a zeroed element appended (*fresh = 1). NULL when out of
+ * memory or when max elements are already held (*full = 1 then). */
+void *iogp__idmap_slot(idmap *m, uint64_t key, void **arr, size_t *n, size_t *cap, size_t elem,
+                       size_t max, int *fresh, int *full);
+
 /* The most sources a series or access export follows. */
 #define SERIES_MAX_SOURCES 1000000
 

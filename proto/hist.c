@@ -541,7 +541,7 @@ int iogp_hist_copy(iogp_hist *dst, const iogp_hist *src)
 }
 
 /* First position whose idx >= idx. */
-static size_t hist_find(const iogp_hist *h, uint64_t idx)
+size_t hist__find(const iogp_hist *h, uint64_t idx)
 {
 	size_t lo = 0, hi = h->n;
 
@@ -564,7 +564,7 @@ int iogp_hist_add_bin(iogp_hist *h, uint64_t idx, uint64_t count)
 		return IOGP_EINVAL;
 	if (count == 0)
 		return 0;
-	pos = hist_find(h, idx);
+	pos = hist__find(h, idx);
 	if (pos < h->n && h->bins[pos].idx == idx) {
 		h->bins[pos].count = sat_add(h->bins[pos].count, count);
 	} else {
@@ -776,7 +776,7 @@ int iogp_hist_diff(iogp_hist *out, const iogp_hist *a, const iogp_hist *b)
 
 uint64_t iogp_hist_count_at(const iogp_hist *h, uint64_t idx)
 {
-	size_t pos = hist_find(h, idx);
+	size_t pos = hist__find(h, idx);
 
 	return pos < h->n && h->bins[pos].idx == idx ? h->bins[pos].count : 0;
 }

@@ -271,18 +271,9 @@ static int size_of(const iogp_hist *h, size_t i, uint64_t v, uint64_t *value)
 
 static size_t bin_of(const iogp_hist *h, uint64_t v)
 {
-	uint64_t idx = iogp_bins_index(&h->scheme, v);
-	size_t lo = 0, hi = h->n;
+	size_t p = hist__find(h, iogp_bins_index(&h->scheme, v));
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->bins[mid].idx < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < h->n ? lo : h->n - 1;
+	return p < h->n ? p : h->n - 1;
 }
 
 int iogp_hist_quantile_size(const iogp_hist *h, double q, uint64_t *value)

@@ -141,6 +141,12 @@ static void source_name(const iogp_model *m, size_t i, char *buf, size_t len)
 		snprintf(buf, len, "pid %" PRId64 " (%s)", si.pid, si.node);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -202,15 +208,7 @@ static void files_rules(const iogp_model *m, const iogp_sel *sel, struct out *o)
 	}
 	if (sizes && nfiles + beyond >= SMALL_FILES_MIN && nfiles > 0) {
 		/* the median file by bytes moved */
-		for (size_t i = 1; i < nfiles; i++) {
-			uint64_t v = sizes[i];
-			size_t k = i;
-			while (k > 0 && sizes[k - 1] > v) {
-				sizes[k] = sizes[k - 1];
-				k--;
-			}
-			sizes[k] = v;
-		}
+		qsort(sizes, nfiles, sizeof *sizes, cmp_u64);
 		uint64_t med = sizes[nfiles / 2];
 		if (med < SMALL_SIZE) {
 			char s[32];

@@ -95,7 +95,6 @@ const char *iogp_spatiality_name(int spatiality)
 struct pq {
 	const iogp_model *m;
 	const char **path;      /* per unit */
-	uint32_t *group;        /* per unit: its step-2 phase */
 };
 
 static const char *unit_path(const iogp_model *m, const struct punit *u)
@@ -181,7 +180,7 @@ int iogp_model_phases(const iogp_model *m, const iogp_phase_opts *o, iogp_phase 
 		path[i] = unit_path(m, &m->units[i]);
 		idx[nu++] = i;
 	}
-	struct pq q = { m, path, NULL };
+	struct pq q = { m, path };
 	qsort_r(idx, nu, sizeof *idx, by_file, &q);
 
 	/* step 2: one phase per file, layer and direction while runs overlap or
