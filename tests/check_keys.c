@@ -68,8 +68,7 @@ END_TEST
 START_TEST(view_help)
 {
 	const char *view = getenv("IOGRAM_VIEW");
-	if (!view)
-		return;   /* a build without the plot library */
+	ck_assert_msg(view && *view, "IOGRAM_VIEW not set (the case is registered only with it)");
 	int st;
 	char *t = run_out((char *[]){ (char *)view, "--help", NULL }, 0, &st);
 	ck_assert_int_eq(st, 0);
@@ -240,11 +239,15 @@ END_TEST
 
 int main(void)
 {
-	const tu_case cases[] = {
+	/* iogram-view's case only in a build that has it (meson sets IOGRAM_VIEW
+	 * then): never a silent pass */
+	const char *view = getenv("IOGRAM_VIEW");
+	const tu_case all[] = {
 		{ "top_help", top_help },
-		{ "view_help", view_help },
 		{ "man_pages", man_pages },
 		{ "ssh_without_tty", ssh_without_tty },
+		{ "view_help", view_help },
 	};
-	return tu_run_suite("keys", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 60);
+	size_t n = sizeof(all) / sizeof(all[0]) - !(view && *view);
+	return tu_run_suite("keys", all, n, NULL, NULL, 60);
 }
