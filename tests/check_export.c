@@ -665,7 +665,7 @@ START_TEST(test_series_many_sources)
 	double t0 = tu_now();
 	iogp_series s;
 	ck_assert_int_eq(iogp_series_from_file(&s, path, "c.bytes", 1.0, err, sizeof(err)), 0);
-	ck_assert_msg(tu_now() - t0 < 10, "took %.1f s", tu_now() - t0);
+	ck_assert_msg(tu_now() - t0 < 60, "took %.1f s", tu_now() - t0);
 	ck_assert_uint_eq(s.nnodes, 300);
 	ck_assert_uint_eq(s.intervals, 15000);
 	for (size_t n = 0; n < 300; n++) {
@@ -700,7 +700,7 @@ START_TEST(test_series_limits)
 	ck_assert_int_eq(iogp_series_from_file(&s, path, "c.bytes", 1.0, err, sizeof(err)), IOGP_ELIMIT);
 	ck_assert_ptr_nonnull(strstr(err, "larger --step"));
 	ck_assert_ptr_null(s.nodes);
-	ck_assert(tu_now() - t0 < 5);
+	ck_assert(tu_now() - t0 < 30);
 	/* a day per bin is fine */
 	ck_assert_int_eq(iogp_series_from_file(&s, path, "c.bytes", 86400, err, sizeof(err)), 0);
 	ck_assert_uint_ge(s.nbins, 3 * 365);
@@ -720,7 +720,7 @@ START_TEST(test_series_limits)
 	t0 = tu_now();
 	ck_assert_int_eq(iogp_series_from_file(&s, path, "c.bytes", 1.0, err, sizeof(err)), IOGP_ELIMIT);
 	ck_assert_ptr_nonnull(strstr(err, "2000 nodes"));
-	ck_assert(tu_now() - t0 < 5);
+	ck_assert(tu_now() - t0 < 30);
 	ck_assert_int_eq(iogp_series_from_file(&s, path, "c.bytes", 10.0, err, sizeof(err)), 0);
 	ck_assert_uint_eq(s.nnodes, 2000);
 	iogp_series_free(&s);
