@@ -13,6 +13,7 @@
 #include "iogp_insights.h"
 #include "iogp_node_table.h"
 #include "iogp_panels.h"
+#include "iogp_probe_view.h"
 #include "iogp_units.h"
 
 /* ---- style ---------------------------------------------------------------
@@ -46,6 +47,7 @@ enum iogplot_panel_id {
 	IOGPLOT_NODES = IOGP_PANEL_NODES,
 	IOGPLOT_PHASES = IOGP_PANEL_PHASES,
 	IOGPLOT_INSIGHTS = IOGP_PANEL_INSIGHTS,
+	IOGPLOT_PROBE = IOGP_PANEL_PROBE,
 	IOGPLOT_NPANELS = IOGP_PANEL_N
 };
 
@@ -139,6 +141,13 @@ typedef struct iogplot_frame {
 	iogp_node_table nodes;
 	iogplot_series lat_heat;
 	uint64_t selected_source;/* the selected source's row is marked, 0: none */
+	/* slowdown probes (iogp_probe_view.h), their strings copied: every
+	 * probe, the one drawn (the selected node's, else the worst now) and
+	 * that one's reports, oldest first; NULL / 0 when there are none */
+	iogp_probe_set *probes;
+	char *probe_text;
+	iogp_probe_point *probe_hist;
+	size_t nprobe_hist;
 } iogplot_frame;
 
 void iogplot_frame_init(iogplot_frame *f);
@@ -250,7 +259,8 @@ int iogplot_export(const char *path, const iogplot_style *st, const iogplot_fram
  * named as iogram-top's snapshot: size-read.csv, size-write.csv,
  * queue_depth.csv, latency-{read,write,meta}.csv (lower_bound,upper_bound,count),
  * rates-{read,write}.csv (iogram export's series), access.csv (time,op,
- * offset,size of the busiest file). names gets the file names written.
+ * offset,size of the busiest file), slowdown.csv (iogp_probe_panel_csv).
+ * names gets the file names written.
  * Returns the number of files or an error (err says which file failed). */
 int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char *names,
                        size_t nlen, char *err, size_t errlen);

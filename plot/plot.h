@@ -47,7 +47,7 @@ typedef struct pl_layout {
 	int nsub;
 	pl_sub sub[PL_MAXSUB];
 	int empty;
-	char empty_msg[64];
+	char empty_msg[192];  /* a line, then lines of advice after '\n' */
 	int has_cbar;
 	iogplot_rect cbar;
 	/* the size panel's common sizes (plot_sizes.c): where, and the lines
@@ -95,6 +95,11 @@ extern const pl_panel_ops pl_phases_ops, pl_insights_ops;   /* plot_phases.c, pl
  * and their release (plot_phases.c). */
 int pl_frame_phases(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel);
 void pl_frame_phases_free(iogplot_frame *f);
+/* The slowdown panel (plot_probe.c): the frame's copy of the probes (the
+ * drawn one chosen by sel's node) and its release. */
+extern const pl_panel_ops pl_probe_ops;
+int pl_frame_probes(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel);
+void pl_frame_probes_free(iogplot_frame *f);
 /* The finding of the insights panel at (x, y), or -1 (plot_insights.c). */
 int pl_insight_at(const pl_layout *l, const iogplot_frame *f, double x, double y);
 

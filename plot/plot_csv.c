@@ -1,7 +1,7 @@
 /* plot_csv.c - what a panel shows as CSV files in a directory, named and
  * shaped as iogram-top's snapshot: histograms as lower_bound,upper_bound,count,
  * the common request sizes, rates as iogram export's series, access samples
- * of the busiest file. */
+ * of the busiest file, the slowdown probes' factors now. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -121,6 +121,17 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 			FILE *o = iogp_export_open(dir, name, names, nlen);
 			if (!o || (ph ? iogp_phases_write_csv(o, f->phases, f->nphases)
 			              : iogp_insights_write_text(o, f->insights, f->ninsights)) < 0) {
+				snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
+				fail = 1;
+			}
+			if (o && iogp_export_close(o) < 0)
+				fail = 1;
+			files++;
+		} else if (e->data == IOGP_DATA_PROBE && f->probes) {
+			/* every probe's factors now (iogp_probe_view.h), as iogram-top's */
+			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
+			FILE *o = iogp_export_open(dir, name, names, nlen);
+			if (!o || iogp_probe_panel_csv(o, f->probes) < 0) {
 				snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
 				fail = 1;
 			}

@@ -20,6 +20,7 @@ static const pl_panel_ops *const panel_ops[IOGPLOT_NPANELS] = {
 	[IOGPLOT_NODES] = &pl_nodes_ops,
 	[IOGPLOT_PHASES] = &pl_phases_ops,
 	[IOGPLOT_INSIGHTS] = &pl_insights_ops,
+	[IOGPLOT_PROBE] = &pl_probe_ops,
 };
 
 static const pl_panel_ops *ops_of(int panel)
@@ -88,10 +89,20 @@ static void draw_static(cairo_t *cr, const pl_layout *l, const iogplot_style *st
 	pl_rgba(cr, st->panel, 1);
 	draw_rounded(cr, 0, 0, l->w, l->h, 6);
 	cairo_fill(cr);
-	if (l->empty) {
-		pl_font(cr, st, 1.0, 0);
-		pl_rgba(cr, st->dim, 1);
-		pl_text(cr, l->w / 2, l->h / 2 + fs * 0.6, 0.5, 0.5, l->empty_msg);
+	if (l->empty) {   /* the message, and under it its advice */
+		const char *m = l->empty_msg;
+		double y = l->h / 2 + fs * 0.6;
+		for (const char *c = m; (c = strchr(c, '\n')); c++)
+			y -= fs * 0.75;
+		for (int i = 0; *m; i++, y += fs * 1.5) {
+			size_t n = strcspn(m, "\n");
+			char line[sizeof(l->empty_msg)];
+			snprintf(line, sizeof(line), "%.*s", (int)n, m);
+			pl_font(cr, st, i ? 0.85 : 1.0, 0);
+			pl_rgba(cr, i ? st->fg : st->dim, 1);
+			pl_text(cr, l->w / 2, y, 0.5, 0.5, line);
+			m += n + (m[n] == '\n');
+		}
 		return;
 	}
 	pl_font(cr, st, 0.85, 0);

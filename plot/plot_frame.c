@@ -49,6 +49,7 @@ void iogplot_frame_free(iogplot_frame *f)
 	iogp_node_table_free(&f->nodes);
 	iogplot_series_free(&f->lat_heat);
 	pl_frame_phases_free(f);
+	pl_frame_probes_free(f);
 }
 
 static int in_sel(const iogp_source_info *si, const iogp_sel *sel)
@@ -105,7 +106,9 @@ int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_s
 		f->nnodes = f->nsources ? 1 : 0;
 	}
 	f->t_first = first;
-	return pl_frame_phases(f, m, sel);
+	if ((rc = pl_frame_phases(f, m, sel)) < 0)
+		return rc;
+	return pl_frame_probes(f, m, sel);   /* plot_probe.c */
 }
 
 int iogplot_frame_hist_since(iogplot_frame *f, const iogplot_frame *base)

@@ -19,7 +19,7 @@ const iogp_action iogp_actions[] = {
 	{ IOGP_ACT_FOCUS, "S-Tab", "focus previous panel", 0, TUI, { { "S-Tab", -1 } } },
 	{ IOGP_ACT_PANEL, NULL, "zoom panel N (again: back)", 0, ALL,
 	  { { "1", PK }, { "2", PK }, { "3", PK }, { "4", PK }, { "5", PK }, { "6", PK }, { "7", PK },
-	    { "8", PK }, { "9", PK } } },
+	    { "8", PK }, { "9", PK }, { "0", PK } } },
 	{ IOGP_ACT_ZOOM, "z Enter", "zoom focused panel / back", 0, ALL, { { "z", 0 }, { "Enter", 0 } } },
 	{ IOGP_ACT_ESCAPE, "Esc", "close help / unzoom", 0, ALL, { { "Esc", 0 } } },
 	{ IOGP_ACT_NODE, "n N", "next / previous node", 0, ALL, { { "n", 1 }, { "N", -1 } } },
@@ -50,7 +50,7 @@ const iogp_action iogp_actions[] = {
 	{ IOGP_ACT_SPEED, "+ =", "faster (speed x 2)", 1, ALL, { { "+", 1 }, { "=", 1 }, { "KP_Add", 1 } } },
 	{ IOGP_ACT_JUMP, "Home g", "jump to start", 1, ALL, { { "Home", 0 }, { "g", 0 } } },
 	{ IOGP_ACT_JUMP, "End G", "jump to end", 1, ALL, { { "End", 1 }, { "G", 1 } } },
-	{ IOGP_ACT_FOLLOW, "0", "time axes follow again", 0, GTK, { { "0", 0 } } },
+	{ IOGP_ACT_FOLLOW, "c", "time axes follow again", 0, GTK, { { "c", 0 } } },   /* 0: the slowdown panel */
 	{ IOGP_ACT_RECORD, "R", "start / stop recording", 0, ALL, { { "R", 0 } } },
 	{ IOGP_ACT_SNAPSHOT, "x", "snapshot: CSV and PNG", 0, ALL, { { "x", 0 } },
 	  "export the panel under the pointer" },

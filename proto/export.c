@@ -51,6 +51,7 @@ int iogp_load_file(const char *path, iogp_model *m, iogp_load_stats *st,
 #define SERIES_MAX_SCHEMES 64
 #define Q_HORIZON_NS (600ull * 1000000000ull)
 #define Q_BUDGET (256u << 20)
+#define GAUGE_HOLD_NS (86400ull * 1000000000ull)   /* a silent source's gauge holds at most a day */
 
 typedef struct src_map {
 	uint64_t source;
@@ -61,6 +62,10 @@ typedef struct src_map {
 	int scheme;           /* quantiles: index into ctx schemes, -1 unknown */
 	size_t node;          /* index into s->nodes */
 	int has_node;
+	/* gauges: sources send a value when it changes; it holds until then */
+	int has_held;
+	double held;
+	uint64_t held_end;    /* wall end of the last DELTA the value covered */
 } src_map;
 
 /* The merged deltas of one node in one bin (sparse bins and exact values). */
@@ -308,6 +313,29 @@ static int spread(iogp_series *s, size_t node, uint64_t a, uint64_t b, double am
 	if (last + 1 > s->nbins)
 		s->nbins = (size_t)last + 1;
 	return 0;
+}
+
+/* A gauge over the DELTA [a, b) of source e: the value it carries (found),
+ * else the one it holds, also over the time since its last DELTA (agents
+ * send a gauge only when it changes, and nothing when nothing changed). A
+ * bin's value is the time-weighted mean of what held in it; the first value
+ * fills its bin and the last lasts to the end of the source's bin. */
+static int gauge_held(iogp_series *s, src_map *e, uint64_t a, uint64_t b, int found, double v)
+{
+	int rc = 0;
+	if (e->has_held && e->held_end < a && a - e->held_end <= GAUGE_HOLD_NS)
+		rc = spread(s, e->node, e->held_end, a, e->held, 1);
+	else if (!e->has_held && found && a >= s->origin_ns)
+		a -= (a - s->origin_ns) % series_step_ns(s);   /* the first value fills its bin */
+	if (found) {
+		e->held = v;
+		e->has_held = 1;
+	}
+	if (rc == 0 && e->has_held)
+		rc = spread(s, e->node, a, b, e->held, 1);
+	if (b > e->held_end)
+		e->held_end = b;
+	return rc;
 }
 
 /* ---- quantiles: deltas merged per node and end bin ---- */
@@ -643,6 +671,17 @@ static int series_msg(series_ctx *c, const iogp_msg *msg)
 			e->last_seq = msg->seq;
 		e->has_seq = 1;
 	}
+	/* a source's last word (its final SNAPSHOT or BYE): its gauge held until then, to the
+	 * end of that bin */
+	if (msg->kind != IOGP_DELTA && s->kind == IOGP_GAUGE && e->has_held && msg->wall_ns > e->held_end &&
+	    msg->wall_ns - e->held_end <= GAUGE_HOLD_NS) {
+		uint64_t step_ns = series_step_ns(s), end = msg->wall_ns;
+		if (end > s->origin_ns && (end - s->origin_ns) % step_ns)
+			end += step_ns - (end - s->origin_ns) % step_ns;
+		int rc = spread(s, e->node, e->held_end, end, e->held, 1);
+		e->held_end = end;
+		return rc;
+	}
 	if (msg->kind != IOGP_DELTA || !e->has_metric || !e->has_node || msg->t1_ns < msg->t0_ns)
 		return 0;
 	double amount = 0;
@@ -692,10 +731,10 @@ static int series_msg(series_ctx *c, const iogp_msg *msg)
 			return rc;
 	}
 	s->intervals++;
+	if (s->kind == IOGP_GAUGE)
+		return gauge_held(s, e, a, b, found, amount);
 	/* counters/histograms with no increment still mark the interval covered */
-	if (!found && s->kind == IOGP_GAUGE)
-		return 0;
-	int rc = spread(s, e->node, a, b, amount, s->kind == IOGP_GAUGE);
+	int rc = spread(s, e->node, a, b, amount, 0);
 	if (rc < 0 || !c->quant || !hv)
 		return rc;
 	return q_add(c, e, msg, hv, (b - 1) / step_ns);
@@ -853,7 +892,7 @@ void iogp_series_free(iogp_series *s)
 
 /* ---- CSV ---- */
 
-void iogp__csv_field(FILE *out, const char *str)
+void iogp_csv_field(FILE *out, const char *str)
 {
 	if (!strpbrk(str, ",\"\n\r")) {
 		fputs(str, out);
@@ -911,7 +950,7 @@ static void col_name(FILE *out, const char *prefix, const char *suffix)
 	char name[IOGP_MAX_VALUE + 64];
 	snprintf(name, sizeof(name), "%s_%s", prefix, suffix);
 	fputc(',', out);
-	iogp__csv_field(out, name);
+	iogp_csv_field(out, name);
 }
 
 int iogp_series_write_csv(const iogp_series *s, FILE *out)
@@ -983,12 +1022,12 @@ int iogp_series_write_csv(const iogp_series *s, FILE *out)
 		}
 		if (cnt) {
 			fputc(',', out);
-			iogp__csv_field(out, s->nodes[imin]);
+			iogp_csv_field(out, s->nodes[imin]);
 			fmt_fixed(num, sizeof(num), s->v[imin][b]);
 			fprintf(out, ",%s", num);
 			fmt_fixed(num, sizeof(num), sum / (double)cnt);
 			fprintf(out, ",%s,", num);
-			iogp__csv_field(out, s->nodes[imax]);
+			iogp_csv_field(out, s->nodes[imax]);
 			fmt_fixed(num, sizeof(num), s->v[imax][b]);
 			fprintf(out, ",%s", num);
 			fmt_fixed(num, sizeof(num), sum);

@@ -25,7 +25,7 @@ static void access_time(FILE *out, uint64_t wall_ns)
 static int access_tail(FILE *out, const char *path, int op, uint64_t offset, uint64_t size)
 {
 	fputc(',', out);
-	iogp__csv_field(out, path ? path : "");
+	iogp_csv_field(out, path ? path : "");
 	return fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 "\n", op == IOGP_OP_WRITE ? "write" : "read",
 	               offset, size) < 0 ? IOGP_EIO : 0;
 }
@@ -191,7 +191,7 @@ static int acc_msg(acc_ctx *c, const iogp_msg *msg)
 		}
 		access_time(c->out, wall);
 		fputc(',', c->out);
-		iogp__csv_field(c->out, a->has_node ? a->node : "");
+		iogp_csv_field(c->out, a->has_node ? a->node : "");
 		fprintf(c->out, ",%016" PRIx64, a->id);
 		if ((rc = access_tail(c->out, f >= 0 ? a->paths[f] : unknown, (int)x->op, x->offset,
 		                      x->size)) < 0)

@@ -30,7 +30,7 @@ int iogp_phases_csv_row(FILE *out, const iogp_phase *p)
 	        p->layer < 3 ? layers[p->layer] : "?", p->ranks, rank, p->bytes, p->requests,
 	        p->requests ? p->bytes / p->requests : 0, p->max_req, (double)p->io_time_ns / 1e9,
 	        iogp_spatiality_name(p->spatiality), p->files, p->shared ? "shared" : "file-per-process");
-	iogp__csv_field(out, p->file ? p->file : "");
+	iogp_csv_field(out, p->file ? p->file : "");
 	fprintf(out, ",%d\n", p->open);
 	return ferror(out) ? IOGP_EIO : 0;
 }

@@ -6,9 +6,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* str as one CSV field (quoted when it holds a comma, quote or newline). */
-void iogp__csv_field(FILE *out, const char *str);
-
 /* export_idmap.c: source ids and node names in constant time. Open
  * addressing, linear probing; slots hold index + 1 (0 = empty). */
 typedef struct idmap {

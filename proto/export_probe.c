@@ -116,7 +116,7 @@ int iogp_probe_write_csv(const char *path, FILE *out, uint64_t *rows, char *err,
 				continue;
 			fprintf(out, "%s,%" PRIu64 ".%03u,", t, (uint64_t)(msg.wall_ns / 1000000000u),
 			        (unsigned)(msg.wall_ns % 1000000000u / 1000000u));
-			iogp__csv_field(out, p->node);
+			iogp_csv_field(out, p->node);
 			fprintf(out, ",%016" PRIx64 ",%s,%s,%" PRId64 ",%" PRId64 ",%.3f\n", p->id, p->op[o],
 			        p->stat[0] ? p->stat : "median", p->val[o][0], p->val[o][1],
 			        (double)p->val[o][2] / 1000.0);

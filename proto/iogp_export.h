@@ -137,6 +137,9 @@ IOGP_API int iogp_access_export_file(const char *path, const char *metric, const
  * rounded down). */
 IOGP_API void iogp_fmt_iso_ms(char *buf, size_t len, uint64_t wall_ns);
 
+/* str as one CSV field: quoted (quotes doubled) when it holds a comma, a
+ * quote or a line break. */
+IOGP_API void iogp_csv_field(FILE *out, const char *str);
 /* Make a metric name safe as a file name component. */
 IOGP_API void iogp_export_filename(char *dst, size_t len, const char *metric);
 

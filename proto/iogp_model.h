@@ -308,6 +308,39 @@ IOGP_API int iogp_spatiality(uint64_t ops, uint64_t consec, uint64_t seq, uint64
                              double threshold);
 IOGP_API const char *iogp_spatiality_name(int spatiality);  /* "consecutive", ... */
 
+/* Slowdown probes (live models): sources whose gauges are named
+ * probe.OP.{stat,expected,slowdown} (`iogram probe`: the statistic and the
+ * expected response time in ns, their ratio in thousandths). Each message
+ * that carries any of them is a report; the model keeps the newest 512
+ * reports of every operation's factor per probe (at most 1,024 probes,
+ * further ones refused and counted). */
+#define IOGP_PROBE_MAX_OPS 8
+#define IOGP_PROBE_OP_LEN 32
+typedef struct iogp_probe {
+	uint32_t src;                /* source index (iogp_model_probe_history) */
+	uint64_t id;
+	const char *node, *dir, *fs; /* labels; "" when absent (model memory) */
+	const char *statistic;       /* "median", "p90", ... */
+	const char *expected;        /* "median of 14400 s", "baseline FILE" */
+	iogp_source_state state;
+	uint64_t last_wall, reports; /* newest report's wall time, reports kept or not */
+	uint32_t nops;
+	const char *op[IOGP_PROBE_MAX_OPS];       /* "read", "write", "create", ... */
+	int64_t slowdown_milli[IOGP_PROBE_MAX_OPS];   /* -1: none yet */
+	int64_t stat_ns[IOGP_PROBE_MAX_OPS], expected_ns[IOGP_PROBE_MAX_OPS];   /* -1: none */
+} iogp_probe;
+/* The probes, by node name; fills at most max of out, returns how many
+ * there are. O(probes). */
+IOGP_API size_t iogp_model_probes(const iogp_model *m, iogp_probe *out, size_t max);
+typedef struct iogp_probe_point {
+	uint64_t wall_ns;
+	int32_t milli[IOGP_PROBE_MAX_OPS];   /* each op's factor from then on; -1 none */
+} iogp_probe_point;
+/* Probe src's reports from since_wall on (and the one before, whose values
+ * hold into the span), oldest first, at most the newest max. */
+IOGP_API size_t iogp_model_probe_history(const iogp_model *m, uint32_t src, uint64_t since_wall,
+                                         iogp_probe_point *out, size_t max);
+
 typedef struct iogp_model_stats {
 	uint64_t messages;      /* applied */
 	uint64_t bad_messages;  /* decode failures */
@@ -426,7 +459,8 @@ typedef struct iogp_model_live {
 	uint64_t window_evicted;   /* window slots emptied early for the memory cap */
 	uint64_t window_dropped;   /* histogram deltas (or bins >= 2^32) left out */
 	uint64_t window_saturated; /* slot counts clamped at 2^32 - 1 */
-	size_t live_bytes;         /* held by rate and window rings */
+	size_t live_bytes;         /* held by rate and window rings and probe reports */
+	uint64_t probes_refused;   /* probe sources beyond the cap (iogp_model_probes) */
 } iogp_model_live;
 /* O(sources). */
 IOGP_API void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);

@@ -372,6 +372,7 @@ static void source_free(struct source *s)
 	free(s->fr);
 	model__access_free(s);   /* the ring and the per-file samples */
 	free(s->rr);
+	free(s->probe);
 }
 
 void iogp_model_free(iogp_model *m)

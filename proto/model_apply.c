@@ -537,6 +537,8 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 	}
 	for (uint32_t i = 0; i < msg->ngauges; i++)
 		s->slots[model__slot_by_id(s, msg->gauges[i].id)].gauge = msg->gauges[i].value;
+	if (msg->ngauges && m->opts.live)
+		model__probes_note(m, s, msg);
 	for (uint32_t i = 0; i < msg->nhists; i++) {
 		const iogp_hist_val *h = &msg->hists[i];
 		struct slot *sl = &s->slots[model__slot_by_id(s, h->id)];

@@ -104,6 +104,7 @@ struct source {
 	uint32_t nhist;        /* linked histogram metrics: each gets 1/nhist of the budget */
 	uint32_t win_bytes;    /* held by its window rings */
 	struct rring *rr;
+	struct pstore *probe;  /* probe reports (model_probes.c), NULL unless a probe */
 };
 
 struct node {
@@ -140,6 +141,9 @@ struct gmetric {
 /* Window rings hold a histogram's exact values as entries past its bins:
  * index MODEL_WIN_EXACT + value (values below 2^31, schemes with fewer bins). */
 #define MODEL_WIN_EXACT 0x80000000u
+
+#define MODEL_PROBE_RING 512u      /* reports kept per probe */
+#define MODEL_MAX_PROBES 1024u
 
 struct scheme {
 	iogp_bins b;
@@ -194,6 +198,10 @@ struct iogp_model {
 	struct punit *units;
 	uint32_t nunits, units_cap;
 	uint64_t units_dropped;
+
+	/* slowdown probes (model_probes.c) */
+	uint32_t nprobes;
+	uint32_t probe_src[MODEL_MAX_PROBES];   /* their source indices, in arrival order */
 };
 
 typedef void (*visit_fn)(void *ctx, const iogp_model *m, const struct slot *sl);
@@ -245,6 +253,9 @@ size_t model__files_snapshot(const struct source *s, iogp_filerec *out);
 void model__phases_note(iogp_model *m, struct source *s, uint32_t si, const iogp_msg *msg);
 uint64_t model__clock(const iogp_model *m);
 
+
+/* model_probes.c: a message's probe gauges (live); source_free frees s->probe */
+void model__probes_note(iogp_model *m, struct source *s, const iogp_msg *msg);
 
 /* model.c: hashing, index maps, arrays */
 uint32_t model__hash_u64(uint64_t x);

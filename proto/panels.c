@@ -39,6 +39,10 @@ static const iogp_panel catalog[IOGP_PANEL_N] = {
 	{ IOGP_PANEL_INSIGHTS, "insights", { "findings" }, "Insights", "insights",
 	  "What stands out, with its numbers; a finding leads to the panel that shows it",
 	  "insights", '9', IOGP_DATA_INSIGHTS, { NULL }, 0, IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_PROBE, "slowdown", { "probe", "probes" }, "Slowdown", "slowdown",
+	  "The file system's slowdown as iogram probe feels it: each operation's response time "
+	  "against its expected one, over time and per node", "slowdown", '0', IOGP_DATA_PROBE,
+	  { NULL }, 1, IOGP_VIEWER_ALL },
 };
 
 const iogp_panel *iogp_panel_get(int id)

@@ -124,6 +124,53 @@ START_TEST(test_series_sum_equals_counted)
 }
 END_TEST
 
+/* Agents send a gauge only when it changes (and no DELTA when nothing
+ * changed): its value holds, over DELTAs without it, over the silence
+ * between DELTAs, and until the source's BYE. */
+START_TEST(test_series_gauge_holds)
+{
+	iogp_recorder *r;
+	char err[256];
+	ck_assert_int_eq(iogp_recorder_open(&r, path, NULL, err, sizeof(err)), 0);
+	hello(r, 7, "probe", T0);
+	iogp_gauge_val g = { 2, 1000 };
+	iogp_msg m = { .kind = IOGP_DELTA, .source = 7, .gauges = &g };
+	/* 1000 in [0,1) s; a DELTA without it in [1,2); silence in [2,5); 8000 in [5,6); BYE at 9.5 s */
+	static const struct { uint64_t t0, t1; int has; int64_t v; } d[] = {
+		{ 0, 1, 1, 1000 }, { 1, 2, 0, 0 }, { 5, 6, 1, 8000 },
+	};
+	for (int i = 0; i < 3; i++) {
+		m.seq = (uint64_t)i + 1;
+		m.t0_ns = 5 * SEC + d[i].t0 * SEC;
+		m.t1_ns = 5 * SEC + d[i].t1 * SEC;
+		m.wall_ns = T0 + d[i].t1 * SEC;
+		g.value = d[i].v;
+		m.ngauges = d[i].has ? 1 : 0;
+		ck_assert_int_ge(iogp_recorder_add_msg(r, &m, m.wall_ns + 1000), 0);
+	}
+	iogp_msg bye = { .kind = IOGP_BYE, .source = 7, .seq = 4, .wall_ns = T0 + 9 * SEC + SEC / 2 };
+	ck_assert_int_ge(iogp_recorder_add_msg(r, &bye, bye.wall_ns + 1000), 0);
+	ck_assert_int_eq(iogp_recorder_close(r), 0);
+	iogp_series s;
+	ck_assert_int_eq(iogp_series_from_file(&s, path, "g.level", 1.0, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s.origin_ns, T0);
+	ck_assert_uint_eq(s.nbins, 10);
+	static const double want[10] = { 1000, 1000, 1000, 1000, 1000, 8000, 8000, 8000, 8000, 8000 };
+	for (size_t b = 0; b < 10; b++) {
+		ck_assert_msg(s.covered[0][b], "bin %zu not covered", b);
+		ck_assert_msg(s.v[0][b] > want[b] - 1e-6 && s.v[0][b] < want[b] + 1e-6, "bin %zu: %.3f, want %.0f", b,
+		              s.v[0][b], want[b]);
+	}
+	iogp_series_free(&s);
+	/* half-second bins: the value changes exactly at 5 s */
+	ck_assert_int_eq(iogp_series_from_file(&s, path, "g.level", 0.5, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(s.v[0][9], 1000, 1e-6);
+	ck_assert_double_eq_tol(s.v[0][10], 8000, 1e-6);
+	ck_assert_uint_eq(s.nbins, 19);
+	iogp_series_free(&s);
+}
+END_TEST
+
 START_TEST(test_series_prepend_and_csv)
 {
 	/* The first DELTA in the file starts later than a second source's:
@@ -921,6 +968,7 @@ int main(void)
 {
 	const tu_case cases[] = {
 		{ "series_sum_equals_counted", test_series_sum_equals_counted },
+		{ "series_gauge_holds", test_series_gauge_holds },
 		{ "series_prepend_and_csv", test_series_prepend_and_csv },
 		{ "series_csv_truth", test_series_csv_truth },
 		{ "csv_hand_filled", test_csv_hand_filled },

@@ -38,8 +38,8 @@ START_TEST(lookups)
 	ck_assert_ptr_null(iogp_panel_get(-1));
 	char b[256];
 	iogp_panel_names(b, sizeof(b));
-	ck_assert_str_eq(b, "size, qd, latency, access, rates, heatmap, nodes, phases, insights, header, "
-	                 "dashboard");
+	ck_assert_str_eq(b, "size, qd, latency, access, rates, heatmap, nodes, phases, insights, slowdown, "
+	                 "header, dashboard");
 	/* snapshot and export file names */
 	iogp_panel_file(IOGP_PANEL_SIZE, "read", "csv", b, sizeof(b));
 	ck_assert_str_eq(b, "size-read.bytes.csv");
@@ -76,9 +76,10 @@ START_TEST(catalog)
 		for (int k = 0; k < IOGP_PANEL_MAX_ALIASES && a->aliases[k]; k++)
 			ck_assert_msg(iogp_panel_find(a->aliases[k]) == i, "alias %s of %s", a->aliases[k],
 			              a->name);
-		/* the status strip, nodes, phases and insights are built from more than one metric */
+		/* the status strip, nodes, phases, insights and probes are built from more than one metric */
 		ck_assert_msg(a->data == IOGP_DATA_STATUS || a->data == IOGP_DATA_NODES ||
-		              a->data == IOGP_DATA_PHASES || a->data == IOGP_DATA_INSIGHTS || a->metrics[0],
+		              a->data == IOGP_DATA_PHASES || a->data == IOGP_DATA_INSIGHTS ||
+		              a->data == IOGP_DATA_PROBE || a->metrics[0],
 		              "%s: no metric", a->name);
 		for (int k = 0; k < IOGP_PANEL_MAX_METRICS && a->metrics[k]; k++)
 			ck_assert_msg(!strncmp(a->metrics[k], "posix.", 6), "%s: metric %s", a->name,
@@ -148,8 +149,8 @@ START_TEST(actions)
 	char b[32];
 	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_TUI, b, sizeof(b)), "PgUp [");
 	a = iogp_action_find("1", IOGP_VIEWER_TUI, &arg);
-	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_TUI, b, sizeof(b)), "1-5,7-9");
-	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_GTK, b, sizeof(b)), "1-9");
+	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_TUI, b, sizeof(b)), "0-5,7-9");
+	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_GTK, b, sizeof(b)), "0-9");
 	a = iogp_action_find("C-e", IOGP_VIEWER_GTK, &arg);
 	ck_assert_str_eq(iogp_action_label(a, IOGP_VIEWER_GTK, b, sizeof(b)), "Ctrl+E");
 	/* help lines: each viewer's rows, in order */

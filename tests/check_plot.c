@@ -209,10 +209,11 @@ START_TEST(test_panels_drawn)
 	iogplot_rect rr[IOGPLOT_NPANELS];
 	iogplot_dashboard_layout(W, H, rr);
 	for (int p = 0; p < IOGPLOT_NPANELS; p++) {
-		/* synthetic recordings have no per-file records (phases) and no
-		 * findings: check_phases_view draws those from real jobs */
+		/* synthetic recordings have no per-file records (phases), no
+		 * findings and no probes: check_phases_view draws the first two
+		 * from real jobs, check_plot_probe the slowdown panel */
 		int data = iogp_panel_get(p)->data;
-		if (data == IOGP_DATA_PHASES || data == IOGP_DATA_INSIGHTS)
+		if (data == IOGP_DATA_PHASES || data == IOGP_DATA_INSIGHTS || data == IOGP_DATA_PROBE)
 			continue;
 		/* inside the panel, below its title, right of its y labels */
 		int x0 = (int)(rr[p].x + (p ? 70 : 4)), x1 = (int)(rr[p].x + rr[p].w - 20);

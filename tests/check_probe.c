@@ -185,7 +185,9 @@ START_TEST(strace_six_ops)
 	                 "--interval", "0.02", "--report", "1", "--count", "7", "--file-size", "4M",
 	                 "--pool", "5", "--endpoint", "none", "--quiet", NULL };
 	ck_assert_int_eq(tu_run(argv, NULL, 60), 0);
-	FILE *f = fopen(log, "r");
+	char *joined = tu_fmt("%s/strace.joined", dir);
+	ck_assert_int_eq(tu_strace_join(log, joined), 0);
+	FILE *f = fopen(joined, "r");
 	ck_assert_ptr_nonnull(f);
 	char line[8192];
 	int preads = 0, pwrites = 0, small_w = 0, small_r = 0, stats = 0, unlinks = 0, lines = 0;

@@ -11,6 +11,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -204,8 +205,10 @@ static int ink(const image *im, const iogplot_style *st, int x, int y)
 }
 
 /* The panels a synthetic recording fills: not the phases (no per-file
- * records) nor the findings (check_phases_view draws those from real jobs). */
-#define ALL_PANELS (((1u << IOGPLOT_NPANELS) - 1) & ~(1u << IOGPLOT_PHASES) & ~(1u << IOGPLOT_INSIGHTS))
+ * records) nor the findings (check_phases_view draws those from real jobs),
+ * nor the slowdown (no probes: test_slowdown_window). */
+#define ALL_PANELS (((1u << IOGPLOT_NPANELS) - 1) & ~(1u << IOGPLOT_PHASES) & ~(1u << IOGPLOT_INSIGHTS) & \
+                    ~(1u << IOGPLOT_PROBE))
 
 /* Panels of ALL_PANELS (by the dashboard layout at the area's size, offset
  * ox,oy in the image) that have ink in their plot area; bitmask. */
@@ -550,6 +553,68 @@ START_TEST(test_weight_key)
 }
 END_TEST
 
+/* Pixels in the warning colour in the top right of the area (the zoomed
+ * slowdown panel's factors now), from a real screenshot. */
+static long red_factors(const area *a, const char *save)
+{
+	image im;
+	image_from_root(&im, save);
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	int r = (int)lround(st.warn.r * 255), g = (int)lround(st.warn.g * 255), b = (int)lround(st.warn.b * 255);
+	long n = 0;
+	for (int y = a->ry + 8; y < a->ry + 300 && y < im.h; y++)
+		for (int x = a->rx + a->w - 200; x < a->rx + a->w - 8 && x < im.w; x++) {
+			uint32_t p = im.px[(size_t)y * (size_t)im.w + (size_t)x];
+			n += abs((int)(p >> 16 & 255) - r) + abs((int)(p >> 8 & 255) - g) + abs((int)(p & 255) - b) < 60;
+		}
+	free(im.px);
+	return n;
+}
+
+/* Key 0 zooms the slowdown panel of a job of three probes: the worst
+ * (nodeC, its write at 8x) drawn with its factor in large red type; n steps
+ * through the nodes, and only nodeC's probe has anything red; a selects
+ * everything again (the worst). */
+START_TEST(test_slowdown_window)
+{
+	char job[700];
+	snprintf(job, sizeof(job), "%s/probes.iogr", dir);
+	ck_assert_int_eq(tu_probe_job(dir, job), 0);
+	viewer v;
+	char *args[] = { "--replay", job, "--at", "-0", NULL };
+	start_view(&v, "slowdown", args);
+	ck_assert_msg(wait_log(&v, "screenshot written", 30), "no screenshot; log:\n%s", read_log(&v));
+	area a;
+	parse_area(&v, &a);
+	Display *d = XOpenDisplay(display);
+	ck_assert_ptr_nonnull(d);
+	Window w = wait_window(d, "iogram-view", 5);
+	ck_assert(w != 0);
+	focus(d, w);
+	long before = red_factors(&a, tu_fmt("%s/slowdown-dash.png", dir)), zoomed = 0;
+	key(d, XK_0, 0);
+	for (int i = 0; i < 40 && zoomed <= 150; i++) {   /* until it is drawn, at most 20 s */
+		tu_sleep_ms(500);
+		zoomed = red_factors(&a, tu_fmt("%s/slowdown-zoomed.png", dir));
+	}
+	ck_assert_msg(before == 0 && zoomed > 150, "red pixels: dashboard %ld, key 0 %ld", before, zoomed);
+	int red_nodes = 0;
+	for (int i = 0; i < 3; i++) {
+		key(d, XK_n, 0);
+		tu_sleep_ms(1000);
+		red_nodes += red_factors(&a, tu_fmt("%s/slowdown-node%d.png", dir, i)) > 150;
+	}
+	ck_assert_int_eq(red_nodes, 1);
+	key(d, XK_a, 0);
+	tu_sleep_ms(1000);
+	ck_assert_int_gt(red_factors(&a, tu_fmt("%s/slowdown-all.png", dir)), 150);
+	XCloseDisplay(d);
+	ck_assert_int_eq(waitpid(v.pid, NULL, WNOHANG), 0);
+	stop_view(&v);
+}
+END_TEST
+
 static int run_synth(void)
 {
 	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "6", "--sources-per-node", "2",
@@ -587,6 +652,7 @@ int main(void)
 	tcase_add_test(tc, test_errors_shown);
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_weight_key);
+	tcase_add_test(tc, test_slowdown_window);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
 	tu_xvfb_stop(xvfb);

@@ -610,3 +610,94 @@ uint64_t tu_info_counter(const char *iogram, const char *file, const char *metri
 		pclose(p);
 	return v;
 }
+
+int tu_fake_probes(const char *dir, const char *out, const tu_probe_spec *p, int n, int reports,
+                   int gap_ms)
+{
+	const char *fake = getenv("IOGRAM_FAKE_PROBE"), *iogram = getenv("IOGRAM_BIN");
+	pid_t pid[8];
+	char files[8][600], cmd[8192];
+	if (!fake || !iogram || n < 1 || n > 8)
+		return -1;
+	int u = snprintf(cmd, sizeof(cmd), "%s merge", iogram);
+	for (int i = 0; i < n; i++) {
+		snprintf(files[i], sizeof(files[i]), "%s/%s.iogr", dir, p[i].node);
+		char rep[16], gap[16];
+		snprintf(rep, sizeof(rep), "%d", reports);
+		snprintf(gap, sizeof(gap), "%d", gap_ms);
+		char *argv[16] = { (char *)fake, files[i], (char *)p[i].node, rep, gap };
+		int k = 5;
+		for (int j = 0; j < 9 && p[i].ops[j]; j++)
+			argv[k++] = (char *)p[i].ops[j];
+		argv[k] = NULL;
+		pid[i] = tu_spawn(argv, NULL, NULL, 0);
+		u += snprintf(cmd + u, sizeof(cmd) - (size_t)u, " %s", files[i]);
+	}
+	int bad = 0;
+	for (int i = 0; i < n; i++)
+		bad |= tu_wait(pid[i], 60) != 0;
+	snprintf(cmd + u, sizeof(cmd) - (size_t)u, " -o %s >/dev/null 2>&1", out);
+	return bad || tu_system(cmd) ? -1 : 0;
+}
+
+int tu_probe_job(const char *dir, const char *out)
+{
+	static const tu_probe_spec job[3] = {
+		{ "nodeA", { "read=1000", "write=1000", "create=1100", "stat=900", "smallread=1300",
+		             "delete=1200", NULL } },
+		{ "nodeB", { "read=1000", "write=1000", "create=1100", "stat=900", "smallread=1300",
+		             "delete=1200", NULL } },
+		{ "nodeC", { "read=1000", "write=1000@6-99:8000", "create=1100", "stat=900", "smallread=1300",
+		             "delete=1200", NULL } },
+	};
+	return tu_fake_probes(dir, out, job, 3, 12, 250);
+}
+
+int tu_strace_join(const char *in, const char *out)
+{
+	enum { MAXP = 64 };
+	struct {
+		long pid;
+		char *text;
+	} pend[MAXP];
+	int np = 0;
+	FILE *f = fopen(in, "r"), *o = f ? fopen(out, "w") : NULL;
+	if (!f || !o) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	static char line[65536];
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		long pid = strtol(line, &end, 10);
+		char *body = end != line && *end == ' ' ? end + 1 : line;
+		if (end == line)
+			pid = 0;
+		char *unf = strstr(body, " <unfinished ...>");
+		if (unf && np < MAXP) {
+			*unf = '\0';
+			pend[np].pid = pid;
+			pend[np++].text = strdup(line);
+			continue;
+		}
+		if (!strncmp(body, "<... ", 5) && strstr(body, " resumed>")) {
+			int k = 0;
+			while (k < np && pend[k].pid != pid)
+				k++;
+			if (k < np) {
+				fprintf(o, "%s%s", pend[k].text, strstr(body, " resumed>") + 9);
+				free(pend[k].text);
+				pend[k] = pend[--np];
+				continue;
+			}
+		}
+		fputs(line, o);
+	}
+	for (int k = 0; k < np; k++) {   /* never resumed (the process ended) */
+		fprintf(o, "%s\n", pend[k].text);
+		free(pend[k].text);
+	}
+	fclose(f);
+	return fclose(o) == 0 ? 0 : -1;
+}

@@ -72,6 +72,12 @@ int tu_wait(pid_t pid, double timeout_s);
 /* kill(pid, sig), then tu_wait. */
 int tu_stop(pid_t pid, int sig, double timeout_s);
 int tu_run(char *const argv[], const char *out, double timeout_s);
+/* An `strace -f -o in` log with every call on one line: a call another
+ * thread interrupted ("... <unfinished ...>", later "<... NAME resumed>
+ * ...") is joined by pid into one line, so a parser can count calls by
+ * name and result without knowing strace's threads. 0, or -1 when in
+ * cannot be read or out written. */
+int tu_strace_join(const char *in, const char *out);
 /* A shell command through system(3): its exit status, 128 if it did not exit. */
 int tu_system(const char *cmd);
 /* The first number a shell command prints, -1 if none. */
@@ -138,5 +144,21 @@ int tu_run_srunner(Suite *s);
 /* A counter's total as `iogram info FILE` prints it (iogram is the binary's
  * path); UINT64_MAX when the file has no such counter. */
 uint64_t tu_info_counter(const char *iogram, const char *file, const char *metric);
+
+/* A job of three slowdown probes for the viewers' tests: prog_fake_probe
+ * ($IOGRAM_FAKE_PROBE) on nodeA, nodeB and nodeC with six operations, 12
+ * reports 250 ms apart: read and write 1.0x, create 1.1x, stat 0.9x,
+ * smallread 1.3x, delete 1.2x, except
+ * nodeC's write at 8.0x from report 6 on; merged (iogram: $IOGRAM_BIN) into
+ * out, the nodes' files in dir. 0 or -1. */
+int tu_probe_job(const char *dir, const char *out);
+/* Any such job: n probes (n <= 8), each a node and its prog_fake_probe
+ * specs ("write=1000@6-99:8000", NULL-ended), reports gap_ms apart. */
+typedef struct tu_probe_spec {
+	const char *node;
+	const char *ops[9];
+} tu_probe_spec;
+int tu_fake_probes(const char *dir, const char *out, const tu_probe_spec *p, int n, int reports,
+                   int gap_ms);
 
 #endif

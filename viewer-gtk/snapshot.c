@@ -1,10 +1,22 @@
-/* snapshot.c - headless rendering of a replay at a time to PNG, SVG or PDF:
- * cairo and the stream model only, for reports and batch jobs. */
+/* snapshot.c - headless rendering of a replay at a time to PNG, SVG or PDF,
+ * or its CSV files: cairo and the stream model only, for reports and batch
+ * jobs. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "view.h"
+
+int iogv_snapshot_csv_dir(const char *out, char *dir, size_t len)
+{
+	size_t n = strlen(out);
+	if (n < 5 || strcasecmp(out + n - 4, ".csv"))
+		return 0;
+	if (dir)
+		snprintf(dir, len, "%.*s", (int)(n - 4), out);
+	return 1;
+}
 
 int iogv_snapshot(const iogv_args *a)
 {
@@ -83,7 +95,14 @@ int iogv_snapshot(const iogv_args *a)
 		w = panel < 0 ? 1600 : panel == IOGP_PANEL_HEADER ? 1200 : 800;
 		h = panel < 0 ? 1000 : panel == IOGP_PANEL_HEADER ? 30 : 500;
 	}
-	rc = iogplot_export(a->snapshot, &st, &f, &v, panel, w, h, a->scale, err, sizeof(err));
+	char dir[4096], names[1024];
+	if (iogv_snapshot_csv_dir(a->snapshot, dir, sizeof(dir))) {   /* as the window's .csv export */
+		rc = iogplot_export_csv(dir, &f, panel, names, sizeof(names), err, sizeof(err));
+		if (rc >= 0)
+			fprintf(stderr, "iogram-view: wrote %s to %s/\n", names, dir);
+	} else {
+		rc = iogplot_export(a->snapshot, &st, &f, &v, panel, w, h, a->scale, err, sizeof(err));
+	}
 	if (rc < 0)
 		fprintf(stderr, "iogram-view: %s\n", err);
 	iogplot_frame_free(&f);

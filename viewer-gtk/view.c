@@ -19,7 +19,7 @@ static void usage(FILE *out)
 	"usage: iogram-view [--listen E]... [--connect E]... [--replay FILE] [--record FILE]\n"
 	"                   [--demo] [--window SECONDS] [--node NAME] [--layer posix|stdio]\n"
 	"                   [--weight count|bytes] [--dark | --light]\n"
-	"       iogram-view --replay FILE --snapshot OUT.png|.svg|.pdf [--at SECONDS]\n"
+	"       iogram-view --replay FILE --snapshot OUT.png|.svg|.pdf|.csv [--at SECONDS]\n"
 	"                   [--panel NAME] [--size WxH] [--scale S] [--layer posix|stdio]\n"
 	"                   [--weight count|bytes]\n\n"
 	"Shows iogram streams in a window: request sizes, queue depth, latency with\n"
@@ -45,7 +45,8 @@ static void usage(FILE *out)
 	"      --any-address  allow listening beyond loopback\n\n"
 	"Headless (no display needed):\n"
 	"  -s, --snapshot OUT write the dashboard or one panel to OUT and exit;\n"
-	"                     the format follows the extension: .png, .svg, .pdf\n"
+	"                     the format follows the extension: .png, .svg, .pdf;\n"
+	"                     OUT.csv: the panel's CSV files in the folder OUT\n"
 	"      --at SECONDS   position in the replay (default: its end; negative,\n"
 	"                     or -0, from the end); the window opens a replay at\n"
 	"                     its start and plays it, with --at paused there\n"
@@ -224,8 +225,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "iogram-view: --snapshot needs --replay FILE\n");
 			return IOGP_EXIT_USAGE;
 		}
-		if (!iogplot_export_format(a.snapshot)) {
-			fprintf(stderr, "iogram-view: %s: unknown format (use .png, .svg or .pdf)\n",
+		if (!iogplot_export_format(a.snapshot) && !iogv_snapshot_csv_dir(a.snapshot, NULL, 0)) {
+			fprintf(stderr, "iogram-view: %s: unknown format (use .png, .svg, .pdf or .csv)\n",
 			        a.snapshot);
 			return IOGP_EXIT_USAGE;
 		}

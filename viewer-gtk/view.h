@@ -28,6 +28,9 @@ typedef struct iogv_args {
 
 /* Headless: render a replay at a time to a file; no display needed. */
 int iogv_snapshot(const iogv_args *a);
+/* 1 when out names a CSV snapshot (OUT.csv: the folder OUT, into dir when
+ * not NULL), else 0. */
+int iogv_snapshot_csv_dir(const char *out, char *dir, size_t len);
 /* The window (only in a build with GTK). */
 int iogv_app_run(const iogv_args *a, int argc, char **argv);
 

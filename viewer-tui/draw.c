@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "top.h"
 
@@ -300,4 +301,40 @@ void canvas_paint(top_surf *s, const top_canvas *c, int y, int x)
 			draw_glyph(s, y + r, x + q, st, 0x2800u + b, a);
 		}
 	}
+}
+
+static void fmt_clock(char *buf, size_t len, uint64_t wall_ns)
+{
+	time_t t = (time_t)(wall_ns / 1000000000ull);
+	struct tm tm;
+	if (!localtime_r(&t, &tm)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	strftime(buf, len, "%H:%M:%S", &tm);
+}
+
+/* The time axis under the plot at x..x+w: start, middle and end clocks,
+ * and the span between them when it fits. */
+void draw_time_axis(top_surf *s, int y, int x, int w, uint64_t t0, uint64_t t1)
+{
+	char a[16], b[16], span[32], mid[48];
+	fmt_clock(a, sizeof(a), t0);
+	fmt_clock(b, sizeof(b), t1);
+	iogp_fmt_duration(span, sizeof(span), (double)(t1 - t0) / 1e9);
+	int la = (int)strlen(a), lb = (int)strlen(b);
+	if (la + lb + 1 > w) {
+		draw_text(s, y, x, w, ST_DIM, b);
+		return;
+	}
+	draw_text(s, y, x, la, ST_DIM, a);
+	draw_text(s, y, x + w - lb, lb, ST_DIM, b);
+	snprintf(mid, sizeof(mid), "<- %s ->", span);
+	int lm = (int)strlen(mid);
+	if (la + lb + lm + 4 > w) {
+		snprintf(mid, sizeof(mid), "%s", span);
+		lm = (int)strlen(mid);
+	}
+	if (la + lb + lm + 2 <= w)
+		draw_text(s, y, x + la + (w - la - lb - lm) / 2, lm, ST_DIM, mid);
 }

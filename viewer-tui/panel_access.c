@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "top.h"
 
@@ -233,17 +232,6 @@ static uint64_t nice_bytes(uint64_t v)
 	return p * 2;
 }
 
-static void fmt_clock(char *buf, size_t len, uint64_t wall_ns)
-{
-	time_t t = (time_t)(wall_ns / 1000000000ull);
-	struct tm tm;
-	if (!localtime_r(&t, &tm)) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	strftime(buf, len, "%H:%M:%S", &tm);
-}
-
 /* "node001 rank 3", "node001 pid 1234", "4 sources" */
 static void where_text(const top_frame *f, const afile *af, char *buf, size_t len)
 {
@@ -296,31 +284,6 @@ static void draw_name(const top_frame *f, top_surf *s, top_rect r, const afile *
 		draw_text(s, r.y, x + 2, wl, ST_DIM, where);
 	if (legend)
 		draw_legend(s, r.y, r.x + r.w - LEGEND_W);
-}
-
-/* The time axis under the plot at x..x+w: start, middle and end clocks,
- * and the span between them when it fits. */
-static void draw_time_axis(top_surf *s, int y, int x, int w, uint64_t t0, uint64_t t1)
-{
-	char a[16], b[16], span[32], mid[48];
-	fmt_clock(a, sizeof(a), t0);
-	fmt_clock(b, sizeof(b), t1);
-	iogp_fmt_duration(span, sizeof(span), (double)(t1 - t0) / 1e9);
-	int la = (int)strlen(a), lb = (int)strlen(b);
-	if (la + lb + 1 > w) {
-		draw_text(s, y, x, w, ST_DIM, b);
-		return;
-	}
-	draw_text(s, y, x, la, ST_DIM, a);
-	draw_text(s, y, x + w - lb, lb, ST_DIM, b);
-	snprintf(mid, sizeof(mid), "<- %s ->", span);
-	int lm = (int)strlen(mid);
-	if (la + lb + lm + 4 > w) {
-		snprintf(mid, sizeof(mid), "%s", span);
-		lm = (int)strlen(mid);
-	}
-	if (la + lb + lm + 2 <= w)
-		draw_text(s, y, x + la + (w - la - lb - lm) / 2, lm, ST_DIM, mid);
 }
 
 void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "iogp_probe_view.h"
 #include "top.h"
 
 struct pen {
@@ -174,11 +175,21 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 	if (nins)
 		snprintf(ins, sizeof(ins), "%zu finding%s (%c)", nins, nins == 1 ? "" : "s",
 		         iogp_panel_get(IOGP_PANEL_INSIGHTS)->key);
-	const char *part[4] = { dmg, ins, rec, "? help" };
-	int style[4] = { ST_BAD, nins && iv[0].severity > IOGP_SEV_INFO ? ST_WARN : ST_NORMAL, rec_style,
-	                 ST_DIM };
-	int room = p.end - p.x - 2 - (message ? 20 : 56), used = 0, show[4] = { 0, 0, 0, 0 };
-	for (int i = 0; i < 4; i++) {
+	/* probes: the largest slowdown now, and the key of their panel */
+	char slow[48] = "";
+	int64_t worst;
+	int nprobe = panel_probe_worst(f, &worst);
+	if (nprobe && worst >= 0) {
+		char x[24];
+		iogp_probe_factor(x, sizeof(x), worst);
+		snprintf(slow, sizeof(slow), "slowdown %s (%c)", x, iogp_panel_get(IOGP_PANEL_PROBE)->key);
+	}
+	int lvl = iogp_probe_level(worst);
+	const char *part[5] = { dmg, slow, ins, rec, "? help" };
+	int style[5] = { ST_BAD, lvl == 2 ? ST_BAD : lvl == 1 ? ST_WARN : ST_NORMAL,
+	                 nins && iv[0].severity > IOGP_SEV_INFO ? ST_WARN : ST_NORMAL, rec_style, ST_DIM };
+	int room = p.end - p.x - 2 - (message ? 20 : 56), used = 0, show[5] = { 0, 0, 0, 0, 0 };
+	for (int i = 0; i < 5; i++) {
 		int l = (int)strlen(part[i]);
 		if (l && used + l + (used ? 2 : 0) <= room) {
 			used += l + (used ? 2 : 0);
@@ -186,7 +197,7 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 		}
 	}
 	struct pen q = { s, p.y, p.end - used, p.end, 0 };
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (!show[i])
 			continue;
 		put(&q, style[i], "%s", part[i]);

@@ -258,6 +258,20 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 		fail |= iogp_export_close(o) < 0;
 		files++;
 	}
+	/* the probes, when there are any */
+	int64_t worst;
+	if (panel_probe_worst(f, &worst) > 0) {
+		char name[64];
+		iogp_panel_file(IOGP_PANEL_PROBE, NULL, "csv", name, sizeof(name));
+		FILE *o = iogp_export_open(dir, name, names, sizeof(names));
+		if (o) {
+			fail |= panel_probe_csv(f, o) < 0;
+			fail |= iogp_export_close(o) < 0;
+			files++;
+		} else {
+			fail = 1;
+		}
+	}
 #ifdef TOP_HAVE_PLOT
 	char perr[256] = "";
 	if (snap_png(f, l, dir, names, sizeof(names), perr, sizeof(perr)) < 0)

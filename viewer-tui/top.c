@@ -188,6 +188,9 @@ static void draw_all(top_app *app)
 		case IOGP_DATA_INSIGHTS:
 			panel_insights_draw(&f, s, r);
 			break;
+		case IOGP_DATA_PROBE:
+			panel_probe_draw(&f, s, r);
+			break;
 		case IOGP_DATA_STATUS:
 			break;
 		}

@@ -55,6 +55,10 @@ void draw_heat(top_surf *s, int y, int x, double level);
 /* Title line of a panel: reversed when focused, digit key first. */
 void draw_title(top_surf *s, top_rect r, int focused, int key, const char *title, const char *right);
 
+/* The time axis at (y, x..x+w) of a plot over wall times [t0, t1]: the
+ * clocks at the ends and the span between them when it fits. */
+void draw_time_axis(top_surf *s, int y, int x, int w, uint64_t t0, uint64_t t1);
+
 /* Braille canvas: 2 x 4 dots per cell (ASCII: one dot per cell); each dot
  * has a class (1 read, 2 write), a cell shows the union of its classes. */
 typedef struct top_canvas {
@@ -244,6 +248,13 @@ void panel_insights_draw(const top_frame *f, top_surf *s, top_rect r);
 const iogp_insight *insights_get(const top_frame *f, size_t *n);
 /* As text (iogp_insights_write_text). */
 int panel_insights_text(const top_frame *f, FILE *out);
+
+/* ---- panel_probe.c: slowdown probes (iogp_probe_view.h) ---- */
+void panel_probe_draw(const top_frame *f, top_surf *s, top_rect r);
+/* The panel's CSV: every probe's operations now (iogp_probe_panel_csv). */
+int panel_probe_csv(const top_frame *f, FILE *out);
+/* How many probes, and the largest factor among them now (-1: none). */
+int panel_probe_worst(const top_frame *f, int64_t *milli);
 
 /* ---- panel_nodes.c: nodes and ranks side by side, and the stragglers ---- */
 void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r);

@@ -1,0 +1,58 @@
+/* testutil_tmux.c - a terminal viewer under test in tmux (testutil_tmux.h). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "testutil_tmux.h"
+
+char tu_screen[65536];
+static char sock[64];
+
+void tu_tmux_kill(void)
+{
+	if (sock[0])
+		tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
+	sock[0] = '\0';
+}
+
+void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *cmd)
+{
+	static int n;
+	tu_tmux_kill();
+	snprintf(sock, sizeof(sock), "tu%d-%d", (int)getpid(), n++);
+	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
+	                          "\"env %s %s; echo IOGTOP-EXIT=\\$?; sleep 120\"",
+	                          dir, sock, w, h, env, cmd));
+	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
+}
+
+const char *tu_tmux_capture(int esc)
+{
+	FILE *p = popen(tu_fmt("tmux -L %s capture-pane -p %s 2>/dev/null", sock,
+	                       esc == 1 ? "-e" : esc == 2 ? "-J" : ""), "r");
+	tu_screen[0] = '\0';
+	if (!p)
+		return tu_screen;
+	size_t n = fread(tu_screen, 1, sizeof(tu_screen) - 1, p);
+	tu_screen[n] = '\0';
+	pclose(p);
+	return tu_screen;
+}
+
+void tu_tmux_keys(const char *k)
+{
+	tu_system(tu_fmt("tmux -L %s send-keys %s", sock, k));
+}
+
+int tu_tmux_wait(const char *text, int present, double secs)
+{
+	double end = tu_now() + secs;
+	do {
+		tu_tmux_capture(0);
+		if ((strstr(tu_screen, text) != NULL) == present)
+			return 1;
+		tu_sleep_ms(30);
+	} while (tu_now() < end);
+	return 0;
+}

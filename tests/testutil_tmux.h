@@ -1,0 +1,32 @@
+/* testutil_tmux.h - a terminal viewer under test in tmux: one session at a
+ * time per test process, on its own socket (-L), read back with
+ * capture-pane. Killed by tu_tmux_kill (call it in the test's teardown). */
+#ifndef IOGRAM_TESTUTIL_TMUX_H
+#define IOGRAM_TESTUTIL_TMUX_H
+
+#include <check.h>
+#include <stdio.h>
+
+extern char tu_screen[65536];   /* the last capture */
+
+/* A session of w x h running cmd in dir (env: extra VAR=value words, or
+ * ""), then a sentinel line "IOGTOP-EXIT=status". */
+void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *cmd);
+void tu_tmux_kill(void);
+/* The screen into tu_screen; esc 1: with escape sequences, 2: wrapped
+ * lines joined. */
+const char *tu_tmux_capture(int esc);
+/* tmux send-keys words ("0", "n", "Escape"). */
+void tu_tmux_keys(const char *k);
+/* Wait up to secs until the screen holds text (present 1) or not (0). */
+int tu_tmux_wait(const char *text, int present, double secs);
+
+/* On failure the screen goes to stderr with the message. */
+#define TU_SCREEN_CHECK(cond, ...) do { \
+	int ok_ = (cond) ? 1 : 0; \
+	if (!ok_) \
+		fprintf(stderr, "---- screen ----\n%s\n----------------\n", tu_screen); \
+	ck_assert_msg(ok_, __VA_ARGS__); \
+} while (0)
+
+#endif
