@@ -1,5 +1,5 @@
 /* iogp_layers.h - the I/O layers a viewer can show (POSIX system calls,
- * stdio calls; MPI-IO later): for each, the name of its metric in every
+ * stdio calls, MPI-IO calls): for each, the name of its metric in every
  * slot the panels use, NULL where the layer has none. The panel catalog
  * names the POSIX metrics; iogp_layer_metric maps them to a layer. */
 #ifndef IOGP_LAYERS_H
@@ -8,13 +8,15 @@
 enum iogp_layer_id {
 	IOGP_LAYER_POSIX = 0,
 	IOGP_LAYER_STDIO,
+	IOGP_LAYER_MPIIO,        /* libiogram-mpi.so: what the application asked of MPI-IO */
 	IOGP_LAYER_N
 };
 
 /* The slots: the six histograms in IOGP_POSIX_HISTS order, then the
  * byte counters of the rates panels, then the op counters, then the access
  * samples. A layer's per-file records (iogp_model_files) are its id:
- * IOGP_LAYER_POSIX = IOGP_FR_POSIX, IOGP_LAYER_STDIO = IOGP_FR_STDIO. */
+ * IOGP_LAYER_POSIX = IOGP_FR_POSIX, IOGP_LAYER_STDIO = IOGP_FR_STDIO,
+ * IOGP_LAYER_MPIIO = IOGP_FR_MPIIO. */
 enum iogp_layer_slot {
 	IOGP_SLOT_READ_SIZE = 0,
 	IOGP_SLOT_WRITE_SIZE,

@@ -17,6 +17,11 @@ static const iogp_layer layers[IOGP_LAYER_N] = {
 	    IOGP_M_STDIO_WRITE_LATENCY, NULL, NULL, IOGP_M_STDIO_READ_BYTES,
 	    IOGP_M_STDIO_WRITE_BYTES, IOGP_M_STDIO_READ_OPS, IOGP_M_STDIO_WRITE_OPS,
 	    IOGP_M_STDIO_ACCESS } },
+	/* iogp_metrics.h's IOGP_MPIIO_METRICS: no queue depth, no access samples */
+	{ IOGP_LAYER_MPIIO, "mpiio", "MPI-IO",
+	  { "mpiio.read.size", "mpiio.write.size", "mpiio.read.latency", "mpiio.write.latency",
+	    "mpiio.meta.latency", NULL, "mpiio.read.bytes", "mpiio.write.bytes", "mpiio.read.ops",
+	    "mpiio.write.ops", NULL } },
 };
 
 static const char *const slot_labels[IOGP_SLOT_N] = {

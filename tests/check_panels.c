@@ -367,17 +367,20 @@ START_TEST(layers)
 	static const char *const posix_hists[IOGP_LAYER_NHISTS] = { IOGP_POSIX_HISTS };
 	ck_assert_int_eq(iogp_layer_find("posix"), IOGP_LAYER_POSIX);
 	ck_assert_int_eq(iogp_layer_find("STDIO"), IOGP_LAYER_STDIO);
-	ck_assert_int_eq(iogp_layer_find("mpiio"), -1);
+	ck_assert_int_eq(iogp_layer_find("MPIIO"), IOGP_LAYER_MPIIO);
+	ck_assert_str_eq(iogp_layer_title(IOGP_LAYER_MPIIO), "MPI-IO");
+	ck_assert_int_eq(iogp_layer_find("hdf5"), -1);
 	ck_assert_int_eq(iogp_layer_find(NULL), -1);
 	ck_assert_str_eq(iogp_layer_title(IOGP_LAYER_POSIX), "POSIX");
 	ck_assert_str_eq(iogp_layer_title(IOGP_LAYER_STDIO), "STDIO");
 	ck_assert_str_eq(iogp_layer_name(IOGP_LAYER_STDIO), "stdio");
 	ck_assert_ptr_null(iogp_layer_get(IOGP_LAYER_N));
 	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_POSIX, 1), IOGP_LAYER_STDIO);
-	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_STDIO, 1), IOGP_LAYER_POSIX);
-	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_POSIX, -1), IOGP_LAYER_STDIO);
+	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_STDIO, 1), IOGP_LAYER_MPIIO);
+	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_MPIIO, 1), IOGP_LAYER_POSIX);
+	ck_assert_int_eq(iogp_layer_step(IOGP_LAYER_POSIX, -1), IOGP_LAYER_MPIIO);
 	char b[64];
-	ck_assert_str_eq(iogp_layer_names(b, sizeof(b)), "posix, stdio");
+	ck_assert_str_eq(iogp_layer_names(b, sizeof(b)), "posix, stdio, mpiio");
 	for (int l = 0; l < IOGP_LAYER_N; l++) {
 		const iogp_layer *e = iogp_layer_get(l);
 		ck_assert_int_eq(e->id, l);

@@ -802,7 +802,7 @@ START_TEST(test_layer)
 	ck_assert_msg(r.status == 0, "snapshot --layer stdio: %d %s", r.status, r.err);
 	struct stat sb;
 	ck_assert(stat(out, &sb) == 0 && sb.st_size > 0);
-	char *a2[] = { (char *)view_bin, "--replay", srec, "--snapshot", out, "--layer", "mpiio", NULL };
+	char *a2[] = { (char *)view_bin, "--replay", srec, "--snapshot", out, "--layer", "hdf5", NULL };
 	r = run(a2);
 	ck_assert_int_eq(r.status, IOGP_EXIT_USAGE);
 	ck_assert_msg(strstr(r.err, "--layer") != NULL, "%s", r.err);

@@ -369,6 +369,8 @@ START_TEST(stdio_layer)
 	}
 	CHECK(dots > 10, "%d dots on the STDIO layer", dots);
 	CHECK(strstr(screen, " requests"), "no sampling note");
+	keys("y");   /* MPI-IO has no access samples, then back to POSIX */
+	EXPECT("| MPI-IO", 5);
 	keys("y");
 	EXPECT("no POSIX access samples yet", 5);
 	keys("q");

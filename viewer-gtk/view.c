@@ -17,10 +17,10 @@ static void usage(FILE *out)
 	iogp_panel_names(panels, sizeof(panels));
 	fprintf(out,
 	"usage: iogram-view [--listen E]... [--connect E]... [--replay FILE] [--record FILE]\n"
-	"                   [--demo] [--window SECONDS] [--node NAME] [--layer posix|stdio]\n"
+	"                   [--demo] [--window SECONDS] [--node NAME] [--layer posix|stdio|mpiio]\n"
 	"                   [--weight count|bytes] [--dark | --light]\n"
 	"       iogram-view --replay FILE --snapshot OUT.png|.svg|.pdf|.csv [--at SECONDS]\n"
-	"                   [--panel NAME] [--size WxH] [--scale S] [--layer posix|stdio]\n"
+	"                   [--panel NAME] [--size WxH] [--scale S] [--layer posix|stdio|mpiio]\n"
 	"                   [--weight count|bytes]\n\n"
 	"Shows iogram streams in a window: request sizes, queue depth, latency with\n"
 	"p50/p90/p99, file access pattern, per-node throughput with min/avg/max and\n"

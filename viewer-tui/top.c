@@ -46,7 +46,7 @@ static void usage(FILE *out)
 	fprintf(out,
 	"usage: iogram-top [--listen ENDPOINT]... [--connect ENDPOINT]... [--replay FILE]\n"
 	"                  [--record FILE] [--demo] [--window SECONDS] [--duration SECONDS]\n"
-	"                  [--snapshot-dir DIR] [--layer posix|stdio] [--weight count|bytes]\n"
+	"                  [--snapshot-dir DIR] [--layer posix|stdio|mpiio] [--weight count|bytes]\n"
 	"                  [--no-color] [--no-unicode] [--any-address]\n"
 	"\n"
 	"A live dashboard of I/O in the terminal: request sizes, queue depth, latency\n"
