@@ -72,7 +72,7 @@ extern uint32_t iog__sizes_gen;
  * plain stores (no lock, no lookup: the index travels in the descriptor's
  * entry); the publisher sums the threads' records. */
 #define IOG_FREC_CHUNK 16
-#define IOG_FREC_LAYERS 2            /* IOGP_FR_POSIX, IOGP_FR_STDIO */
+#define IOG_FREC_LAYERS 3            /* IOGP_FR_POSIX, IOGP_FR_STDIO, IOGP_FR_MPIIO */
 #define IOG_FREC_MAX 8192            /* the most IOGRAM_MAX_FILES may ask for */
 #define IOG_FREC_CHUNKS ((IOG_FREC_MAX + 1 + IOG_FREC_CHUNK - 1) / IOG_FREC_CHUNK)
 #define IOG_FREC_NONE UINT32_MAX      /* a descriptor without a file record */
@@ -98,6 +98,7 @@ typedef struct iog_shard {
 	                                    * u32 wraps, the publisher diffs mod 2^32 */
 	iog_sizes *sizes[IOG_MAX_METRICS]; /* exact metrics: lazily allocated */
 	iog_frec_chunk *fr[IOG_FREC_CHUNKS]; /* per-file records: lazily allocated */
+	struct iog_peer_ent *peers;          /* MPI sends by destination (peers.h) */
 	int64_t gauge[IOG_MAX_METRICS];
 	uint64_t gauge_t[IOG_MAX_METRICS];  /* time of set: the latest across threads wins */
 	/* access reservoir, double-buffered by interval parity */

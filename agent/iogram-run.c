@@ -22,6 +22,7 @@
 #endif
 
 #define PRELOAD_NAME "libiogram-posix.so"
+#define PRELOAD_MPI_NAME "libiogram-mpi.so"
 
 static void usage(FILE *out)
 {
@@ -43,6 +44,9 @@ static void usage(FILE *out)
 	"  -d, --disable       preload the interposer but count nothing\n"
 	"      --all-files     count pipes, FIFOs, character devices and files under\n"
 	"                      /proc, /sys and /dev as storage too (IOGRAM_ALL_FILES=1)\n"
+	"      --mpi           also preload the MPI layer (libiogram-mpi.so: MPI-IO,\n"
+	"                      messages by destination, collectives); the same as\n"
+	"                      IOGRAM_LAYERS=posix,mpi\n"
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
@@ -50,12 +54,14 @@ static void usage(FILE *out)
 	"A statically linked or set-id COMMAND, which the loader does not preload\n"
 	"into, is run all the same, with a warning on stderr.\n"
 	"The library is looked up next to iogram-run, then in " IOGRAM_LIBDIR ",\n"
-	"then at $IOGRAM_PRELOAD. It is prepended to any existing LD_PRELOAD.\n"
+	"then at $IOGRAM_PRELOAD ($IOGRAM_PRELOAD_MPI for the MPI layer). They are\n"
+	"prepended to any existing LD_PRELOAD.\n"
 	"\n"
 	"EXAMPLES\n"
 	"  iogram-run -- dd if=/dev/zero of=/tmp/x bs=1M count=100\n"
 	"  iogram-run --output run-%%p.iogr --interval 200 -- ./app input.dat\n"
 	"  mpirun -np 64 iogram-run --endpoint tcp://login1:7461 -- ./solver\n"
+	"  mpirun -np 64 iogram-run --mpi -o job-%%h-%%p.iogr -- ./solver\n"
 	"  srun iogram-run -o job-%%h-%%p.iogr -- ./app\n");
 }
 
@@ -64,10 +70,9 @@ static int is_file(const char *path)
 	return path && path[0] && access(path, R_OK) == 0;
 }
 
-/* Absolute path of the interposer, or NULL. */
-static char *find_preload(const char *argv0)
+/* Absolute path of the library name (next to us, in the libdir, at $env), or NULL. */
+static char *find_lib(const char *argv0, const char *name, const char *envname, char *path)
 {
-	static char path[PATH_MAX + sizeof(PRELOAD_NAME) + 1];
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0 && argv0 && realpath(argv0, self))
@@ -77,15 +82,15 @@ static char *find_preload(const char *argv0)
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/%s", self, PRELOAD_NAME);
+			snprintf(path, PATH_MAX + 64, "%s/%s", self, name);
 			if (is_file(path))
 				return path;
 		}
 	}
-	snprintf(path, sizeof(path), "%s/%s", IOGRAM_LIBDIR, PRELOAD_NAME);
+	snprintf(path, PATH_MAX + 64, "%s/%s", IOGRAM_LIBDIR, name);
 	if (is_file(path))
 		return path;
-	const char *env = getenv("IOGRAM_PRELOAD");
+	const char *env = getenv(envname);
 	if (is_file(env)) {
 		if (env[0] == '/')
 			return (char *)env;
@@ -246,12 +251,13 @@ int main(int argc, char **argv)
 		{ "node", required_argument, NULL, 'n' },
 		{ "disable", no_argument, NULL, 'd' },
 		{ "all-files", no_argument, NULL, 'A' },
+		{ "mpi", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *endpoint = NULL, *output = NULL, *interval = NULL, *node = NULL;
-	int disable = 0, all_files = 0, c;
+	int disable = 0, all_files = 0, mpi = 0, c;
 	unsigned long iv;
 
 	/* "+": stop at the first non-option, so COMMAND's own flags are its. */
@@ -269,6 +275,7 @@ int main(int argc, char **argv)
 		case 'n': node = optarg; break;
 		case 'd': disable = 1; break;
 		case 'A': all_files = 1; break;
+		case 'M': mpi = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("iogram-run %s\n", IOGRAM_VERSION); return 0;
 		default:
@@ -286,23 +293,28 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	const char *lib = find_preload(argv[0]);
-	if (!lib) {
+	/* IOGRAM_LAYERS: posix (always: the base layer) and mpi, comma-separated */
+	const char *layers = getenv("IOGRAM_LAYERS");
+	if (layers && strstr(layers, "mpi"))
+		mpi = 1;
+	static char libpath[PATH_MAX + 64], mpipath[PATH_MAX + 64];
+	const char *lib = find_lib(argv[0], PRELOAD_NAME, "IOGRAM_PRELOAD", libpath);
+	const char *mpilib = mpi ? find_lib(argv[0], PRELOAD_MPI_NAME, "IOGRAM_PRELOAD_MPI", mpipath) : "";
+	if (!lib || !mpilib) {
 		fprintf(stderr, "iogram-run: cannot find %s (looked next to iogram-run, in %s and "
-		        "at $IOGRAM_PRELOAD)\n", PRELOAD_NAME, IOGRAM_LIBDIR);
+		        "at $%s)\n", lib ? PRELOAD_MPI_NAME : PRELOAD_NAME, IOGRAM_LIBDIR,
+		        lib ? "IOGRAM_PRELOAD_MPI" : "IOGRAM_PRELOAD");
 		return 127;
 	}
 	const char *old = getenv("LD_PRELOAD");
-	size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
+	size_t len = strlen(lib) + strlen(mpilib) + (old ? strlen(old) : 0) + 3;
 	char *preload = malloc(len);
 	if (!preload) {
 		fprintf(stderr, "iogram-run: out of memory\n");
 		return 127;
 	}
-	if (old && old[0])
-		snprintf(preload, len, "%s:%s", lib, old);
-	else
-		snprintf(preload, len, "%s", lib);
+	snprintf(preload, len, "%s%s%s%s%s", lib, *mpilib ? ":" : "", mpilib,
+	         old && old[0] ? ":" : "", old && old[0] ? old : "");
 
 	if (set_env("LD_PRELOAD", preload) ||
 	    (endpoint && set_env("IOGRAM_ENDPOINT", endpoint)) ||

@@ -21,6 +21,7 @@
 #include "iogp_keys.h"
 #include "iogp_recorder.h"
 #include "filerec.h"
+#include "peers.h"
 #include "sizes.h"
 
 #define NS_PER_MS 1000000ull
@@ -594,7 +595,8 @@ static void collect(iogp_msg *msg, uint64_t now)
 	}
 	iog__sizes_tick(iog__mono_ns());
 	msg->exact = P.xv;
-	if (iog__frecs_collect(msg, __atomic_load_n(&iog__interval, __ATOMIC_RELAXED)) < 0) {
+	if (iog__frecs_collect(msg, __atomic_load_n(&iog__interval, __ATOMIC_RELAXED)) < 0 ||
+	    iog__peers_collect(msg) < 0) {
 		iog__disable();
 		return;
 	}
@@ -682,7 +684,7 @@ static void send_snapshot(uint16_t flags, uint64_t mono)
 	msg.hists = P.hv;
 	msg.nhists = nh;
 	msg.exact = P.xv;
-	if (iog__frecs_snapshot(&msg) < 0) {
+	if (iog__frecs_snapshot(&msg) < 0 || iog__peers_snapshot(&msg) < 0) {
 		free(msg.metrics);
 		iog__disable();
 		return;
@@ -1107,6 +1109,7 @@ static void pub_reset(void)
 	 * worth the risk of a structure caught mid-update by fork */
 	memset(&P, 0, sizeof(P));
 	iog__frecs_child();
+	iog__peers_child();
 }
 
 static int start_locked(void)

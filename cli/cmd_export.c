@@ -1,4 +1,5 @@
-/* cmd_export.c - `iogram export hist|series|access|all`: CSV from a replay file. */
+/* cmd_export.c - `iogram export hist|series|access|phases|probe|matrix|all`:
+ * CSV from a replay file. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,8 +18,9 @@ static void export_usage(FILE *out)
 	"       iogram export series FILE --metric NAME [--step SECONDS] [-o OUT.csv]\n"
 	"       iogram export access FILE [--metric NAME] [--node N | --source ID] [-o OUT.csv]\n"
 	"       iogram export phases FILE [--threshold T] [--distance SECONDS]\n"
-	"                                 [--layer posix|stdio] [-o OUT.csv]\n"
+	"                                 [--layer posix|stdio|mpiio] [-o OUT.csv]\n"
 	"       iogram export probe FILE [-o OUT.csv]\n"
+	"       iogram export matrix FILE [--by node|rank] [--node N] [-o OUT.csv]\n"
 	"       iogram export all FILE -o DIR [--bins SPEC] [--step SECONDS]\n\n"
 	"hist    one histogram as lower_bound,upper_bound,count (integer bounds, upper\n"
 	"        bound inclusive, empty bins left out), summed over all sources, one\n"
@@ -48,6 +50,11 @@ static void export_usage(FILE *out)
 	"          time,epoch_s,node,source,operation,statistic,stat_ns,expected_ns,\n"
 	"          slowdown  (slowdown over time: export series --metric\n"
 	"          probe.OP.slowdown, in thousandths)\n"
+	"matrix  the MPI traffic matrix (point-to-point sends of the MPI layer, by\n"
+	"        destination rank) since start, node x node, or with --by rank rank x\n"
+	"        rank (--node N: the ranks on node N only); one row per cell, sender\n"
+	"        first, then each row's total, each column's and the grand total:\n"
+	"          from_node,to_node,messages_count,bytes  (from_rank,to_rank,...)\n"
 	"all     into DIR: phases.csv and each histogram as METRIC.UNIT.hist.csv (all sources) and\n"
 	"        METRIC.node-NODE.UNIT.hist.csv (each node), e.g.\n"
 	"        posix.read.size.bytes.hist.csv, posix.read.latency.ns.hist.csv; each\n"
@@ -65,11 +72,12 @@ static void export_usage(FILE *out)
 	"  iogram export series job.iogr --metric posix.read.bytes --step 10 -o read.csv\n"
 	"  iogram export series job.iogr --metric posix.read.latency -o p99.csv\n"
 	"  iogram export access job.iogr --node node007 -o access.csv\n"
+	"  iogram export matrix job.iogr --by rank --node node007 -o ranks.csv\n"
 	"  iogram export all job.iogr -o job-csv\n");
 }
 
 typedef struct export_opts {
-	const char *metric, *node, *source, *bins, *out;
+	const char *metric, *node, *source, *bins, *out, *by;
 	double step;
 	int step_set;
 	iogp_phase_opts ph;
@@ -476,6 +484,52 @@ static int export_phases(const char *file, const export_opts *o)
 	return rc;
 }
 
+static int export_matrix(const char *file, const export_opts *o)
+{
+	if (o->metric || o->source || o->bins || o->step_set) {
+		iogram_err("export matrix: --metric, --source, --bins and --step do not apply");
+		return IOGP_EXIT_USAGE;
+	}
+	int by = IOGP_MATRIX_NODE;
+	if (o->by && !strcmp(o->by, "rank"))
+		by = IOGP_MATRIX_RANK;
+	else if (o->by && strcmp(o->by, "node")) {
+		iogram_err("bad --by '%s': node or rank", o->by);
+		return IOGP_EXIT_USAGE;
+	}
+	if (o->node && by != IOGP_MATRIX_RANK) {
+		iogram_err("export matrix: --node needs --by rank");
+		return IOGP_EXIT_USAGE;
+	}
+	iogp_model *m;
+	int rc = iogram_load(file, &m, NULL);
+	if (rc)
+		return rc;
+	iogp_matrix x;
+	iogp_matrix_query q = { .by = by, .node = o->node };
+	int r = iogp_model_matrix(m, &q, &x);
+	if (r < 0) {
+		iogram_err(r == IOGP_ENOTFOUND ? "export matrix: no node '%s'" : "export matrix: %s",
+		           r == IOGP_ENOTFOUND ? o->node : iogp_strerror(r));
+		iogp_model_free(m);
+		return IOGP_EXIT_ERROR;
+	}
+	if (x.n == 0)
+		fprintf(stderr, "iogram: %s holds no MPI ranks\n", file);
+	if (x.other_msgs)
+		fprintf(stderr, "iogram: %" PRIu64 " messages (%" PRIu64 " bytes) went to ranks not "
+		        "shown\n", x.other_msgs, x.other_bytes);
+	FILE *f = open_out(o->out);
+	rc = f ? 0 : IOGP_EXIT_ERROR;
+	if (f) {
+		iogp_matrix_csv(f, &x, by);
+		rc = close_out(f, o->out);
+	}
+	iogp_matrix_free(&x);
+	iogp_model_free(m);
+	return rc;
+}
+
 static int export_probe(const char *file, const export_opts *o)
 {
 	if (o->metric || o->node || o->source || o->bins || o->step_set) {
@@ -511,6 +565,7 @@ static int export_exec(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "distance", required_argument, NULL, 'D' },
 		{ "layer", required_argument, NULL, 'L' },
+		{ "by", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -525,6 +580,7 @@ static int export_exec(int argc, char **argv)
 		case 's': o.source = optarg; break;
 		case 'b': o.bins = optarg; break;
 		case 'o': o.out = optarg; break;
+		case 'B': o.by = optarg; break;
 		case 't':
 			if (iogram_parse_double(optarg, &o.step) < 0 || o.step < 0.001 || o.step > 86400) {
 				iogram_err("bad --step '%s': seconds between 0.001 and 86400", optarg);
@@ -551,8 +607,10 @@ static int export_exec(int argc, char **argv)
 				o.ph.layer = IOGP_FR_POSIX;
 			else if (!strcmp(optarg, "stdio"))
 				o.ph.layer = IOGP_FR_STDIO;
+			else if (!strcmp(optarg, "mpiio"))
+				o.ph.layer = IOGP_FR_MPIIO;
 			else {
-				iogram_err("bad --layer '%s': posix or stdio", optarg);
+				iogram_err("bad --layer '%s': posix, stdio or mpiio", optarg);
 				return IOGP_EXIT_USAGE;
 			}
 			break;
@@ -565,7 +623,7 @@ static int export_exec(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		iogram_err("export: expected WHAT (hist, series, access, phases, probe, all) and FILE");
+		iogram_err("export: expected WHAT (hist, series, access, phases, probe, matrix, all) and FILE");
 		export_usage(stderr);
 		return IOGP_EXIT_USAGE;
 	}
@@ -592,9 +650,11 @@ static int export_exec(int argc, char **argv)
 		return export_phases(file, &o);
 	if (!strcmp(what, "probe"))
 		return export_probe(file, &o);
+	if (!strcmp(what, "matrix"))
+		return export_matrix(file, &o);
 	if (!strcmp(what, "all"))
 		return export_all(file, &o);
-	iogram_err("export: unknown kind '%s' (hist, series, access, phases, probe or all)", what);
+	iogram_err("export: unknown kind '%s' (hist, series, access, phases, probe, matrix or all)", what);
 	return IOGP_EXIT_USAGE;
 }
 

@@ -143,7 +143,8 @@ static void print_phases(const iogp_model *m)
 		iogp_fmt_bytes(b, sizeof(b), (double)p[i].bytes, IOGP_UNITS_WIDE);
 		iogp_fmt_ns(d, sizeof(d), (double)(p[i].end_ns - p[i].start_ns), IOGP_UNITS_WIDE);
 		printf("  %s +%s %-5s %-5s %4u rank%s %3u file%s %-16s %10s %s\n", t, d,
-		       p[i].op ? "write" : "read", p[i].layer == IOGP_FR_STDIO ? "stdio" : "posix",
+		       p[i].op ? "write" : "read",
+		       p[i].layer == IOGP_FR_STDIO ? "stdio" : p[i].layer == IOGP_FR_MPIIO ? "mpiio" : "posix",
 		       p[i].ranks, p[i].ranks == 1 ? " " : "s", p[i].files, p[i].files == 1 ? " " : "s",
 		       p[i].shared ? "shared" : "file-per-process", b, iogp_spatiality_name(p[i].spatiality));
 	}

@@ -19,7 +19,7 @@ const iogp_action iogp_actions[] = {
 	{ IOGP_ACT_FOCUS, "S-Tab", "focus previous panel", 0, TUI, { { "S-Tab", -1 } } },
 	{ IOGP_ACT_PANEL, NULL, "zoom panel N (again: back)", 0, ALL,
 	  { { "1", PK }, { "2", PK }, { "3", PK }, { "4", PK }, { "5", PK }, { "6", PK }, { "7", PK },
-	    { "8", PK }, { "9", PK }, { "0", PK } } },
+	    { "8", PK }, { "9", PK }, { "0", PK }, { "M", PK } } },
 	{ IOGP_ACT_ZOOM, "z Enter", "zoom focused panel / back", 0, ALL, { { "z", 0 }, { "Enter", 0 } } },
 	{ IOGP_ACT_ESCAPE, "Esc", "close help / unzoom", 0, ALL, { { "Esc", 0 } } },
 	{ IOGP_ACT_NODE, "n N", "next / previous node", 0, ALL, { { "n", 1 }, { "N", -1 } } },
@@ -119,6 +119,16 @@ const char *iogp_action_label(const iogp_action *a, unsigned viewer, char *buf, 
 			break;
 		u += (size_t)n;
 		d = z;
+	}
+	/* panels with a letter key after the digits: ",M" */
+	for (int p = 0; p < IOGP_PANEL_N; p++) {
+		const iogp_panel *e = iogp_panel_get(p);
+		if (!e->key || (e->key >= '0' && e->key <= '9') || !(e->viewers & viewer))
+			continue;
+		int n = snprintf(buf + u, len - u, "%s%c", u ? "," : "", e->key);
+		if (n < 0 || (size_t)n >= len - u)
+			break;
+		u += (size_t)n;
 	}
 	if (!u)
 		snprintf(buf, len, "-");

@@ -48,7 +48,7 @@ enum iogp_action_id {
  * key typed (iogp_action_arg resolves it). */
 #define IOGP_ARG_PANEL_KEY (-1000)
 
-#define IOGP_ACTION_MAX_KEYS 11   /* the digits 0-9 and the end */
+#define IOGP_ACTION_MAX_KEYS 12   /* the digits 0-9, M and the end */
 
 /* One help line: keys and what they do.
  * Key spellings: one character ("?", "N", ","), "Space", "Tab", "S-Tab",

@@ -150,6 +150,13 @@ IOGP_API void iogp_export_filename(char *dst, size_t len, const char *metric);
 IOGP_API int iogp_phases_csv_header(FILE *out);
 IOGP_API int iogp_phases_csv_row(FILE *out, const iogp_phase *p);
 
+/* The MPI traffic matrix (iogp_model_matrix; by: IOGP_MATRIX_NODE or _RANK)
+ * as CSV: from_node,to_node,messages_count,bytes (from_rank,to_rank,... by
+ * rank), one row per cell (row = sender, in the matrix's order), then each
+ * row's total (to = "total"), each column's (from = "total") and the grand
+ * total ("total,total"). */
+IOGP_API int iogp_matrix_csv(FILE *out, const iogp_matrix *x, int by);
+
 /* The reports of `iogram probe` sources in the replay file path, as CSV:
  * time,epoch_s,node,source,operation,statistic,stat_ns,expected_ns,slowdown
  * (one row per report and operation, from the probe.OP.{stat,expected,

@@ -159,4 +159,84 @@ enum iogp_stdio_metric {
 	IOGP_STDIO_NMETRICS
 };
 
+/* The MPI-IO layer (libiogram-mpi.so): the application's MPI-IO calls, what
+ * it asked of MPI (the POSIX layer shows what the aggregators made of it).
+ * A read or write counts at its call (non-blocking i* forms at their start,
+ * split collectives at _begin) with size = count x the datatype's size (what
+ * was asked, as in Darshan) and latency = the call's duration; a failed call
+ * counts in mpiio.errors only. ops = coll + indep: collective are the _all,
+ * _at_all, _ordered, split (_begin) and iread_all/iwrite_all forms,
+ * independent the plain, _at, _shared and their i* forms; nb counts the
+ * non-blocking and split ones among them. Meta: open, close, set_view,
+ * set_size, preallocate, seek, seek_shared, get_size; sync: MPI_File_sync
+ * (its time in mpiio.meta.latency too). Registered at MPI_Init. */
+#define IOGP_MPIIO_METRICS(X) \
+	X(READ_OPS, "mpiio.read.ops", IOGP_COUNTER, "ops", "MPI-IO reads") \
+	X(READ_BYTES, "mpiio.read.bytes", IOGP_COUNTER, "bytes", "bytes asked of MPI-IO reads") \
+	X(WRITE_OPS, "mpiio.write.ops", IOGP_COUNTER, "ops", "MPI-IO writes") \
+	X(WRITE_BYTES, "mpiio.write.bytes", IOGP_COUNTER, "bytes", "bytes given to MPI-IO writes") \
+	X(READ_COLL, "mpiio.read.coll.ops", IOGP_COUNTER, "ops", "collective MPI-IO reads") \
+	X(READ_INDEP, "mpiio.read.indep.ops", IOGP_COUNTER, "ops", "independent MPI-IO reads") \
+	X(WRITE_COLL, "mpiio.write.coll.ops", IOGP_COUNTER, "ops", "collective MPI-IO writes") \
+	X(WRITE_INDEP, "mpiio.write.indep.ops", IOGP_COUNTER, "ops", "independent MPI-IO writes") \
+	X(READ_NB, "mpiio.read.nb.ops", IOGP_COUNTER, "ops", "non-blocking and split MPI-IO reads") \
+	X(WRITE_NB, "mpiio.write.nb.ops", IOGP_COUNTER, "ops", "non-blocking and split MPI-IO writes") \
+	X(META_OPS, "mpiio.meta.ops", IOGP_COUNTER, "ops", "MPI-IO open/close/set_view/seek/size") \
+	X(SYNC_OPS, "mpiio.sync.ops", IOGP_COUNTER, "ops", "MPI_File_sync calls") \
+	X(ERRORS, "mpiio.errors", IOGP_COUNTER, "ops", "failed MPI-IO calls") \
+	X(READ_SIZE, "mpiio.read.size", IOGP_HISTOGRAM, "bytes", "MPI-IO read request size") \
+	X(WRITE_SIZE, "mpiio.write.size", IOGP_HISTOGRAM, "bytes", "MPI-IO write request size") \
+	X(READ_LATENCY, "mpiio.read.latency", IOGP_HISTOGRAM, "ns", "MPI-IO read latency") \
+	X(WRITE_LATENCY, "mpiio.write.latency", IOGP_HISTOGRAM, "ns", "MPI-IO write latency") \
+	X(META_LATENCY, "mpiio.meta.latency", IOGP_HISTOGRAM, "ns", "MPI-IO metadata and sync latency")
+
+enum iogp_mpiio_metric {
+#define IOGP_X_ENUM(id, name, kind, unit, label) IOGP_MPIIO_##id,
+	IOGP_MPIIO_METRICS(IOGP_X_ENUM)
+#undef IOGP_X_ENUM
+	IOGP_MPIIO_NMETRICS
+};
+
+/* MPI messages (libiogram-mpi.so). Point-to-point sends (MPI_Send, Bsend,
+ * Ssend, Rsend, the I* forms, Sendrecv, Sendrecv_replace, and persistent
+ * requests each time MPI_Start/Startall starts them), size = count x the
+ * datatype's size, counted when the call succeeds; MPI_PROC_NULL is no
+ * message. Each is also counted by destination (its rank in MPI_COMM_WORLD)
+ * for the traffic matrix (the wire's PEERS section); mpi.p2p.unmapped counts
+ * those whose destination has no place (world rank past 16384, or not
+ * translatable). Collectives count by kind: ops, and bytes = this rank's
+ * part: the send buffer (count x size; alltoall: per destination x
+ * communicator size; alltoallv: the sum of its counts; reduce_scatter: the
+ * sum of recvcounts), bcast the buffer, scatter/scatterv what the rank
+ * receives, barrier 0; non-blocking forms count under their kind. */
+#define IOGP_MPI_METRICS(X) \
+	X(P2P_OPS, "mpi.p2p.ops", IOGP_COUNTER, "ops", "point-to-point messages sent") \
+	X(P2P_BYTES, "mpi.p2p.bytes", IOGP_COUNTER, "bytes", "point-to-point bytes sent") \
+	X(P2P_SIZE, "mpi.p2p.size", IOGP_HISTOGRAM, "bytes", "message size") \
+	X(P2P_UNMAPPED, "mpi.p2p.unmapped", IOGP_COUNTER, "ops", "messages whose destination has no place in the matrix") \
+	X(COLL_OPS, "mpi.coll.ops", IOGP_COUNTER, "ops", "collective calls") \
+	X(COLL_BYTES, "mpi.coll.bytes", IOGP_COUNTER, "bytes", "bytes of collective calls")
+
+enum iogp_mpi_metric {
+#define IOGP_X_ENUM(id, name, kind, unit, label) IOGP_MPI_##id,
+	IOGP_MPI_METRICS(IOGP_X_ENUM)
+#undef IOGP_X_ENUM
+	IOGP_MPI_NMETRICS
+};
+
+/* Collective kinds: counters mpi.coll.<name>.ops and mpi.coll.<name>.bytes. */
+#define IOGP_MPI_COLLS(X) \
+	X(BARRIER, "barrier") X(BCAST, "bcast") X(REDUCE, "reduce") X(ALLREDUCE, "allreduce") \
+	X(GATHER, "gather") X(GATHERV, "gatherv") X(ALLGATHER, "allgather") \
+	X(ALLGATHERV, "allgatherv") X(SCATTER, "scatter") X(SCATTERV, "scatterv") \
+	X(ALLTOALL, "alltoall") X(ALLTOALLV, "alltoallv") X(REDUCE_SCATTER, "reduce_scatter") \
+	X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block") X(SCAN, "scan") X(EXSCAN, "exscan")
+
+enum iogp_mpi_coll {
+#define IOGP_X_ENUM(id, name) IOGP_MPI_COLL_##id,
+	IOGP_MPI_COLLS(IOGP_X_ENUM)
+#undef IOGP_X_ENUM
+	IOGP_MPI_NCOLL
+};
+
 #endif

@@ -473,4 +473,38 @@ IOGP_API void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);
  * iogp_msg_encode. The access ring is not included. */
 IOGP_API int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg *msg);
 
+/* ---- MPI traffic matrix (model_peers.c, model_matrix.c) -------------------
+ * Each MPI rank's sends by destination (the wire's PEERS section: cumulative
+ * per source, and live in window slots as histograms are). Rows are senders,
+ * columns destinations: nodes (IOGP_MATRIX_NODE, every node with a ranked
+ * source, by name) or ranks (IOGP_MATRIX_RANK: every ranked source, or
+ * those on one node, by rank). A destination rank is the source with that
+ * rank label in the sender's job (label "job"; sources without one form one
+ * job); sends to a rank no such source announced, or (with a node) to a
+ * rank not shown, count in other_*. Row and column totals are the sums of
+ * their cells. window_ns = 0: since start; else the deltas of the last
+ * window_ns (at most window_max_ns) before the model's clock, at window-slot
+ * granularity, as iogp_model_hist_window (live only: IOGP_EINVAL when off);
+ * seconds is then the window's length, for rates. */
+enum { IOGP_MATRIX_NODE = 0, IOGP_MATRIX_RANK = 1 };
+typedef struct iogp_matrix_query {
+	int by;                 /* IOGP_MATRIX_NODE or IOGP_MATRIX_RANK */
+	const char *node;       /* RANK: only this node's ranks (NULL: all); IOGP_ENOTFOUND if unknown */
+	uint64_t window_ns;     /* 0: since start */
+} iogp_matrix_query;
+typedef struct iogp_matrix {
+	uint32_t n;             /* rows = columns */
+	const char **names;     /* node names, or ranks as text */
+	int64_t *ranks;         /* RANK: each row's rank; NODE: -1 */
+	uint64_t *msgs, *bytes; /* n x n: [row * n + column] */
+	uint64_t *row_msgs, *row_bytes, *col_msgs, *col_bytes;
+	uint64_t total_msgs, total_bytes;
+	uint64_t other_msgs, other_bytes;  /* from a row to no column */
+	double seconds;         /* window length; 0 since start */
+	void *mem;
+} iogp_matrix;
+/* out is always initialised (free it with iogp_matrix_free). */
+IOGP_API int iogp_model_matrix(const iogp_model *m, const iogp_matrix_query *q, iogp_matrix *out);
+IOGP_API void iogp_matrix_free(iogp_matrix *x);
+
 #endif

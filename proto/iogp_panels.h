@@ -22,6 +22,8 @@ enum iogp_panel_id {
 	IOGP_PANEL_PHASES,       /* I/O phases: a timeline of bars, and their table */
 	IOGP_PANEL_INSIGHTS,     /* findings, their numbers and the panel that shows each */
 	IOGP_PANEL_PROBE,        /* slowdown probes: each operation's factor over time */
+	IOGP_PANEL_MATRIX,       /* MPI traffic: node x node (rank x rank of a node), message sizes */
+	IOGP_PANEL_MSGSIZE,      /* MPI message-size histogram (drawn inside the matrix panel) */
 	IOGP_PANEL_N
 };
 
@@ -43,6 +45,7 @@ typedef enum iogp_panel_data {
 	IOGP_DATA_PHASES,        /* I/O phases (iogp_model_phases), no metric */
 	IOGP_DATA_INSIGHTS,      /* findings (iogp_model_insights), no metric */
 	IOGP_DATA_PROBE,         /* slowdown probes (iogp_probe_view.h), no metric */
+	IOGP_DATA_MATRIX,        /* the MPI traffic matrix (iogp_matrix_view.h), no metric */
 } iogp_panel_data;
 
 #define IOGP_PANEL_MAX_ALIASES 4

@@ -134,6 +134,19 @@ typedef struct iogp_filerec {
 } iogp_filerec;
 #define IOGP_MAX_FILERECS 65536   /* per message */
 
+/* MPI point-to-point sends by destination (the traffic matrix): what one
+ * source (an MPI rank) sent to each destination, by the destination's rank
+ * in MPI_COMM_WORLD. DELTA: the destinations sent to in the interval, as
+ * increments; SNAPSHOT: every destination, cumulative. Ascending by rank,
+ * msgs > 0 (a zero-byte message is a message). */
+typedef struct iogp_peer {
+	uint32_t rank;                /* destination's world rank, < IOGP_MAX_PEER_RANK */
+	uint32_t pad;
+	uint64_t msgs, bytes;
+} iogp_peer;
+#define IOGP_MAX_PEERS 65536      /* per message */
+#define IOGP_MAX_PEER_RANK (1u << 24)
+
 typedef struct iogp_access {
 	uint32_t id;        /* access metric id */
 	uint64_t t_ns;      /* source CLOCK_MONOTONIC */
@@ -176,6 +189,8 @@ typedef struct iogp_msg {
 	iogp_exact_val *exact; /* by id, for histogram metrics */
 	uint32_t nfilerecs;
 	iogp_filerec *filerecs; /* ascending by (file, layer) */
+	uint32_t npeers;
+	iogp_peer *peers;      /* MPI sends by destination, ascending by rank */
 	uint32_t naccess;
 	iogp_access *access;
 	uint64_t access_seen;  /* requests the samples were drawn from (reservoir) */

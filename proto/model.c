@@ -371,6 +371,7 @@ static void source_free(struct source *s)
 	imap_free(&s->fr_map);
 	free(s->fr);
 	model__access_free(s);   /* the ring and the per-file samples */
+	model__peers_free(s);
 	free(s->rr);
 	free(s->probe);
 }

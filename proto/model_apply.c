@@ -301,7 +301,7 @@ static int msg_check(const iogp_msg *msg)
 			return IOGP_EINVAL;
 	}
 	int fr = model__files_check(msg);
-	if (fr < 0)
+	if (fr < 0 || (fr = model__peers_check(msg)) < 0)
 		return fr;
 	if (msg->nexact > IOGP_MAX_METRICS)
 		return IOGP_ELIMIT;
@@ -574,6 +574,8 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		r = files_add(m, s, msg->files, msg->nfiles);
 	if (r == 0 && (msg->nfilerecs > 0 || snapshot))
 		r = model__files_apply(m, s, msg->filerecs, msg->nfilerecs, snapshot);
+	if (r == 0 && (msg->npeers > 0 || snapshot))
+		r = model__peers_apply(m, s, msg, snapshot);   /* model_peers.c */
 	s->dropped = msg->dropped;
 	times_note(s, msg, snapshot);
 	return r;

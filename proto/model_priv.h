@@ -92,6 +92,7 @@ struct source {
 	uint32_t ring_head, ring_n;
 	uint64_t access_seen;
 	struct astore *acc;    /* per-file samples over the run (live), model_access.c */
+	struct peers *peers;   /* MPI sends by destination, model_peers.c */
 
 	/* lifecycle */
 	bool replaced;         /* a restart took over; cleared if it speaks again */
@@ -280,6 +281,14 @@ uint32_t model__source_new(iogp_model *m, uint64_t id, const char *host, int *er
 int model__labels_set(iogp_model *m, uint32_t si, const iogp_msg *msg);
 iogp_source_state model__src_state(const iogp_model *m, const struct source *s, uint64_t now,
                                    bool judge);
+
+/* model_peers.c: MPI sends by destination (the traffic matrix) */
+int model__peers_check(const iogp_msg *msg);
+int model__peers_apply(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot);
+size_t model__peers_snapshot(const struct source *s, iogp_peer **out);
+const iogp_peer *model__peers_window(const iogp_model *m, const struct source *s, uint64_t window,
+                                     iogp_peer **tmp, uint32_t *n);
+void model__peers_free(struct source *s);
 
 /* model_access.c: a message's access samples into the ring (and, live, the
  * per-file samples); freeing them with the source */

@@ -494,6 +494,7 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 	msg->nfilerecs = (uint32_t)model__files_snapshot(s, msg->filerecs);
 	if (msg->nfilerecs > 1)
 		qsort(msg->filerecs, msg->nfilerecs, sizeof *msg->filerecs, cmp_filerec);
+	msg->npeers = (uint32_t)model__peers_snapshot(s, &msg->peers);
 	msg->files = (iogp_file *)(base + off_f);
 	for (uint32_t j = 0; j < s->nslots; j++) {
 		const struct slot *sl = &s->slots[(uint32_t)order[j]];

@@ -43,6 +43,13 @@ static const iogp_panel catalog[IOGP_PANEL_N] = {
 	  "The file system's slowdown as iogram probe feels it: each operation's response time "
 	  "against its expected one, over time and per node", "slowdown", '0', IOGP_DATA_PROBE,
 	  { NULL }, 1, IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_MATRIX, "matrix", { "traffic", "mpi" }, "MPI traffic", "MPI traffic",
+	  "Bytes or messages each node (or rank of a node) sent to every other, with row and column "
+	  "totals, and the message sizes", "matrix", 'M', IOGP_DATA_MATRIX, { NULL }, 0,
+	  IOGP_VIEWER_ALL },
+	{ IOGP_PANEL_MSGSIZE, "msgsize", { "message-size", "messages" }, "MPI message size",
+	  "message size", "How large point-to-point MPI messages are: a histogram of their sizes",
+	  "msgsize", 0, IOGP_DATA_HIST, { "mpi.p2p.size" }, 0, IOGP_VIEWER_ALL },
 };
 
 const iogp_panel *iogp_panel_get(int id)

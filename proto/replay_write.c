@@ -279,13 +279,15 @@ static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len)
 	if (i == w->xs.n && i >= XF_MAX_SOURCES)
 		return 0;
 	size_t restlen = 0;
-	if (m->nlabels || m->nmetrics || m->naccess || m->nfiles || m->nexact || m->nfilerecs) {
+	if (m->nlabels || m->nmetrics || m->naccess || m->nfiles || m->nexact || m->nfilerecs ||
+	    m->npeers) {
 		iogp_msg r = { .kind = IOGP_DELTA, .nlabels = m->nlabels, .labels = m->labels,
 		               .nmetrics = m->nmetrics, .metrics = m->metrics,
 		               .naccess = m->naccess, .access = m->access,
 		               .nfiles = m->nfiles, .files = m->files,
 		               .nexact = m->nexact, .exact = m->exact,
-		               .nfilerecs = m->nfilerecs, .filerecs = m->filerecs };
+		               .nfilerecs = m->nfilerecs, .filerecs = m->filerecs,
+		               .npeers = m->npeers, .peers = m->peers };
 		long n = iogp_msg_encode(&r, NULL, 0);
 		if (n <= REST_HDR || replay__grow(&w->rbuf, &w->rcap, (size_t)n, 1024) < 0 ||
 		    iogp_msg_encode(&r, w->rbuf, w->rcap) != n)

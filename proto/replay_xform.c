@@ -505,7 +505,7 @@ int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
 	m->hists = o->h;
 
 	/* anything else (labels, metrics, access samples, files, exact values,
-	 * file records) as wire sections */
+	 * file records, MPI destinations) as wire sections */
 	if (mode & X_REST) {
 		VGET(v);
 		if (v > (uint64_t)(end - p) || v > IOGP_MAX_PAYLOAD - REST_HDR)
@@ -534,6 +534,8 @@ int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
 		m->exact = r->exact;
 		m->nfilerecs = r->nfilerecs;
 		m->filerecs = r->filerecs;
+		m->npeers = r->npeers;
+		m->peers = r->peers;
 	}
 	if (p != end)
 		return IOGP_ECORRUPT;

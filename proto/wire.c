@@ -25,6 +25,9 @@
  *   8  FILES     n, n x (id gap, path len, path)
  *   9  DROPPED   dropped
  *   10 SEEN      access_seen
+ *   11 EXACT     as HISTS (values for bin indices)
+ *   12 FILERECS  n, n x (file gap, layer, flags, mask, present fields)
+ *   13 PEERS     n, n x (rank gap, msgs, bytes): MPI sends by destination
  * A gap is x - (previous x + 1), the first one x itself, so such lists are
  * strictly ascending. "zz d-x" is zigzag(x - previous x) modulo 2^64 with
  * the previous values starting at 0. Strings carry no NUL. The encoder omits
@@ -48,7 +51,8 @@
 enum {
 	T_END = 0, T_LABELS, T_METRICS, T_INTERVAL, T_COUNTERS, T_GAUGES,
 	T_HISTS, T_ACCESS, T_FILES, T_DROPPED, T_SEEN, T_EXACT, T_FILERECS,
-	T_MAX = T_FILERECS,
+	T_PEERS,
+	T_MAX = T_PEERS,
 };
 
 static const struct sect_info {
@@ -69,6 +73,7 @@ static const struct sect_info {
 	[T_SEEN] = { "access_seen", 0, 0, 0 },
 	[T_EXACT] = { "exact", IOGP_MAX_METRICS, 2, sizeof(iogp_exact_val) },
 	[T_FILERECS] = { "filerecs", IOGP_MAX_FILERECS, 4, sizeof(iogp_filerec) },
+	[T_PEERS] = { "peers", IOGP_MAX_PEERS, 3, sizeof(iogp_peer) },
 };
 
 /* Exact values travel as histograms do: (id, n, (gap, count)...). */
@@ -81,7 +86,8 @@ _Static_assert(sizeof(iogp_exact_val) == sizeof(iogp_hist_val) &&
 _Static_assert(sizeof(iogp_label) % 8 == 0 && sizeof(iogp_metric_def) % 8 == 0 &&
     sizeof(iogp_counter_val) % 8 == 0 && sizeof(iogp_gauge_val) % 8 == 0 &&
     sizeof(iogp_hist_val) % 8 == 0 && sizeof(iogp_access) % 8 == 0 &&
-    sizeof(iogp_file) % 8 == 0 && sizeof(iogp_bin) == 16 && sizeof(iogp_filerec) % 8 == 0,
+    sizeof(iogp_file) % 8 == 0 && sizeof(iogp_bin) == 16 && sizeof(iogp_filerec) % 8 == 0 &&
+    sizeof(iogp_peer) % 8 == 0,
     "arena alignment");
 
 /* A file record's numbers in wire order; a presence mask says which are
@@ -605,6 +611,32 @@ static int enc_filerecs(struct enc *e, const iogp_msg *m)
 	return 0;
 }
 
+/* T_PEERS: count, then per destination (rank gap, msgs, bytes); ranks
+ * strictly ascending, msgs > 0. */
+static int enc_peers(struct enc *e, const iogp_msg *m)
+{
+	uint64_t next = 0;
+	size_t at;
+
+	if (m->npeers == 0)
+		return 0;
+	if (m->npeers > IOGP_MAX_PEERS || m->peers == NULL)
+		return IOGP_EINVAL;
+	at = sect_begin(e, T_PEERS);
+	put(e, m->npeers);
+	for (uint32_t i = 0; i < m->npeers; i++) {
+		const iogp_peer *q = &m->peers[i];
+
+		if (q->rank >= IOGP_MAX_PEER_RANK || q->msgs == 0 ||
+		    put_gap(e, &next, q->rank, i == 0) < 0)
+			return IOGP_EINVAL;
+		put(e, q->msgs);
+		put(e, q->bytes);
+	}
+	sect_end(e, at);
+	return 0;
+}
+
 static void enc_value(struct enc *e, unsigned tag, uint64_t v)
 {
 	if (v == 0)
@@ -629,6 +661,7 @@ static int enc_seen(struct enc *e, const iogp_msg *m)
 static int (*const encoders[])(struct enc *, const iogp_msg *) = {
 	enc_labels, enc_metrics, enc_interval, enc_counters, enc_gauges,
 	enc_hists, enc_access, enc_files, enc_dropped, enc_seen, enc_exact, enc_filerecs,
+	enc_peers,
 };
 
 static int encode(struct enc *e, const iogp_msg *m)
@@ -1067,6 +1100,27 @@ static int dec_filerecs(struct dec *d, iogp_msg *m, const uint8_t *p, const uint
 	return (int)(end - p);
 }
 
+static int dec_peers(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t n, next = 0, rank;
+
+	CALL(dec_count(d, &p, end, T_PEERS, &n));
+	m->peers = take(d, n, sizeof *m->peers);
+	for (uint64_t i = 0; i < n; i++) {
+		iogp_peer *q = &m->peers[i];
+
+		CALL(get_id(d, &p, end, &next, IOGP_MAX_PEER_RANK - 1, &rank));
+		q->rank = (uint32_t)rank;
+		q->pad = 0;
+		GET(q->msgs);
+		GET(q->bytes);
+		if (q->msgs == 0)
+			return fail(d, IOGP_ECORRUPT, "a destination without messages");
+	}
+	m->npeers = (uint32_t)n;
+	return (int)(end - p);
+}
+
 static int dec_value(struct dec *d, uint64_t *v, const uint8_t *p, const uint8_t *end)
 {
 	GET(*v);
@@ -1264,6 +1318,7 @@ static int msg_decode(struct dec *d, iogp_msg *m, const uint8_t *buf, size_t len
 		case T_SEEN: r = dec_value(d, &m->access_seen, p, bend); break;
 		case T_EXACT: r = dec_exact(d, m, p, bend); break;
 		case T_FILERECS: r = dec_filerecs(d, m, p, bend); break;
+		case T_PEERS: r = dec_peers(d, m, p, bend); break;
 		default: r = 0; break;
 		}
 		if (r < 0)

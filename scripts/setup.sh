@@ -7,6 +7,7 @@ pkgs=(
   check libzstd-dev libzmq3-dev libncurses-dev libgtk-3-dev libcairo2-dev
   libaio-dev tmux xvfb xauth strace ltrace fio procps
   libx11-dev libxtst-dev fonts-dejavu-core libxml2-utils
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -736,7 +736,7 @@ START_TEST(test_keys)
 	EXPECT("repaint", 5);   /* its last line: the whole overlay has been drawn */
 	static const char *const names[][2] = {
 		{ "? h", "this help" }, { "q", "quit" }, { "Tab", "focus next" },
-		{ "S-Tab", "focus previous" }, { "0-5,7-9", "zoom panel N" }, { "z Enter", "zoom focused" },
+		{ "S-Tab", "focus previous" }, { "0-5,7-9,M", "zoom panel N" }, { "z Enter", "zoom focused" },
 		{ "Esc", "close help" }, { "n N", "previous node" }, { "s S", "previous source" },
 		{ "a", "select everything" }, { "f F", "previous file" }, { "w W", "last N s" },
 		{ "d", "read+write / read" }, { "b", "bins native" }, { "v", "sizes by count" },

@@ -241,7 +241,7 @@ int main(void)
 	tcase_add_test(tc, test_live_probe);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
-	tu_tmux_kill();
+	tu_tmux_sweep(dir);
 	if (!failed)
 		tu_rmdir_all(dir);
 	else

@@ -1314,6 +1314,118 @@ START_TEST(test_topic_peek_label)
 }
 END_TEST
 
+/* PEERS (MPI sends by destination): round trip, and an old reader's view:
+ * a message with the section decodes the same apart from it. */
+START_TEST(test_peers_roundtrip)
+{
+	iogp_peer pv[3] = { { .rank = 0, .msgs = 1, .bytes = 0 },
+	                    { .rank = 7, .msgs = 1000, .bytes = 4096000 },
+	                    { .rank = IOGP_MAX_PEER_RANK - 1, .msgs = UINT64_MAX, .bytes = UINT64_MAX } };
+	iogp_msg m = { .kind = IOGP_DELTA, .source = 9, .seq = 3, .npeers = 3, .peers = pv }, d;
+	uint8_t buf[256];
+	char err[256];
+
+	long n = iogp_msg_encode(&m, buf, sizeof buf);
+	ck_assert_int_gt(n, 0);
+	iogp_msg_init(&d);
+	ck_assert_int_eq(iogp_msg_decode(&d, buf, (size_t)n, err, sizeof err), 0);
+	ck_assert_uint_eq(d.npeers, 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_eq(d.peers[i].rank, pv[i].rank);
+		ck_assert_uint_eq(d.peers[i].msgs, pv[i].msgs);
+		ck_assert_uint_eq(d.peers[i].bytes, pv[i].bytes);
+	}
+	/* the encoder refuses what the decoder would */
+	iogp_peer bad[2] = { { .rank = 5, .msgs = 1 }, { .rank = 5, .msgs = 1 } };
+	iogp_msg b = m;
+	b.peers = bad;
+	b.npeers = 2;
+	ck_assert_int_eq(iogp_msg_encode(&b, buf, sizeof buf), IOGP_EINVAL);   /* not ascending */
+	bad[1].rank = 6;
+	bad[1].msgs = 0;
+	ck_assert_int_eq(iogp_msg_encode(&b, buf, sizeof buf), IOGP_EINVAL);   /* no messages */
+	bad[1].msgs = 1;
+	bad[1].rank = IOGP_MAX_PEER_RANK;
+	ck_assert_int_eq(iogp_msg_encode(&b, buf, sizeof buf), IOGP_EINVAL);   /* rank too large */
+	iogp_msg_free(&d);
+}
+END_TEST
+
+/* Hostile PEERS sections: each is refused with its reason, nothing kept. */
+START_TEST(test_peers_hostile)
+{
+	char err[256];
+	struct raw b = { 0 };
+
+	/* a count past the limit */
+	raw_v(&b, IOGP_MAX_PEERS + 1);
+	ck_assert_int_eq(dec_one(13, &b, err), IOGP_ELIMIT);
+	/* a count the body cannot hold (3 bytes at least each) */
+	b.n = 0;
+	raw_v(&b, 1000);
+	raw_v(&b, 0), raw_v(&b, 1), raw_v(&b, 1);
+	ck_assert_int_eq(dec_one(13, &b, err), IOGP_ECORRUPT);
+	/* a destination without messages */
+	b.n = 0;
+	raw_v(&b, 1);
+	raw_v(&b, 4), raw_v(&b, 0), raw_v(&b, 10);
+	ck_assert_int_eq(dec_one(13, &b, err), IOGP_ECORRUPT);
+	ck_assert_msg(strstr(err, "peers") != NULL, "%s", err);
+	/* a rank past the limit, directly and by gaps */
+	b.n = 0;
+	raw_v(&b, 1);
+	raw_v(&b, IOGP_MAX_PEER_RANK), raw_v(&b, 1), raw_v(&b, 1);
+	ck_assert_int_eq(dec_one(13, &b, err), IOGP_ECORRUPT);
+	b.n = 0;
+	raw_v(&b, 2);
+	raw_v(&b, IOGP_MAX_PEER_RANK - 1), raw_v(&b, 1), raw_v(&b, 1);
+	raw_v(&b, 0), raw_v(&b, 1), raw_v(&b, 1);
+	ck_assert_int_eq(dec_one(13, &b, err), IOGP_ECORRUPT);
+	b.n = 0;
+	raw_v(&b, 2);
+	raw_v(&b, 1), raw_v(&b, 1), raw_v(&b, 1);
+	raw_v(&b, UINT64_MAX), raw_v(&b, 1), raw_v(&b, 1);
+	ck_assert_int_eq(dec_one(13, &b, err), IOGP_ECORRUPT);
+	/* ends inside a number; bytes left over */
+	b.n = 0;
+	raw_v(&b, 1);
+	raw_v(&b, 3), raw_v(&b, 1);
+	raw_bytes(&b, "\x80", 1);
+	ck_assert_int_lt(dec_one(13, &b, err), 0);
+	b.n = 0;
+	raw_v(&b, 1);
+	raw_v(&b, 3), raw_v(&b, 1), raw_v(&b, 1), raw_v(&b, 1);
+	ck_assert_int_eq(dec_one(13, &b, err), IOGP_ECORRUPT);
+	/* and a good one passes */
+	b.n = 0;
+	raw_v(&b, 2);
+	raw_v(&b, 3), raw_v(&b, 2), raw_v(&b, 100);
+	raw_v(&b, 0), raw_v(&b, 1), raw_v(&b, 0);
+	ck_assert_int_eq(dec_one(13, &b, err), 0);
+	free(b.b);
+
+	/* the model refuses a hand-made message breaking the same rules, counted */
+	iogp_model *md = iogp_model_new(NULL);
+	iogp_peer pv[2] = { { .rank = 2, .msgs = 1 }, { .rank = 1, .msgs = 1 } };
+	iogp_label lab[1] = { { "rank", "0" } };
+	iogp_msg m = { .kind = IOGP_SNAPSHOT, .source = 5, .seq = 1, .nlabels = 1, .labels = lab,
+	               .npeers = 2, .peers = pv };
+	iogp_model_stats st;
+	ck_assert_int_eq(iogp_model_apply(md, &m, 1), IOGP_EINVAL);
+	iogp_model_get_stats(md, &st);
+	ck_assert_uint_eq(st.bad_messages, 1);
+	pv[1].rank = 3;
+	ck_assert_int_eq(iogp_model_apply(md, &m, 2), 0);
+	iogp_matrix x;
+	iogp_matrix_query q = { .by = IOGP_MATRIX_RANK };
+	ck_assert_int_eq(iogp_model_matrix(md, &q, &x), 0);
+	ck_assert_uint_eq(x.n, 1);
+	ck_assert_uint_eq(x.other_msgs, 2);   /* ranks 2 and 3 announced no source */
+	iogp_matrix_free(&x);
+	iogp_model_free(md);
+}
+END_TEST
+
 START_TEST(test_arena)
 {
 	realistic *rs = realistic_new(2);
@@ -1387,6 +1499,8 @@ int main(void)
 		{ "encode_invalid", test_encode_invalid },
 		{ "topic_peek_label", test_topic_peek_label },
 		{ "arena", test_arena },
+		{ "peers_roundtrip", test_peers_roundtrip },
+		{ "peers_hostile", test_peers_hostile },
 	};
 	const tu_suite_opts o = { .timeout_s = 120 };
 	int rc = tu_run_cases("wire", tests, sizeof tests / sizeof tests[0], &o);

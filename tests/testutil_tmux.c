@@ -1,4 +1,5 @@
 /* testutil_tmux.c - a terminal viewer under test in tmux (testutil_tmux.h). */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,4 +56,17 @@ int tu_tmux_wait(const char *text, int present, double secs)
 		tu_sleep_ms(30);
 	} while (tu_now() < end);
 	return 0;
+}
+
+void tu_tmux_sweep(const char *tmpdir)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/tmux-%d", tmpdir, (int)getuid());
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (e->d_name[0] != '.')
+			tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", e->d_name));
+	closedir(d);
 }

@@ -13,6 +13,9 @@ extern char tu_screen[65536];   /* the last capture */
  * ""), then a sentinel line "IOGTOP-EXIT=status". */
 void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *cmd);
 void tu_tmux_kill(void);
+/* Kill every tmux server with a socket under tmpdir (the TMUX_TMPDIR the
+ * test set): the sessions of tests that failed before their teardown. */
+void tu_tmux_sweep(const char *tmpdir);
 /* The screen into tu_screen; esc 1: with escape sequences, 2: wrapped
  * lines joined. */
 const char *tu_tmux_capture(int esc);

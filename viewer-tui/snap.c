@@ -258,6 +258,26 @@ int snap_write(const top_frame *f, const top_layout *l, const char *base, char *
 		fail |= iogp_export_close(o) < 0;
 		files++;
 	}
+	/* the MPI traffic matrix as shown, when there is any */
+	{
+		char name[64], full[4200];
+		iogp_panel_file(IOGP_PANEL_MATRIX, NULL, "csv", name, sizeof(name));
+		FILE *o = iogp_export_open(dir, name, NULL, 0);
+		if (o) {
+			int rc = panel_matrix_csv(f, o);
+			fail |= iogp_export_close(o) < 0 || (rc < 0 && rc != IOGP_ENOTFOUND);
+			snprintf(full, sizeof(full), "%s/%s", dir, name);
+			if (rc < 0) {
+				remove(full);
+			} else {
+				size_t u = strlen(names);
+				snprintf(names + u, sizeof(names) - u, "%s%s", u ? " " : "", name);
+				files++;
+			}
+		} else {
+			fail = 1;
+		}
+	}
 	/* the probes, when there are any */
 	int64_t worst;
 	if (panel_probe_worst(f, &worst) > 0) {
