@@ -11,6 +11,7 @@
 
 #include "iogp.h"
 #include "iogp_insights.h"
+#include "iogp_matrix_view.h"
 #include "iogp_node_table.h"
 #include "iogp_panels.h"
 #include "iogp_probe_view.h"
@@ -48,6 +49,8 @@ enum iogplot_panel_id {
 	IOGPLOT_PHASES = IOGP_PANEL_PHASES,
 	IOGPLOT_INSIGHTS = IOGP_PANEL_INSIGHTS,
 	IOGPLOT_PROBE = IOGP_PANEL_PROBE,
+	IOGPLOT_MATRIX = IOGP_PANEL_MATRIX,
+	IOGPLOT_MSGSIZE = IOGP_PANEL_MSGSIZE,
 	IOGPLOT_NPANELS = IOGP_PANEL_N
 };
 
@@ -148,6 +151,12 @@ typedef struct iogplot_frame {
 	char *probe_text;
 	iogp_probe_point *probe_hist;
 	size_t nprobe_hist;
+	/* MPI traffic (iogp_matrix_view.h): node x node, or the ranks of the
+	 * selected node, since start or over the window (messages and bytes
+	 * both: the view's weight picks); NULL when there is no matrix; and
+	 * the selection's message sizes (mpi.p2p.size) */
+	iogp_matrix_view *matrix;
+	iogp_hist msgsize;
 } iogplot_frame;
 
 void iogplot_frame_init(iogplot_frame *f);
@@ -156,6 +165,9 @@ void iogplot_frame_free(iogplot_frame *f);
  * and header counts of the selection (NULL: all). Keeps f->rates and the
  * caller's header strings. */
 int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel);
+/* The MPI traffic matrix and message sizes of sel over the last window_s
+ * seconds (0: since start; iogplot_frame_from_model fills them since start). */
+int iogplot_frame_mpi(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel, double window_s);
 /* f's histograms -= base's (for "last N seconds": base = the state N s ago). */
 int iogplot_frame_hist_since(iogplot_frame *f, const iogplot_frame *base);
 
@@ -180,7 +192,8 @@ typedef struct iogplot_view {
 	double t_lo, t_hi;       /* time axis (rates, heatmap, access); t_hi <= t_lo: follow */
 	double span;             /* seconds shown when following; default 300 */
 	unsigned logx, logy;     /* bit (1 << panel): log scale */
-	int size_weight;         /* IOGP_WEIGHT_* (iogp_size_table.h): size bars by count or bytes */
+	int size_weight;         /* IOGP_WEIGHT_* (iogp_size_table.h): size bars by count or
+	                          * bytes; the MPI traffic matrix's messages or bytes */
 	const char *highlight[4];/* nodes drawn as their own lines in the rates panel */
 	int nhighlight;
 	iogplot_cache *cache;    /* optional: axes and grid drawn once per geometry */
@@ -259,7 +272,8 @@ int iogplot_export(const char *path, const iogplot_style *st, const iogplot_fram
  * named as iogram-top's snapshot: size-read.csv, size-write.csv,
  * queue_depth.csv, latency-{read,write,meta}.csv (lower_bound,upper_bound,count),
  * rates-{read,write}.csv (iogram export's series), access.csv (time,op,
- * offset,size of the busiest file), slowdown.csv (iogp_probe_panel_csv).
+ * offset,size of the busiest file), slowdown.csv (iogp_probe_panel_csv),
+ * matrix.csv (iogp_matrix_csv) with msgsize.csv (the message sizes).
  * names gets the file names written.
  * Returns the number of files or an error (err says which file failed). */
 int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char *names,

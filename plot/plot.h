@@ -100,6 +100,10 @@ void pl_frame_phases_free(iogplot_frame *f);
 extern const pl_panel_ops pl_probe_ops;
 int pl_frame_probes(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel);
 void pl_frame_probes_free(iogplot_frame *f);
+/* The MPI traffic panel (plot_matrix.c), its frame copy's release, and
+ * the message-size histogram it draws inside it (plot_hist.c). */
+extern const pl_panel_ops pl_matrix_ops, pl_msgsize_ops;
+void pl_frame_matrix_free(iogplot_frame *f);
 /* The finding of the insights panel at (x, y), or -1 (plot_insights.c). */
 int pl_insight_at(const pl_layout *l, const iogplot_frame *f, double x, double y);
 

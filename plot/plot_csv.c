@@ -1,7 +1,8 @@
 /* plot_csv.c - what a panel shows as CSV files in a directory, named and
  * shaped as iogram-top's snapshot: histograms as lower_bound,upper_bound,count,
  * the common request sizes, rates as iogram export's series, access samples
- * of the busiest file, the slowdown probes' factors now. */
+ * of the busiest file, the slowdown probes' factors now, the MPI traffic
+ * matrix and its message sizes. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -66,7 +67,8 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 	int fail = 0, files = 0;
 	char failed[256] = "";
 	for (int p = IOGPLOT_SIZE; p < IOGPLOT_NPANELS; p++) {
-		if (panel >= 0 && p != panel)
+		/* the traffic panel draws the message sizes inside it: both files */
+		if (panel >= 0 && p != panel && !(panel == IOGPLOT_MATRIX && p == IOGPLOT_MSGSIZE))
 			continue;
 		const iogp_panel *e = iogp_panel_get(p);
 		char name[64];
@@ -75,7 +77,7 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 			int ops[3], n = pl_hist_series(f, p, h, ops);
 			int single = !e->metrics[1];   /* queue depth: one file, even empty */
 			for (int k = 0; k < n; k++) {
-				if (!h[k]->total && !single)
+				if (!h[k]->total && (!single || p == IOGPLOT_MSGSIZE))   /* no MPI: none */
 					continue;
 				iogp_panel_file(p, single ? NULL : opn[ops[k]], "csv", name, sizeof(name));
 				FILE *o = iogp_export_open(dir, name, names, nlen);
@@ -132,6 +134,17 @@ int iogplot_export_csv(const char *dir, const iogplot_frame *f, int panel, char 
 			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
 			FILE *o = iogp_export_open(dir, name, names, nlen);
 			if (!o || iogp_probe_panel_csv(o, f->probes) < 0) {
+				snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
+				fail = 1;
+			}
+			if (o && iogp_export_close(o) < 0)
+				fail = 1;
+			files++;
+		} else if (e->data == IOGP_DATA_MATRIX && f->matrix && f->matrix->x.n && !f->matrix->empty) {
+			/* every cell, messages and bytes, and the totals (iogram export matrix's) */
+			iogp_panel_file(p, NULL, "csv", name, sizeof(name));
+			FILE *o = iogp_export_open(dir, name, names, nlen);
+			if (!o || iogp_matrix_csv(o, &f->matrix->x, f->matrix->by) < 0) {
 				snprintf(failed, sizeof(failed), "%s: %s", name, strerror(errno ? errno : EIO));
 				fail = 1;
 			}

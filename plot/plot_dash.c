@@ -21,6 +21,8 @@ static const pl_panel_ops *const panel_ops[IOGPLOT_NPANELS] = {
 	[IOGPLOT_PHASES] = &pl_phases_ops,
 	[IOGPLOT_INSIGHTS] = &pl_insights_ops,
 	[IOGPLOT_PROBE] = &pl_probe_ops,
+	[IOGPLOT_MATRIX] = &pl_matrix_ops,
+	[IOGPLOT_MSGSIZE] = &pl_msgsize_ops,
 };
 
 static const pl_panel_ops *ops_of(int panel)
@@ -32,7 +34,7 @@ void iogplot_view_init(iogplot_view *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->span = 300;
-	v->logx = (1u << IOGPLOT_SIZE) | (1u << IOGPLOT_LATENCY);
+	v->logx = (1u << IOGPLOT_SIZE) | (1u << IOGPLOT_LATENCY) | (1u << IOGPLOT_MSGSIZE);
 }
 
 void iogplot_view_time(const iogplot_view *v, const iogplot_frame *f, double *lo, double *hi)

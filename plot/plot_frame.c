@@ -25,6 +25,7 @@ void iogplot_frame_init(iogplot_frame *f)
 	iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
 	for (int i = 0; i < 6; i++)
 		iogp_hist_init(hist_slot(f, i), &nb);
+	iogp_hist_init(&f->msgsize, &nb);
 }
 
 static void free_access(iogplot_frame *f)
@@ -50,6 +51,8 @@ void iogplot_frame_free(iogplot_frame *f)
 	iogplot_series_free(&f->lat_heat);
 	pl_frame_phases_free(f);
 	pl_frame_probes_free(f);
+	pl_frame_matrix_free(f);
+	iogp_hist_free(&f->msgsize);
 }
 
 static int in_sel(const iogp_source_info *si, const iogp_sel *sel)
@@ -107,6 +110,8 @@ int iogplot_frame_from_model(iogplot_frame *f, const iogp_model *m, const iogp_s
 	}
 	f->t_first = first;
 	if ((rc = pl_frame_phases(f, m, sel)) < 0)
+		return rc;
+	if ((rc = iogplot_frame_mpi(f, m, sel, 0)) < 0)   /* plot_matrix.c */
 		return rc;
 	return pl_frame_probes(f, m, sel);   /* plot_probe.c */
 }

@@ -1,6 +1,7 @@
 /* plot_hist.c - the histogram panels: request size (read, write; by count
  * or by bytes, beside its common sizes), queue depth, latency (read, write,
- * meta) with p50/p90/p99 markers. */
+ * meta) with p50/p90/p99 markers, MPI message size (inside the traffic
+ * panel). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +11,13 @@
 #include "iogp_size_table.h"
 #include "plot.h"
 
-static const char *const opname[4] = { "read", "write", "meta", "all" };
+static const char *const opname[5] = { "read", "write", "meta", "all", "size" };
+
+/* What a histogram of panel counts. */
+static const char *noun(int panel)
+{
+	return panel == IOGPLOT_MSGSIZE ? "messages" : "requests";
+}
 
 int pl_hist_series(const iogplot_frame *f, int panel, const iogp_hist **h, int *ops)
 {
@@ -32,13 +39,18 @@ int pl_hist_series(const iogplot_frame *f, int panel, const iogp_hist **h, int *
 		h[n] = &f->qd;
 		ops[n++] = 3;
 		break;
+	case IOGPLOT_MSGSIZE:
+		h[n] = &f->msgsize;
+		ops[n++] = 4;
+		break;
 	}
 	return n;
 }
 
 static pl_unit unit_of(int panel)
 {
-	return panel == IOGPLOT_SIZE ? PL_SIZE : panel == IOGPLOT_LATENCY ? PL_NS : PL_COUNT;
+	return panel == IOGPLOT_SIZE || panel == IOGPLOT_MSGSIZE ? PL_SIZE :
+	       panel == IOGPLOT_LATENCY ? PL_NS : PL_COUNT;
 }
 
 /* The bars' weight: the size panel's choice (count or bytes), else counts. */
@@ -94,7 +106,8 @@ static void hist_layout(pl_layout *l, const iogplot_style *st, const iogplot_fra
 	}
 	if (!(maxc > 0)) {
 		l->empty = 1;
-		snprintf(l->empty_msg, sizeof(l->empty_msg), "no requests yet");
+		snprintf(l->empty_msg, sizeof(l->empty_msg), l->panel == IOGPLOT_MSGSIZE ?
+		         "no MPI messages yet" : "no requests yet");
 		return;
 	}
 	pl_sub *s = &l->sub[0];
@@ -242,7 +255,7 @@ static void hist_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 		}
 	}
 	cairo_restore(cr);
-	if (l->panel != IOGPLOT_QD)
+	if (l->panel != IOGPLOT_QD && l->panel != IOGPLOT_MSGSIZE)   /* one series */
 		draw_legend(cr, l, st, h, ops, n);
 	if (l->panel == IOGPLOT_SIZE)
 		pl_sizes_draw(cr, l, st, f);
@@ -291,15 +304,18 @@ static void hist_title(char *buf, size_t len, const iogplot_frame *f, const iogp
 			iogp_fmt_ns(c, sizeof(c), (double)q99, IOGP_UNITS_WIDE);
 			o += (size_t)snprintf(buf + o, len - o, "%s%s p50 %s p90 %s p99 %s", sep,
 			                      opname[ops[k]], a, b, c);
-		} else if (panel == IOGPLOT_SIZE) {
+		} else if (panel == IOGPLOT_SIZE || panel == IOGPLOT_MSGSIZE) {
 			/* sizes that were asked for: exact, or the floors of the quantiles' bins */
 			uint64_t q50 = 0, q99 = 0;
 			iogp_hist_quantile(h[k], 0.5, &q50);
 			iogp_hist_quantile(h[k], 0.99, &q99);
 			iogp_fmt_size(a, sizeof(a), (double)iogp_size_shown(h[k], q50), IOGP_UNITS_WIDE);
 			iogp_fmt_size(b, sizeof(b), (double)iogp_size_shown(h[k], q99), IOGP_UNITS_WIDE);
-			o += (size_t)snprintf(buf + o, len - o, "%s%s %s, p50 %s p99 %s", sep, opname[ops[k]],
-			                      cnt, a, b);
+			if (panel == IOGPLOT_MSGSIZE)
+				o += (size_t)snprintf(buf + o, len - o, "%s messages, p50 %s p99 %s", cnt, a, b);
+			else
+				o += (size_t)snprintf(buf + o, len - o, "%s%s %s, p50 %s p99 %s", sep,
+				                      opname[ops[k]], cnt, a, b);
 		} else {
 			uint64_t mx = 0;
 			iogp_hist_max(h[k], &mx);
@@ -362,15 +378,15 @@ static int hist_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplo
 				if (u == PL_SIZE && iogp_hist_bin_exact(h[k], i, &first, &ne) && ne == 1) {
 					/* every request in it had one size: say that one */
 					iogp_fmt_size(a, sizeof(a), (double)h[k]->exact[first].value, IOGP_UNITS_WIDE);
-					o += (size_t)snprintf(buf + o, len - o, "%s%s %s: %s requests (%.1f%%)", nl,
-					                      opname[ops[k]], a, cnt, pct);
+					o += (size_t)snprintf(buf + o, len - o, "%s%s %s: %s %s (%.1f%%)", nl,
+					                      opname[ops[k]], a, cnt, noun(l->panel), pct);
 				} else if (lo == hi)
-					o += (size_t)snprintf(buf + o, len - o, "%s%s %s%s (%s): %s requests (%.1f%%)",
-					                      nl, opname[ops[k]], ea, un, a, cnt, pct);
+					o += (size_t)snprintf(buf + o, len - o, "%s%s %s%s (%s): %s %s (%.1f%%)",
+					                      nl, opname[ops[k]], ea, un, a, cnt, noun(l->panel), pct);
 				else
 					o += (size_t)snprintf(buf + o, len - o,
-					                      "%s%s [%s, %s]%s (%s – %s): %s requests (%.1f%%)",
-					                      nl, opname[ops[k]], ea, eb, un, a, b, cnt, pct);
+					                      "%s%s [%s, %s]%s (%s – %s): %s %s (%.1f%%)",
+					                      nl, opname[ops[k]], ea, eb, un, a, b, cnt, noun(l->panel), pct);
 				if (u == PL_SIZE && o < len) {   /* and the bytes moved: the by-bytes weight */
 					double tot = iogp_size_weight_total(h[k], IOGP_WEIGHT_BYTES);
 					double by = iogp_size_bin_weight(h[k], i, IOGP_WEIGHT_BYTES);
@@ -390,3 +406,10 @@ static int hist_tooltip(const pl_layout *l, const iogplot_frame *f, const iogplo
 const pl_panel_ops pl_size_ops = { hist_layout, size_title, hist_data, hist_tooltip };
 const pl_panel_ops pl_qd_ops = { hist_layout, qd_title, hist_data, hist_tooltip };
 const pl_panel_ops pl_latency_ops = { hist_layout, lat_title, hist_data, hist_tooltip };
+
+static void msgsize_title(char *buf, size_t len, const iogplot_frame *f, const iogplot_view *v)
+{
+	hist_title(buf, len, f, v, IOGPLOT_MSGSIZE);
+}
+
+const pl_panel_ops pl_msgsize_ops = { hist_layout, msgsize_title, hist_data, hist_tooltip };

@@ -582,6 +582,13 @@ int iogp_feed_paused(const iogp_feed *f)
 	return f->paused;
 }
 
+void iogp_feed_play_state(const iogp_feed *f, double *speed, int *paused, int *at_end)
+{
+	*speed = f->speed;
+	*paused = f->paused;
+	*at_end = f->at_end;
+}
+
 void iogp_feed_speed(iogp_feed *f, int dir)
 {
 	if (dir > 0 && f->speed < 1024)

@@ -35,10 +35,18 @@ typedef struct iogp_model_opts {
 	                           * posix.write.bytes, posix.read.ops, posix.write.ops */
 	uint64_t bin_ns;          /* rate bin width, 0 = 1 s; bins are aligned to
 	                           * multiples of bin_ns on wall time; min 1 ms */
-	uint32_t ring_bins;       /* bins kept per source, node and all, 0 = 300, max 86400 */
+	uint32_t ring_bins;       /* bins kept per node and all, 0 = 300, max 86400 */
+	uint32_t source_ring_bins; /* bins kept per source, 0 = ring_bins (at most it): a
+	                           * viewer following thousands of sources keeps each
+	                           * one's recent rates, the nodes' long history */
 	uint64_t window_slot_ns;  /* histogram window granularity, 0 = 5 s, min 1 ms */
 	uint64_t window_max_ns;   /* longest window, 0 = 60 s, at most 1024 slots */
 	uint32_t window_bytes;    /* window storage per source, 0 = 24576, min 1024 */
+	uint64_t window_total;    /* all sources' window storage, 0 = no limit but
+	                           * window_bytes each: with it each source gets
+	                           * window_total / sources (at most window_bytes, at
+	                           * least 1024), so memory stays bounded as sources
+	                           * grow and older window slots go first */
 
 	/* Lifecycle (always on; time-based states need iogp_model_tick). */
 	uint32_t quiet_intervals; /* 0 = 3 */
@@ -363,8 +371,8 @@ IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
  *
  * Rates: every DELTA's increment of each rate metric is spread over its own
  * interval [wall - (t1 - t0), wall] and given to fixed bins by overlap
- * (the DAQPIPE report's eq. 1), into rings of ring_bins bins per source,
- * per node and for all, so sum(rate x bin width) = increments counted and
+ * (the DAQPIPE report's eq. 1), into rings of source_ring_bins bins per
+ * source and ring_bins per node and for all, so sum(rate x bin width) = increments counted and
  * nodes drifting out of step give no double peaks. A bin is covered when
  * some interval of a source that has the metric overlapped it (a DELTA
  * without the metric counts as 0). A DELTA that arrives late, after a gap or
@@ -388,7 +396,7 @@ IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
  * while the since-start histogram is exact again.
  *
  * Memory, defaults (4 rates x 300 bins, 5 s slots x 13): a rate ring is
- * 8 + ring_bins x (8 x nrates + 1) = 9,908 bytes, one per source with a rate
+ * 16 + bins x (8 x nrates + 1) = 9,916 bytes, one per source with a rate
  * metric and a DELTA, one per node, one for all; windows take 72 bytes per
  * histogram metric with data plus 8 bytes per distinct bin per slot, at
  * most window_bytes per source: ~10.2 KB for the POSIX agent's six

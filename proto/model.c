@@ -290,6 +290,7 @@ static int opts_live(iogp_model *m, const iogp_model_opts *in)
 	o->gone_ns = o->gone_ns == 0 ? MODEL_GONE_NS : o->gone_ns;
 	o->bin_ns = clamp_u64(o->bin_ns, MODEL_BIN_NS, MODEL_BIN_MIN_NS, UINT64_MAX / 4);
 	o->ring_bins = (uint32_t)clamp_u64(o->ring_bins, MODEL_RING_BINS, 2, MODEL_RING_MAX);
+	o->source_ring_bins = (uint32_t)clamp_u64(o->source_ring_bins, o->ring_bins, 2, o->ring_bins);
 	o->window_slot_ns = clamp_u64(o->window_slot_ns, MODEL_SLOT_NS, MODEL_BIN_MIN_NS,
 	                              UINT64_MAX / (4 * MODEL_WINDOW_SLOTS_MAX));
 	o->window_max_ns = clamp_u64(o->window_max_ns, MODEL_WINDOW_NS, o->window_slot_ns,

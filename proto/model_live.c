@@ -15,29 +15,29 @@
 
 /* ---- live side: rate rings ---------------------------------------------------- */
 
-/* ring_bins bins, each holding the increments given to it for every rate
- * metric side by side (one cache line for a DELTA's bin), then a byte per
- * bin with a coverage bit per metric. Absolute bin b (wall / bin_ns) sits at
- * b % ring_bins. */
+/* L bins (ring_bins for the nodes and the whole, source_ring_bins for a
+ * source), each holding the increments given to it for every rate metric
+ * side by side (one cache line for a DELTA's bin), then a byte per bin with
+ * a coverage bit per metric. Absolute bin b (wall / bin_ns) sits at b % L. */
 struct rring {
 	uint64_t hi;       /* newest bin held */
+	uint32_t L, pad;
 	double v[];
 };
 
-static size_t rring_size(const iogp_model *m)
+static size_t rring_size(const iogp_model *m, uint32_t L)
 {
-	return sizeof(struct rring) +
-	       (size_t)m->opts.ring_bins * (m->opts.nrates * sizeof(double) + 1);
+	return sizeof(struct rring) + (size_t)L * (m->opts.nrates * sizeof(double) + 1);
 }
 
 static uint8_t *rring_cov(const iogp_model *m, const struct rring *r)
 {
-	return (uint8_t *)(uintptr_t)(r->v + (size_t)m->opts.nrates * m->opts.ring_bins);
+	return (uint8_t *)(uintptr_t)(r->v + (size_t)m->opts.nrates * r->L);
 }
 
 static void rring_advance(const iogp_model *m, struct rring *r, uint64_t to)
 {
-	uint32_t L = m->opts.ring_bins, nr = m->opts.nrates;
+	uint32_t L = r->L, nr = m->opts.nrates;
 	uint8_t *cov = rring_cov(m, r);
 
 	if (to <= r->hi)
@@ -68,7 +68,7 @@ struct span {
 static bool rring_add(const iogp_model *m, struct rring *r, const struct span *sp,
                       const double *amt, uint32_t mask)
 {
-	uint32_t L = m->opts.ring_bins, nr = m->opts.nrates;
+	uint32_t L = r->L, nr = m->opts.nrates;
 	uint64_t B = m->opts.bin_ns, lo, from;
 	uint8_t *cov = rring_cov(m, r);
 	double acc[IOGP_MODEL_MAX_RATES] = { 0 };
@@ -111,15 +111,16 @@ static bool rring_add(const iogp_model *m, struct rring *r, const struct span *s
 	return clipped;
 }
 
-static struct rring *rring_get(iogp_model *m, struct rring **rp, uint64_t hi)
+static struct rring *rring_get(iogp_model *m, struct rring **rp, uint64_t hi, uint32_t L)
 {
 	if (*rp == NULL) {
-		size_t sz = rring_size(m);
+		size_t sz = rring_size(m, L);
 
 		*rp = calloc(1, sz);
 		if (*rp == NULL)
 			return NULL;
 		(*rp)->hi = hi;
+		(*rp)->L = L;
 		m->lst.live_bytes += sz;
 	}
 	return *rp;
@@ -158,7 +159,7 @@ void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, con
 		nrings = 1;
 	}
 	for (int i = 0; i < nrings; i++) {
-		struct rring *r = rring_get(m, rings[i], sp.last);
+		struct rring *r = rring_get(m, rings[i], sp.last, i == 0 ? m->opts.source_ring_bins : m->opts.ring_bins);
 
 		if (r == NULL) {
 			m->lst.rate_skipped++;
@@ -238,9 +239,14 @@ static void wring_shift(const iogp_model *m, struct wring *w, uint64_t d)
  * source's budget, and no more than the budget has left. */
 static size_t wring_left(const iogp_model *m, const struct source *s, const struct wring *w)
 {
-	size_t share = m->opts.window_bytes / (s->nhist > 0 ? s->nhist : 1);
-	size_t left = m->opts.window_bytes - s->win_bytes +
-	              (w != NULL ? wring_size(m, w->cap) : 0);
+	/* window_total shares out among the sources: each gets less as they grow */
+	size_t budget = m->opts.window_bytes;
+	if (m->opts.window_total && m->nsrc > 0 && m->opts.window_total / m->nsrc < budget)
+		budget = m->opts.window_total / m->nsrc > 1024 ? m->opts.window_total / m->nsrc : 1024;
+	size_t share = budget / (s->nhist > 0 ? s->nhist : 1);
+	size_t own = w != NULL ? wring_size(m, w->cap) : 0;
+	size_t others = s->win_bytes > own ? s->win_bytes - own : 0;
+	size_t left = budget > others ? budget - others : 0;
 
 	return share < left ? share : left;
 }
@@ -262,8 +268,9 @@ static bool wring_room(iogp_model *m, struct source *s, struct slot *sl, uint32_
 			return false;
 		m->lst.window_evicted += wring_drop_front(m, w, e);
 		need = w->n + add;
-		if (need <= w->cap)
+		if (need <= w->cap && wring_size(m, w->cap) <= left)
 			return true;
+		/* else grow, or shrink to a share that got smaller as sources came */
 	}
 	cap = need + need / 2;
 	if (wring_size(m, cap) > left)
@@ -382,10 +389,10 @@ void model__live_prefetch(const iogp_model *m, const struct source *s, const iog
 {
 	uint64_t bin = msg->wall_ns > 0 ? (msg->wall_ns - 1) / m->opts.bin_ns : 0;
 	const struct rring *rr[3] = { s->rr, m->nodes[s->node].rr, m->all };
-	uint32_t p = (uint32_t)(bin % m->opts.ring_bins);
-
 	for (int i = 0; i < 3; i++) {
 		if (rr[i] != NULL) {
+			uint32_t p = (uint32_t)(bin % rr[i]->L);
+
 			__builtin_prefetch(rr[i]);
 			__builtin_prefetch(&rr[i]->v[(size_t)p * m->opts.nrates]);
 			__builtin_prefetch(rring_cov(m, rr[i]) + p);
@@ -492,7 +499,7 @@ static bool query_bin(uint64_t e, size_t n, size_t i, uint64_t *b)
 /* Amount of metric ri in absolute bin b of r, when covered. */
 static bool rring_at(const iogp_model *m, const struct rring *r, uint32_t ri, uint64_t b, double *v)
 {
-	uint32_t L = m->opts.ring_bins, p;
+	uint32_t L = r->L, p;
 
 	if (b > r->hi || r->hi - b >= L)
 		return false;

@@ -2960,7 +2960,7 @@ START_TEST(test_live_stress)
 	iogp_model *m = live_model(0);
 	uint64_t *wall = calloc(NS, sizeof *wall);
 	double t0, apply_s = 0, q0, q_s;
-	size_t rring = 8 + 300 * (4 * 8 + 1);
+	size_t rring = 16 + 300 * (4 * 8 + 1);
 	char host[32];
 	iogp_model_live lv;
 	iogp_sel sel;

@@ -11,6 +11,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 
 #include "iogplot.h"
 #include "testutil.h"
+#include "testutil_iogr.h"
 
 static const char *view_bin, *synth_bin, *iogram_bin;
 static char dir[256];
@@ -206,9 +208,10 @@ static int ink(const image *im, const iogplot_style *st, int x, int y)
 
 /* The panels a synthetic recording fills: not the phases (no per-file
  * records) nor the findings (check_phases_view draws those from real jobs),
- * nor the slowdown (no probes: test_slowdown_window). */
+ * nor the slowdown (no probes: test_slowdown_window), nor the MPI traffic
+ * (no MPI: test_matrix_window) and its message sizes (inside it). */
 #define ALL_PANELS (((1u << IOGPLOT_NPANELS) - 1) & ~(1u << IOGPLOT_PHASES) & ~(1u << IOGPLOT_INSIGHTS) & \
-                    ~(1u << IOGPLOT_PROBE))
+                    ~(1u << IOGPLOT_PROBE) & ~(1u << IOGPLOT_MATRIX) & ~(1u << IOGPLOT_MSGSIZE))
 
 /* Panels of ALL_PANELS (by the dashboard layout at the area's size, offset
  * ox,oy in the image) that have ink in their plot area; bitmask. */
@@ -615,6 +618,66 @@ START_TEST(test_slowdown_window)
 }
 END_TEST
 
+/* Pixels of the palette's hottest (viridis yellow) in the top of the area,
+ * from a real screenshot. */
+static long hot_cells(const area *a, const char *save)
+{
+	image im;
+	image_from_root(&im, save);
+	long n = 0;
+	for (int y = a->ry + 8; y < a->ry + 300 && y < im.h; y++)
+		for (int x = a->rx + 8; x < a->rx + a->w - 8 && x < im.w; x++) {
+			uint32_t p = im.px[(size_t)y * (size_t)im.w + (size_t)x];
+			n += (p >> 16 & 255) > 225 && (p >> 8 & 255) > 200 && (p & 255) < 80;
+		}
+	free(im.px);
+	return n;
+}
+
+/* Key M zooms the MPI traffic panel of a job with a known matrix: its
+ * hottest cell drawn at the top; Ctrl+E's CSV folder holds matrix.csv. */
+START_TEST(test_matrix_window)
+{
+	char job[700], path[800];
+	snprintf(job, sizeof(job), "%s/matrix.iogr", dir);
+	ck_assert_int_eq(tu_matrix_job(job), 0);
+	viewer v;
+	char *args[] = { "--replay", job, "--at", "-0", NULL };
+	start_view(&v, "matrix", args);
+	ck_assert_msg(wait_log(&v, "screenshot written", 30), "no screenshot; log:\n%s", read_log(&v));
+	area a;
+	parse_area(&v, &a);
+	Display *d = XOpenDisplay(display);
+	ck_assert_ptr_nonnull(d);
+	Window w = wait_window(d, "iogram-view", 5);
+	ck_assert(w != 0);
+	focus(d, w);
+	long before = hot_cells(&a, tu_fmt("%s/matrix-dash.png", dir)), zoomed = 0;
+	key(d, XK_M, 0);
+	for (int i = 0; i < 40 && zoomed <= 150; i++) {   /* until it is drawn, at most 20 s */
+		tu_sleep_ms(500);
+		zoomed = hot_cells(&a, tu_fmt("%s/matrix-zoomed.png", dir));
+	}
+	ck_assert_msg(before == 0 && zoomed > 150, "hottest pixels: dashboard %ld, key M %ld", before, zoomed);
+	snprintf(path, sizeof(path), "%s/mx.csv", dir);
+	export_via_dialog(d, w, path);
+	snprintf(path, sizeof(path), "%s/mx/matrix.csv", dir);
+	ck_assert_msg(tu_wait_file(path, 8), "no %s; log:\n%s", path, read_log(&v));
+	size_t n;
+	uint64_t all = 0;
+	for (int r = 0; r < TU_MX_RANKS; r++)
+		for (int t = 0; t < TU_MX_RANKS; t++)
+			all += tu_mx_msgs(r, t);
+	char *b = tu_load(path, &n);
+	ck_assert(b && !strncmp(b, "from_node,to_node,messages_count,bytes\n", 39));
+	ck_assert_msg(strstr(b, tu_fmt("\ntotal,total,%" PRIu64 ",", all)) != NULL, "%s", b);
+	free(b);
+	XCloseDisplay(d);
+	ck_assert_int_eq(waitpid(v.pid, NULL, WNOHANG), 0);
+	stop_view(&v);
+}
+END_TEST
+
 static int run_synth(void)
 {
 	pid_t pid = tu_spawn_opt((char *[]){ (char *)synth_bin, "--nodes", "6", "--sources-per-node", "2",
@@ -653,6 +716,7 @@ int main(void)
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_weight_key);
 	tcase_add_test(tc, test_slowdown_window);
+	tcase_add_test(tc, test_matrix_window);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
 	tu_xvfb_stop(xvfb);

@@ -40,9 +40,11 @@ static iogp_model_opts model_opts(uint32_t ring_bins)
 		mo.rates[mo.nrates++] = iogp_layer_slot_metric(l, IOGP_SLOT_WRITE_BYTES);
 	}
 	mo.ring_bins = ring_bins;
+	mo.source_ring_bins = ring_bins < 120 ? ring_bins : 120;   /* a source's own rates: 2 minutes */
 	mo.window_slot_ns = 5000000000ull;
 	mo.window_max_ns = 300000000000ull;
 	mo.window_bytes = 65536;
+	mo.window_total = 512ull << 20;   /* 64 KB a source up to 8,192 of them, less beyond */
 	return mo;
 }
 
@@ -369,6 +371,9 @@ int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_fr
 			if (rc == IOGP_ENOMEM)
 				return rc;
 		}
+		/* the MPI traffic and message sizes of the window too */
+		if ((rc = iogplot_frame_mpi(f, iogp_feed_model(s->feed), sel, window_s)) < 0)
+			return rc;
 		snprintf(f->window, sizeof(f->window), "last %.0f s", window_s);
 	} else {
 		snprintf(f->window, sizeof(f->window), "since start");

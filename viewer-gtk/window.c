@@ -226,6 +226,7 @@ static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer p)
 	    ((v->frame.nsources && v->frame.qd.total + v->frame.size[0].total + v->frame.size[1].total &&
 	      (iogv_is_replay(v->s) || v->frame.rates.nbins)) ||
 	     (v->frame.probes && v->frame.nprobe_hist) ||   /* a prober has no histograms */
+	     v->frame.msgsize.total ||                      /* nor an MPI job without I/O */
 	     gtk_widget_get_visible(v->infobar) || g_get_monotonic_time() - v->started_us > 10000000)) {
 		v->screenshot_done = 1;
 		g_timeout_add(300, write_screenshot, v);

@@ -49,9 +49,11 @@ int input_open(top_input **out, const top_input_opts *o, char *err, size_t errle
 			.live = 1,
 			.bin_ns = 1000000000ull,
 			.ring_bins = 600,
+			.source_ring_bins = 120,   /* a source's own rates: 2 minutes (bench_modelmem) */
 			.window_slot_ns = 2000000000ull,
 			.window_max_ns = 300000000000ull,
 			.window_bytes = 65536,
+			.window_total = 512ull << 20,   /* 64 KB a source up to 8,192 of them, less beyond */
 		},
 		.any_address = o->any_address,
 		.creator = "iogram-top " IOGRAM_VERSION,
@@ -108,6 +110,11 @@ long input_pump(top_input *in)
 	if (in->demo)
 		demo_tick(in->demo);
 	return iogp_feed_pump(in->feed);
+}
+
+top_mode input_mode(const top_input *in)
+{
+	return in->mode;
 }
 
 void input_status(top_input *in, top_status *st)

@@ -388,8 +388,11 @@ void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode)
 	size_t n = 0, pos = 0;
 	char label[16];
 	const iogp_action *e;
-	while (iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label)))
+	int lw = 8;   /* the keys' column: the longest label ("0-5,7-9,M") */
+	while (iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label))) {
 		n++;
+		lw = (int)strlen(label) > lw ? (int)strlen(label) : lw;
+	}
 	size_t lines = n + 1 + NNOTES;   /* keys, a blank line, the notes */
 	int w = cols - 2 < 100 ? cols - 2 : 100;
 	int inner = rows - 2;
@@ -434,8 +437,8 @@ void keys_draw_help(top_surf *s, int rows, int cols, top_mode mode)
 		if (r >= inner || c >= ncol)
 			continue;
 		int y = y0 + 1 + r, x = x0 + 2 + c * colw;
-		draw_text(s, y, x, 8, ST_LABEL, lab);
-		draw_text(s, y, x + 9, colw - 10, st, text);
+		draw_text(s, y, x, lw, ST_LABEL, lab);
+		draw_text(s, y, x + lw + 1, colw - lw - 2, st, text);
 		shown++;
 	}
 	char foot[64];

@@ -67,6 +67,8 @@ static int snap_png(const top_frame *f, const top_layout *l, const char *dir, ch
 	iogp_sel sel;
 	frame_sel(f, &sel);
 	int rc = iogplot_frame_from_model(&pf, f->m, &sel);
+	if (rc >= 0 && view_window(f->v) > 0)   /* the traffic over the window, as on screen */
+		rc = iogplot_frame_mpi(&pf, f->m, &sel, view_window(f->v));
 	iogp_hist *slot[6] = { &pf.size[0], &pf.size[1], &pf.lat[0], &pf.lat[1], &pf.lat[2], &pf.qd };
 	for (int i = 0; i < 6 && rc >= 0; i++) {   /* "last N seconds" as on screen */
 		const char *metric = iogp_layer_slot_metric(f->v->layer, i);

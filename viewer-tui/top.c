@@ -191,6 +191,9 @@ static void draw_all(top_app *app)
 		case IOGP_DATA_PROBE:
 			panel_probe_draw(&f, s, r);
 			break;
+		case IOGP_DATA_MATRIX:
+			panel_matrix_draw(&f, s, r);
+			break;
 		case IOGP_DATA_STATUS:
 			break;
 		}
@@ -374,12 +377,15 @@ int main(int argc, char **argv)
 		uint64_t now = iogp_mono_ns();
 		if (duration > 0 && (double)(now - start) / 1e9 >= duration)
 			break;
-		top_status st;
-		input_status(app.in, &st);
+		/* the play state only: the full status (a count of every source's
+		 * state) is taken once a frame, never per wake-up */
+		double speed;
+		int paused, at_end, replay = input_mode(app.in) == MODE_REPLAY;
+		iogp_feed_play_state(input_feed(app.in), &speed, &paused, &at_end);
 		/* replay plays at up to 4 frames per second when fast */
 		uint64_t interval = pace;
-		if (st.mode == MODE_REPLAY && st.f.speed > 1 && !st.f.paused)
-			interval = (uint64_t)((double)pace / (st.f.speed < 4 ? st.f.speed : 4));
+		if (replay && speed > 1 && !paused)
+			interval = (uint64_t)((double)pace / (speed < 4 ? speed : 4));
 		uint64_t due = last_frame + (key_dirty ? KEY_FRAME_NS : interval);
 		int wait_ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
 		int rdue = iogp_feed_next_due_ms(input_feed(app.in));
@@ -407,8 +413,9 @@ int main(int argc, char **argv)
 		if (hangup > 100)
 			break;
 		now = iogp_mono_ns();
-		int live_frozen = st.mode != MODE_REPLAY && iogp_feed_paused(input_feed(app.in));
-		int time_moves = !live_frozen && !(st.mode == MODE_REPLAY && (st.f.paused || st.f.at_end));
+		iogp_feed_play_state(input_feed(app.in), &speed, &paused, &at_end);
+		int live_frozen = !replay && paused;
+		int time_moves = !live_frozen && !(replay && (paused || at_end));
 		if (key_dirty && now >= last_frame + KEY_FRAME_NS) {
 			if (app.full_redraw) {
 				clearok(curscr, TRUE);

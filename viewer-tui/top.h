@@ -131,6 +131,7 @@ iogp_feed *input_feed(top_input *in);
 /* Tick the demo's workers, then pump the feed. */
 long input_pump(top_input *in);
 void input_status(top_input *in, top_status *st);
+top_mode input_mode(const top_input *in);
 
 /* ---- layout.c ---- */
 typedef struct top_layout {
@@ -248,6 +249,12 @@ void panel_insights_draw(const top_frame *f, top_surf *s, top_rect r);
 const iogp_insight *insights_get(const top_frame *f, size_t *n);
 /* As text (iogp_insights_write_text). */
 int panel_insights_text(const top_frame *f, FILE *out);
+
+/* ---- panel_matrix.c: the MPI traffic matrix (iogp_matrix_view.h) ---- */
+void panel_matrix_draw(const top_frame *f, top_surf *s, top_rect r);
+/* The matrix as shown, as iogram export matrix writes it; IOGP_ENOTFOUND
+ * when there is no MPI traffic. */
+int panel_matrix_csv(const top_frame *f, FILE *out);
 
 /* ---- panel_probe.c: slowdown probes (iogp_probe_view.h) ---- */
 void panel_probe_draw(const top_frame *f, top_surf *s, top_rect r);

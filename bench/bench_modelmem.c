@@ -1,0 +1,98 @@
+/* bench_modelmem.c - what a viewer's model holds per source, and what a
+ * DELTA costs to apply, as sources grow: N realistic sources (synth/) with
+ * iogram-top's live options (viewer-tui/input.c) each send a HELLO and
+ * BENCH_DELTAS DELTAs of 1 s; heap in use (mallinfo2) per source, the
+ * live side's share (rate rings, windows) and the apply time per DELTA.
+ * Target (issue 16): <= 16 KB per source with the default history. */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp.h"
+#include "realistic.h"
+#include "testutil.h"
+
+#define T0_WALL 1790000000000000000ull
+
+static int run(uint32_t n, int deltas)
+{
+	iogp_model_opts o = {
+		.live = 1, .bin_ns = 1000000000ull, .ring_bins = 600, .source_ring_bins = 120,
+		.window_slot_ns = 2000000000ull,
+		.window_max_ns = 300000000000ull, .window_bytes = 65536, .window_total = 512ull << 20,
+	};
+	if (getenv("BENCH_SOURCE_RING"))
+		o.source_ring_bins = (uint32_t)atoi(getenv("BENCH_SOURCE_RING"));
+	if (getenv("BENCH_WINDOW_BYTES"))
+		o.window_bytes = (uint32_t)atoi(getenv("BENCH_WINDOW_BYTES"));
+	size_t heap0 = mallinfo2().uordblks;
+	iogp_model *m = iogp_model_new(&o);
+	enum { GEN = 64 };   /* generators, their messages re-addressed to n sources */
+	realistic *src[GEN];
+	uint8_t *buf = malloc(1u << 20);
+	iogp_msg msg, dec;
+	iogp_msg_init(&msg);
+	iogp_msg_init(&dec);
+	if (!m || !buf)
+		return -1;
+	for (int g = 0; g < GEN; g++)
+		src[g] = realistic_new(1000 + (uint64_t)g);
+	size_t heap1 = mallinfo2().uordblks;
+	double apply = 0;
+	uint64_t applied = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		realistic_hello(src[i % GEN], &msg);
+		msg.source = 0x100000 + i;
+		iogp_label lab[IOGP_MAX_LABELS];
+		char host[32];
+		snprintf(host, sizeof(host), "node%04u", i / 16);   /* 16 sources a node */
+		for (uint32_t k = 0; k < msg.nlabels && k < IOGP_MAX_LABELS; k++) {
+			lab[k] = msg.labels[k];
+			if (!strcmp(lab[k].key, "host"))
+				lab[k].value = host;
+		}
+		msg.labels = lab;
+		if (iogp_model_apply(m, &msg, T0_WALL) < 0)
+			return -1;
+	}
+	for (int s = 1; s <= deltas; s++)
+		for (uint32_t i = 0; i < n; i++) {
+			realistic_delta(src[i % GEN], &msg, (uint64_t)s);
+			msg.source = 0x100000 + i;
+			msg.wall_ns = T0_WALL + (uint64_t)s * 1000000000ull + i;
+			double t0 = tu_now();
+			if (iogp_model_apply(m, &msg, msg.wall_ns) < 0)
+				return -1;
+			apply += tu_now() - t0;
+			applied++;
+		}
+	iogp_model_tick(m, T0_WALL + (uint64_t)(deltas + 1) * 1000000000ull);
+	iogp_model_live lv;
+	iogp_model_get_live(m, &lv);
+	size_t heap = mallinfo2().uordblks;
+	/* the generators' own memory is not the model's */
+	double per = ((double)heap - (double)heap0 - (double)(heap1 - heap0)) / n;
+	printf("%6u sources x %d DELTAs: model heap %.1f KB per source (live rings and windows %.1f KB), "
+	       "apply %.2f us per DELTA%s\n", n, deltas, per / 1024, (double)lv.live_bytes / n / 1024,
+	       apply * 1e6 / (double)applied, per > 16384 ? "  ABOVE TARGET (16 KB)" : "");
+	for (int g = 0; g < GEN; g++)
+		realistic_free(src[g]);
+	free(buf);
+	iogp_msg_free(&msg);
+	iogp_msg_free(&dec);
+	iogp_model_free(m);
+	return 0;
+}
+
+int main(void)
+{
+	int deltas = getenv("BENCH_DELTAS") ? atoi(getenv("BENCH_DELTAS")) : 40;
+	static const uint32_t ns[] = { 1000, 5000, 20000, 50000 };
+	int bad = 0;
+	for (size_t k = 0; k < sizeof(ns) / sizeof(*ns); k++)
+		bad |= run(ns[k], deltas) < 0;
+	if (bad)
+		fprintf(stderr, "bench_modelmem: a run failed\n");
+	return bad;
+}
