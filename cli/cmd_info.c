@@ -15,6 +15,9 @@ static void info_usage(FILE *out)
 	             "metric's total (histograms: count, p50, p90, p99, max; request sizes\n"
 	             "with their most common exact sizes), the files that moved the most, the\n"
 	             "I/O phases and the findings (insights).\n\n"
+	             "\"losses:\" says how many messages were lost before the recorder (the\n"
+	             "sequence numbers its sources skipped) and how many it refused (malformed,\n"
+	             "hostile or over its caps: not written), as the recorder noted them.\n\n"
 	             "A damaged file is read wherever it can be: stderr says how many bytes\n"
 	             "were skipped (\"iogram: warning: FILE: N bytes (P%%) skipped as damaged\")\n"
 	             "and the exit status is still 0. Exit status: 0 success, 1 runtime error\n"
@@ -218,6 +221,12 @@ static int info_exec(int argc, char **argv)
 	printf("sources:    %zu on %zu nodes; gaps %" PRIu64 ", duplicates %" PRIu64
 	       ", unknown-source deltas %" PRIu64 "\n", ns, iogp_model_node_count(m),
 	       ms.gaps, ms.duplicates, ms.unknown);
+	/* Lost: the sequence numbers the sources skipped (as this replay sees
+	 * them, or as the recorder noted them if more: damage hides some);
+	 * refused: what the recorder did not write (its note in the file). */
+	uint64_t lost = ms.gaps > st.file.noted_gaps ? ms.gaps : st.file.noted_gaps;
+	printf("losses:     %" PRIu64 " messages lost (gaps), %" PRIu64 " refused%s\n", lost,
+	       st.file.noted_refused, st.file.losses_noted ? "" : " (the file has no recorder's note)");
 	if (ms.refused || ms.seq_spoofs || ms.refused_sources)
 		printf("refused:    %" PRIu64 " sources, %" PRIu64 " metrics/bins/files/names over the "
 		       "caps; %" PRIu64 " spoofed sequence jumps undone\n", ms.refused_sources, ms.refused,

@@ -33,12 +33,18 @@ typedef struct iogp_recorder_opts {
 IOGP_API int iogp_recorder_open(iogp_recorder **r, const char *path,
                        const iogp_recorder_opts *opts, char *err, size_t errlen);
 /* Decode payload, apply it to the model and append it unchanged. A payload
- * that does not decode is not written and is counted (returns its error). */
+ * that does not decode, or that the model refuses (hostile, over the caps),
+ * is not written and is counted in rejected (returns its error). */
 IOGP_API int iogp_recorder_add(iogp_recorder *r, const void *payload, size_t len, uint64_t recv_ns);
 /* Encode msg and add it. */
 IOGP_API int iogp_recorder_add_msg(iogp_recorder *r, const iogp_msg *msg, uint64_t recv_ns);
+/* Count n messages the caller refused before they reached the recorder
+ * (malformed on the socket): they are noted in the file with the others. */
+IOGP_API void iogp_recorder_refused(iogp_recorder *r, uint64_t n);
 /* Write a keyframe now. */
 IOGP_API int iogp_recorder_keyframe(iogp_recorder *r, uint64_t recv_ns);
+/* Note the losses when they changed (a small frame, iogp_replay.h:
+ * iogram info shows them), then push everything to the file. */
 IOGP_API int iogp_recorder_flush(iogp_recorder *r);
 /* Flush, write index, close; frees r. */
 IOGP_API int iogp_recorder_close(iogp_recorder *r);
@@ -47,6 +53,7 @@ IOGP_API void iogp_recorder_abandon(iogp_recorder *r);   /* as if the process di
 IOGP_API const iogp_model *iogp_recorder_model(const iogp_recorder *r);
 typedef struct iogp_recorder_stats {
 	uint64_t added, rejected, keyframes;
+	uint64_t gaps;         /* sequence numbers the sources skipped: lost before us */
 	iogp_replay_wstats file;
 } iogp_recorder_stats;
 IOGP_API void iogp_recorder_get_stats(const iogp_recorder *r, iogp_recorder_stats *st);

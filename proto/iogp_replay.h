@@ -17,7 +17,12 @@
  *   bit 30 KEY   the record(s) belong to a keyframe
  *   bit 29 NEWZ  the pack starts a new zstd frame
  *   bit 28 MARK  keyframe marker: no record, body "IOGK", receive time = the
- *                one given to keyframe_begin; the keyframe's first frame
+ *                one given to keyframe_begin; the keyframe's first frame.
+ *                Or a losses note: body "IOGL" | u64 gaps | u64 refused, the
+ *                writer's cumulative count of messages lost before it (the
+ *                sequence numbers its sources skipped) and refused (not
+ *                written: undecodable, hostile, over the caps); readers
+ *                keep the last one (iogp_replay_rstats)
  *   bit 27       reserved, 0
  * A frame body is either one record's payload (flags 0 or KEY; a wire
  * payload starts "IOGW": the design's plain record) or a pack (starts
@@ -106,6 +111,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "iogp_wire.h"
+
 #define IOGP_REPLAY_MAGIC "IOGR\r\n\x1a\n"
 #define IOGP_REPLAY_VERSION 1
 #define IOGP_REPLAY_MAX_FRAME (64u << 20)
@@ -135,6 +142,10 @@ IOGP_API int iogp_replay_create(iogp_replay_writer **w, const char *path,
  * (IOGP_EIO) or a compressor failure every call returns that error. */
 IOGP_API int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
                       const void *payload, size_t len);
+/* The same for a payload the caller has decoded into m (what payload
+ * decodes to, exactly): spares decoding it again. */
+IOGP_API int iogp_replay_write_msg(iogp_replay_writer *w, uint64_t recv_ns,
+                                   const void *payload, size_t len, const iogp_msg *m);
 /* Begin / end a keyframe: records written in between form it. Begin flushes
  * pending data, starts a new zstd frame and adds an index entry. Begin
  * inside a keyframe or end outside one is IOGP_EINVAL. */
@@ -143,6 +154,10 @@ IOGP_API int iogp_replay_keyframe_end(iogp_replay_writer *w);
 /* Push buffered records to the file (one pack chunk) and fflush. After this
  * returns, a crash loses nothing written before it. */
 IOGP_API int iogp_replay_flush(iogp_replay_writer *w);
+/* Note the writer's losses so far (cumulative; see the MARK frame above):
+ * a small frame, outside keyframes (IOGP_EINVAL inside one). */
+IOGP_API int iogp_replay_note_losses(iogp_replay_writer *w, uint64_t recv_ns,
+                                     uint64_t gaps, uint64_t refused);
 /* Flush, write the index and trailer, close. Frees w even on error. */
 IOGP_API int iogp_replay_close(iogp_replay_writer *w);
 /* Close the file without index or trailer (tests: simulate a crash): what
@@ -208,6 +223,8 @@ typedef struct iogp_replay_rstats {
 	uint64_t bad_frames;    /* CRC / length / inflate / DELTA rebuild failures */
 	uint64_t skipped_bytes; /* bytes not read as records: torn tail + damage */
 	uint64_t first_ns, last_ns; /* receive times of first / last record read */
+	int losses_noted;       /* 1: a losses note was read; the last one's counts: */
+	uint64_t noted_gaps, noted_refused;
 } iogp_replay_rstats;
 IOGP_API void iogp_replay_reader_stats(const iogp_replay_reader *r, iogp_replay_rstats *st);
 

@@ -4,18 +4,22 @@
 
 #include "iogp_err.h"
 #include "iogp_recorder.h"
+#include "iogp_sys.h"
 
 struct iogp_recorder {
 	iogp_replay_writer *w;
 	iogp_model *model;
 	iogp_recorder_opts o;
-	iogp_msg snap;
+	iogp_msg snap, in;
 	uint8_t *buf;
 	size_t bufcap;
 	uint64_t last_kf_ns;
 	int have_time;
 	uint64_t added, rejected, keyframes;
 	uint64_t since_kf_records;
+	uint64_t last_recv_ns;
+	int noted;
+	uint64_t noted_gaps, noted_refused;  /* as last written to the file */
 };
 
 int iogp_recorder_open(iogp_recorder **rp, const char *path,
@@ -41,6 +45,7 @@ int iogp_recorder_open(iogp_recorder **rp, const char *path,
 		return IOGP_ENOMEM;
 	}
 	iogp_msg_init(&r->snap);
+	iogp_msg_init(&r->in);
 	iogp_replay_wopts wo = {
 		.creator = r->o.creator ? r->o.creator : "iogram " IOGRAM_VERSION,
 		.compress = !r->o.plain,
@@ -134,16 +139,20 @@ static int maybe_keyframe(iogp_recorder *r, uint64_t now)
 
 int iogp_recorder_add(iogp_recorder *r, const void *payload, size_t len, uint64_t recv_ns)
 {
-	int rc = iogp_model_feed(r->model, payload, len, recv_ns);
+	/* Decoded once, for the model and the writer's DELTA transform. */
+	int rc = iogp_msg_decode(&r->in, payload, len, NULL, 0);
+	if (rc >= 0)
+		rc = iogp_model_apply(r->model, &r->in, recv_ns);
 	if (rc < 0 && rc != IOGP_EUNKNOWN) {
 		r->rejected++;
 		return rc;
 	}
 	/* An undecodable-by-model DELTA (source not yet known) is still the
 	 * stream's data: keep it, a later SNAPSHOT makes it readable. */
-	if ((rc = iogp_replay_write(r->w, recv_ns, payload, len)) < 0)
+	if ((rc = iogp_replay_write_msg(r->w, recv_ns, payload, len, &r->in)) < 0)
 		return rc;
 	r->added++;
+	r->last_recv_ns = recv_ns;
 	r->since_kf_records++;
 	return maybe_keyframe(r, recv_ns);
 }
@@ -163,8 +172,34 @@ int iogp_recorder_add_msg(iogp_recorder *r, const iogp_msg *msg, uint64_t recv_n
 	return iogp_recorder_add(r, r->buf, (size_t)len, recv_ns);
 }
 
+void iogp_recorder_refused(iogp_recorder *r, uint64_t n)
+{
+	r->rejected += n;
+}
+
+/* A losses note first (so a file says "none"), then whenever the counts
+ * moved since the last one. */
+static int note_losses(iogp_recorder *r)
+{
+	iogp_model_stats ms;
+	iogp_model_get_stats(r->model, &ms);
+	if (r->noted && ms.gaps == r->noted_gaps && r->rejected == r->noted_refused)
+		return 0;
+	uint64_t t = r->last_recv_ns ? r->last_recv_ns : iogp_wall_ns();
+	int rc = iogp_replay_note_losses(r->w, t, ms.gaps, r->rejected);
+	if (rc < 0)
+		return rc;
+	r->noted = 1;
+	r->noted_gaps = ms.gaps;
+	r->noted_refused = r->rejected;
+	return 0;
+}
+
 int iogp_recorder_flush(iogp_recorder *r)
 {
+	int rc = note_losses(r);
+	if (rc < 0)
+		return rc;
 	return iogp_replay_flush(r->w);
 }
 
@@ -172,6 +207,7 @@ static void recorder_free(iogp_recorder *r)
 {
 	iogp_model_free(r->model);
 	iogp_msg_free(&r->snap);
+	iogp_msg_free(&r->in);
 	free(r->buf);
 	free(r);
 }
@@ -180,7 +216,10 @@ int iogp_recorder_close(iogp_recorder *r)
 {
 	if (!r)
 		return 0;
-	int rc = iogp_replay_close(r->w);
+	int rc = note_losses(r);
+	int rc2 = iogp_replay_close(r->w);
+	if (rc >= 0)
+		rc = rc2;
 	recorder_free(r);
 	return rc;
 }
@@ -203,6 +242,9 @@ void iogp_recorder_get_stats(const iogp_recorder *r, iogp_recorder_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->added = r->added;
 	st->rejected = r->rejected;
+	iogp_model_stats ms;
+	iogp_model_get_stats(r->model, &ms);
+	st->gaps = ms.gaps;
 	st->keyframes = r->keyframes;
 	iogp_replay_writer_stats(r->w, &st->file);
 }

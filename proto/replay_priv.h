@@ -19,6 +19,7 @@
 #define HDR_FIXED 26            /* header without the creator */
 #define FRAME_HDR 16
 #define INNER_HDR_MAX 20        /* two varints */
+#define NOTE_LEN 20              /* "IOGL" + two u64 */
 #define TRAILER_LEN 16
 #define TRAILER_MAGIC "IOGRTAIL"
 #define CREATOR_MAX 255

@@ -132,7 +132,7 @@ static int plausible(uint32_t word)
 		return 0;
 	if (fl & F_PACK)
 		return !(fl & (F_MARK | F_RESERVED));
-	return fl == 0 || fl == F_KEY || (fl == F_MARK && len == 4);
+	return fl == 0 || fl == F_KEY || (fl == F_MARK && (len == 4 || len == NOTE_LEN));
 }
 
 /* First offset from `from` where a verified frame starts, or end. Only a
@@ -359,6 +359,12 @@ int iogp_replay_next(iogp_replay_reader *r, iogp_replay_rec *rec)
 		if (f.flags == F_MARK && f.len == 4 && !memcmp(f.body, "IOGK", 4)) {
 			r->kf_pending = 1;
 			r->st.keyframes++;
+			continue;
+		}
+		if (f.flags == F_MARK && f.len == NOTE_LEN && !memcmp(f.body, "IOGL", 4)) {
+			r->st.losses_noted = 1;
+			r->st.noted_gaps = get64(f.body + 4);
+			r->st.noted_refused = get64(f.body + 12);
 			continue;
 		}
 		if ((f.flags & F_PACK) && !(f.flags & F_MARK)) {

@@ -263,13 +263,17 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 
 /* Transform payload (a DELTA) into w->xbuf if that is smaller and reads
  * back exactly; returns its length, or 0 to store the payload as it is. */
-static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len)
+static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len,
+                     const iogp_msg *m)
 {
 	iogp_kind kind;
-	if (iogp_msg_peek(payload, len, &kind, NULL, NULL, NULL) < 0 || kind != IOGP_DELTA ||
-	    iogp_msg_decode(&w->dm, payload, len, NULL, 0) < 0)
+	if (iogp_msg_peek(payload, len, &kind, NULL, NULL, NULL) < 0 || kind != IOGP_DELTA)
 		return 0;
-	const iogp_msg *m = &w->dm;
+	if (!m) {
+		if (iogp_msg_decode(&w->dm, payload, len, NULL, 0) < 0)
+			return 0;
+		m = &w->dm;
+	}
 	uint64_t elems = (uint64_t)m->ncounters + m->ngauges + m->nhists;
 	for (uint32_t k = 0; k < m->nhists && elems <= XF_SRC_ELEMS; k++)
 		elems += m->hists[k].nbins;
@@ -308,8 +312,23 @@ static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len)
 	return n;
 }
 
+static int write_rec(iogp_replay_writer *w, uint64_t recv_ns, const void *payload,
+                     size_t len, const iogp_msg *m);
+
 int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
                       const void *payload, size_t len)
+{
+	return write_rec(w, recv_ns, payload, len, NULL);
+}
+
+int iogp_replay_write_msg(iogp_replay_writer *w, uint64_t recv_ns,
+                          const void *payload, size_t len, const iogp_msg *m)
+{
+	return write_rec(w, recv_ns, payload, len, m);
+}
+
+static int write_rec(iogp_replay_writer *w, uint64_t recv_ns, const void *payload,
+                     size_t len, const iogp_msg *m)
 {
 	if (!w || (!payload && len) || recv_ns == UINT64_MAX)
 		return IOGP_EINVAL;
@@ -325,7 +344,7 @@ int iogp_replay_write(iogp_replay_writer *w, uint64_t recv_ns,
 		                 PACK_TARGET * 2) < 0)
 			return IOGP_ENOMEM;
 		const uint8_t *body = payload;
-		size_t blen = xf_try(w, payload, len);
+		size_t blen = xf_try(w, payload, len, m);
 		uint64_t form = blen ? 1 : 0;
 		if (blen)
 			body = w->xbuf;
@@ -392,6 +411,18 @@ int iogp_replay_keyframe_end(iogp_replay_writer *w)
 	w->kf_end_pos = w->pos;
 	w->st.last_keyframe_bytes = w->pos - w->kf_begin_pos;
 	return 0;
+}
+
+int iogp_replay_note_losses(iogp_replay_writer *w, uint64_t recv_ns, uint64_t gaps,
+                            uint64_t refused)
+{
+	if (!w || w->in_kf || recv_ns == UINT64_MAX)
+		return IOGP_EINVAL;
+	uint8_t b[NOTE_LEN];
+	memcpy(b, "IOGL", 4);
+	put64(b + 4, gaps);
+	put64(b + 12, refused);
+	return emit_frame(w, F_MARK, recv_ns, b, sizeof b, NULL, 0);
 }
 
 int iogp_replay_flush(iogp_replay_writer *w)
