@@ -167,19 +167,7 @@ START_TEST(test_ranks_of_a_node)
 	/* a snapshot writes the matrix as shown */
 	tu_tmux_keys("x");
 	EXPECT("matrix.csv", 5);
-	char *csv = NULL;
-	for (int k = 0; k < 50 && !csv; k++) {
-		FILE *p = popen(tu_fmt("cat %s/iogram-snap-*/matrix.csv 2>/dev/null", dir), "r");
-		static char buf[8192];
-		size_t n = p ? fread(buf, 1, sizeof(buf) - 1, p) : 0;
-		if (p)
-			pclose(p);
-		buf[n] = '\0';
-		if (n)
-			csv = buf;
-		else
-			tu_sleep_ms(100);
-	}
+	const char *csv = tu_snap_file(dir, "matrix.csv", 5);
 	ck_assert_ptr_nonnull(csv);
 	ck_assert_msg(!strncmp(csv, "from_rank,to_rank,messages_count,bytes\n", 39), "%s", csv);
 	ck_assert_msg(strstr(csv, tu_fmt("\n2,3,%" PRIu64 ",%" PRIu64 "\n", tu_mx_msgs(2, 3),

@@ -134,19 +134,7 @@ START_TEST(test_three_nodes)
 	/* a snapshot writes the panel's CSV: every probe's operations */
 	tu_tmux_keys("x");
 	EXPECT("snapshot ", 5);
-	char *csv = NULL;
-	for (int k = 0; k < 50 && !csv; k++) {
-		FILE *p = popen(tu_fmt("cat %s/iogram-snap-*/slowdown.csv 2>/dev/null", dir), "r");
-		static char buf[8192];
-		size_t n = p ? fread(buf, 1, sizeof(buf) - 1, p) : 0;
-		if (p)
-			pclose(p);
-		buf[n] = '\0';
-		if (n)
-			csv = buf;
-		else
-			tu_sleep_ms(100);
-	}
+	const char *csv = tu_snap_file(dir, "slowdown.csv", 5);
 	ck_assert_ptr_nonnull(csv);
 	ck_assert_msg(strstr(csv, "node,dir,fs,op,statistic,expected_by,stat_ns,expected_ns,slowdown\n"), "%s", csv);
 	ck_assert_msg(strstr(csv, "pc,/fake/scratch,fakefs,stat,median,median of 14400 s,8000000,1000000,8.000\n"),

@@ -575,6 +575,22 @@ static long red_factors(const area *a, const char *save)
 	return n;
 }
 
+/* iogram-view on recording job at its end, its test screenshots named
+ * name-*.png: the window found and focused, the panels' area in *a. */
+static Display *window_at_end(viewer *v, const char *name, char *job, area *a, Window *w)
+{
+	char *args[] = { "--replay", job, "--at", "-0", NULL };
+	start_view(v, name, args);
+	ck_assert_msg(wait_log(v, "screenshot written", 30), "no screenshot; log:\n%s", read_log(v));
+	parse_area(v, a);
+	Display *d = XOpenDisplay(display);
+	ck_assert_ptr_nonnull(d);
+	*w = wait_window(d, "iogram-view", 5);
+	ck_assert(*w != 0);
+	focus(d, *w);
+	return d;
+}
+
 /* Key 0 zooms the slowdown panel of a job of three probes: the worst
  * (nodeC, its write at 8x) drawn with its factor in large red type; n steps
  * through the nodes, and only nodeC's probe has anything red; a selects
@@ -585,16 +601,9 @@ START_TEST(test_slowdown_window)
 	snprintf(job, sizeof(job), "%s/probes.iogr", dir);
 	ck_assert_int_eq(tu_probe_job(dir, job), 0);
 	viewer v;
-	char *args[] = { "--replay", job, "--at", "-0", NULL };
-	start_view(&v, "slowdown", args);
-	ck_assert_msg(wait_log(&v, "screenshot written", 30), "no screenshot; log:\n%s", read_log(&v));
 	area a;
-	parse_area(&v, &a);
-	Display *d = XOpenDisplay(display);
-	ck_assert_ptr_nonnull(d);
-	Window w = wait_window(d, "iogram-view", 5);
-	ck_assert(w != 0);
-	focus(d, w);
+	Window w;
+	Display *d = window_at_end(&v, "slowdown", job, &a, &w);
 	long before = red_factors(&a, tu_fmt("%s/slowdown-dash.png", dir)), zoomed = 0;
 	key(d, XK_0, 0);
 	for (int i = 0; i < 40 && zoomed <= 150; i++) {   /* until it is drawn, at most 20 s */
@@ -642,16 +651,9 @@ START_TEST(test_matrix_window)
 	snprintf(job, sizeof(job), "%s/matrix.iogr", dir);
 	ck_assert_int_eq(tu_matrix_job(job), 0);
 	viewer v;
-	char *args[] = { "--replay", job, "--at", "-0", NULL };
-	start_view(&v, "matrix", args);
-	ck_assert_msg(wait_log(&v, "screenshot written", 30), "no screenshot; log:\n%s", read_log(&v));
 	area a;
-	parse_area(&v, &a);
-	Display *d = XOpenDisplay(display);
-	ck_assert_ptr_nonnull(d);
-	Window w = wait_window(d, "iogram-view", 5);
-	ck_assert(w != 0);
-	focus(d, w);
+	Window w;
+	Display *d = window_at_end(&v, "matrix", job, &a, &w);
 	long before = hot_cells(&a, tu_fmt("%s/matrix-dash.png", dir)), zoomed = 0;
 	key(d, XK_M, 0);
 	for (int i = 0; i < 40 && zoomed <= 150; i++) {   /* until it is drawn, at most 20 s */

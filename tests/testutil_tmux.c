@@ -70,3 +70,21 @@ void tu_tmux_sweep(const char *tmpdir)
 			tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", e->d_name));
 	closedir(d);
 }
+
+const char *tu_snap_file(const char *dir, const char *name, double secs)
+{
+	static char buf[65536];
+	double end = tu_now() + secs;
+	do {
+		FILE *p = popen(tu_fmt("cat \"$(ls -td %s/iogram-snap-* 2>/dev/null | head -1)\"/%s 2>/dev/null", dir,
+		                       name), "r");
+		size_t n = p ? fread(buf, 1, sizeof(buf) - 1, p) : 0;
+		if (p)
+			pclose(p);
+		buf[n] = '\0';
+		if (n)
+			return buf;
+		tu_sleep_ms(100);
+	} while (tu_now() < end);
+	return NULL;
+}

@@ -24,6 +24,11 @@ void tu_tmux_keys(const char *k);
 /* Wait up to secs until the screen holds text (present 1) or not (0). */
 int tu_tmux_wait(const char *text, int present, double secs);
 
+/* The file name of the newest snapshot directory under dir
+ * (dir/iogram-snap-*, as the viewer's x writes it), once it exists and is
+ * not empty, waiting up to secs; its contents (static), or NULL. */
+const char *tu_snap_file(const char *dir, const char *name, double secs);
+
 /* On failure the screen goes to stderr with the message. */
 #define TU_SCREEN_CHECK(cond, ...) do { \
 	int ok_ = (cond) ? 1 : 0; \
