@@ -18,6 +18,7 @@
 #include "iogp.h"
 #include "iogp_panels.h"
 #include "testutil.h"
+#include "testutil_tmux.h"
 #ifdef HAVE_PLOT
 #include "session.h"
 #endif
@@ -508,6 +509,7 @@ int main(void)
 	};
 	const tu_suite_opts o = { .teardown = tmux_kill, .timeout_s = 120 };
 	int rc = tu_run_cases("phases_view", cases, sizeof(cases) / sizeof(cases[0]), &o);
+	tu_tmux_sweep(dir);   /* the sessions of tests that failed before their teardown */
 	if (rc == 0)
 		tu_rmdir_all(dir);
 	return rc;

@@ -24,6 +24,7 @@
 #include "iogp.h"
 #include "iogp_units.h"
 #include "testutil.h"
+#include "testutil_tmux.h"
 
 static const char *top_bin, *synth_bin, *run_bin, *iogram_bin;
 static char dir[256];
@@ -1180,14 +1181,8 @@ END_TEST
 static void sweep(void)
 {
 	tmux_kill();
-	const char *tdir = getenv("TMUX_TMPDIR");
-	DIR *d = tdir ? opendir(tu_fmt("%s/tmux-%d", tdir, (int)getuid())) : NULL;
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.')
-			tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", e->d_name));
-	if (d)
-		closedir(d);
+	if (getenv("TMUX_TMPDIR"))
+		tu_tmux_sweep(getenv("TMUX_TMPDIR"));
 }
 
 int main(void)

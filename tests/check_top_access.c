@@ -23,6 +23,7 @@
 #include "iogp_layers.h"
 #include "iogp_units.h"
 #include "testutil.h"
+#include "testutil_tmux.h"
 #include "testutil_access.h"
 
 static const char *top_bin;
@@ -601,6 +602,7 @@ END_TEST
 static void sweep(void)
 {
 	tmux_kill();
+	tu_tmux_sweep(dir);   /* those of tests that failed before their kill */
 }
 
 int main(void)
