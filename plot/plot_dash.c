@@ -414,8 +414,7 @@ static int grid_panels(int order[IOGPLOT_NPANELS])
 {
 	int n = 0;
 	for (int p = 0; p < IOGPLOT_NPANELS; p++) {
-		const iogp_panel *e = iogp_panel_get(p);
-		if (e->key && (e->viewers & IOGP_VIEWER_GTK))
+		if (iogp_panel_in_grid(p, IOGP_VIEWER_GTK))
 			order[n++] = p;
 	}
 	return n;

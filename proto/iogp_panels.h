@@ -64,6 +64,8 @@ typedef struct iogp_panel {
 	const char *metrics[IOGP_PANEL_MAX_METRICS];   /* iogp_metrics.h names; NULL ends */
 	int time_axis;           /* x is wall-clock time (zoom and pan apply) */
 	unsigned viewers;        /* IOGP_VIEWER_*: who shows it as a panel */
+	int zoom_only;           /* 1: by its key only, never in a dashboard grid (most
+	                          * jobs have no probe and no MPI: no empty cells) */
 } iogp_panel;
 
 /* The panel with id, or NULL. */
@@ -75,6 +77,9 @@ const char *iogp_panel_title(int id);
  * "dashboard" and "all"; -1 for anything else. */
 #define IOGP_PANEL_DASHBOARD (-2)
 int iogp_panel_find(const char *name);
+/* Panel id has a place in viewer's dashboard grid (a key, shown by it,
+ * not zoom-only). */
+int iogp_panel_in_grid(int id, unsigned viewer);
 /* The panel whose digit key is key (shown by viewer), or -1. */
 int iogp_panel_by_key(int key, unsigned viewer);
 /* The next panel viewer shows after id in direction dir (+1 / -1), wrapping. */

@@ -6,6 +6,8 @@
 #include "iogp_metrics.h"
 #include "iogp_panels.h"
 
+/* Most rows leave zoom_only out (0: in the dashboard grids). */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const iogp_panel catalog[IOGP_PANEL_N] = {
 	{ IOGP_PANEL_HEADER, "header", { NULL }, "Status", "status",
 	  "Sources, messages per second, gaps, drops and recording", "header", 0,
@@ -42,11 +44,11 @@ static const iogp_panel catalog[IOGP_PANEL_N] = {
 	{ IOGP_PANEL_PROBE, "slowdown", { "probe", "probes" }, "Slowdown", "slowdown",
 	  "The file system's slowdown as iogram probe feels it: each operation's response time "
 	  "against its expected one, over time and per node", "slowdown", '0', IOGP_DATA_PROBE,
-	  { NULL }, 1, IOGP_VIEWER_ALL },
+	  { NULL }, 1, IOGP_VIEWER_ALL, 1 },
 	{ IOGP_PANEL_MATRIX, "matrix", { "traffic", "mpi" }, "MPI traffic", "MPI traffic",
 	  "Bytes or messages each node (or rank of a node) sent to every other, with row and column "
 	  "totals, and the message sizes", "matrix", 'M', IOGP_DATA_MATRIX, { NULL }, 0,
-	  IOGP_VIEWER_ALL },
+	  IOGP_VIEWER_ALL, 1 },
 	{ IOGP_PANEL_MSGSIZE, "msgsize", { "message-size", "messages" }, "MPI message size",
 	  "message size", "How large point-to-point MPI messages are: a histogram of their sizes",
 	  "msgsize", 0, IOGP_DATA_HIST, { "mpi.p2p.size" }, 0, IOGP_VIEWER_ALL },
@@ -81,6 +83,12 @@ int iogp_panel_find(const char *name)
 				return i;
 	}
 	return -1;
+}
+
+int iogp_panel_in_grid(int id, unsigned viewer)
+{
+	const iogp_panel *e = iogp_panel_get(id);
+	return e && e->key && (e->viewers & viewer) && !e->zoom_only;
 }
 
 int iogp_panel_by_key(int key, unsigned viewer)

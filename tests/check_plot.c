@@ -559,7 +559,7 @@ START_TEST(test_cache)
 	uint64_t hits, misses, panels = 0;
 	iogplot_cache_stats(v.cache, &hits, &misses);
 	for (int p = 0; p < IOGPLOT_NPANELS; p++)   /* the dashboard's: one static layer each */
-		panels += iogp_panel_get(p)->key && (iogp_panel_get(p)->viewers & IOGP_VIEWER_GTK);
+		panels += iogp_panel_in_grid(p, IOGP_VIEWER_GTK);
 	ck_assert_uint_eq(misses, panels);
 	ck_assert_uint_eq(hits, panels);
 	long differ = 0;

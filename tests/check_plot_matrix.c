@@ -459,9 +459,9 @@ START_TEST(test_snapshot_cmd)
 	ck_assert_int_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
 	iogplot_rect r[IOGPLOT_NPANELS];
 	iogplot_dashboard_layout(cairo_image_surface_get_width(s), cairo_image_surface_get_height(s), r);
-	const iogplot_rect *m = &r[IOGPLOT_MATRIX];
-	ck_assert_msg(m->w > 0, "the matrix is not on the dashboard");
-	ck_assert_int_gt(hottest(s, (int)m->x, (int)(m->x + m->w), (int)m->y, (int)(m->y + m->h)), 20);
+	/* zoom only (M): most jobs have no MPI, so no empty cell in every dashboard */
+	ck_assert_msg(r[IOGPLOT_MATRIX].w == 0 && r[IOGPLOT_PROBE].w == 0, "the matrix or the slowdown is on the dashboard");
+	ck_assert_int_eq(hottest(s, 0, cairo_image_surface_get_width(s), 0, cairo_image_surface_get_height(s)), 0);
 	cairo_surface_destroy(s);
 }
 END_TEST
