@@ -32,13 +32,37 @@ static void loadgen_usage(FILE *out)
 	"recorder or relay at hundreds of thousands of messages per second.\n");
 }
 
+/* An emulated source: its identity (id, host, pid, rank: from its own
+ * seed, as a realistic source of that seed would have), and what it sent.
+ * Its messages come from one of a few shared generators (GENERATORS): a
+ * realistic source keeps a full metric catalog (~170 KB), an emulated one
+ * only this and the model's state of it. */
+#define GENERATORS 64
 typedef struct gsrc {
-	realistic *r;
+	realistic *r;       /* its generator (shared) */
+	uint64_t id;
+	char host[16], pid[16], rank[16];
 	uint8_t *tmpl;      /* --fast: encoded DELTA with the seq varint cut out */
 	size_t tmpl_len;
 	uint64_t seq, deltas, next_ns;
 	int sock;
 } gsrc;
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static void gsrc_init(gsrc *s, uint64_t seed)
+{
+	s->id = mix64(seed) | 1;   /* never 0 */
+	snprintf(s->host, sizeof(s->host), "node%04u", (unsigned)(seed % 4096));
+	snprintf(s->pid, sizeof(s->pid), "%u", 1000 + (unsigned)(mix64(seed ^ 0x5bd1e995) % 4000000));
+	snprintf(s->rank, sizeof(s->rank), "%u", (unsigned)(seed % 100000));
+}
 
 typedef struct lg {
 	void **socks;
@@ -61,7 +85,7 @@ static void send_fast(lg *g, gsrc *s, uint64_t seq)
 	memcpy(g->buf + n, s->tmpl + IOGP_WIRE_HEADER_MIN - 1, s->tmpl_len - (IOGP_WIRE_HEADER_MIN - 1));
 	n += s->tmpl_len - (IOGP_WIRE_HEADER_MIN - 1);
 	char topic[64];
-	int tl = iogp_topic(topic, sizeof(topic), IOGP_DELTA, realistic_source(s->r));
+	int tl = iogp_topic(topic, sizeof(topic), IOGP_DELTA, s->id);
 	if (zmq_send(g->socks[s->sock], topic, (size_t)tl, ZMQ_DONTWAIT | ZMQ_SNDMORE) < 0 ||
 	    zmq_send(g->socks[s->sock], g->buf, n, ZMQ_DONTWAIT) < 0) {
 		g->dropped++;
@@ -74,6 +98,7 @@ static void send_fast(lg *g, gsrc *s, uint64_t seq)
 static int make_template(lg *g, gsrc *s)
 {
 	realistic_delta(s->r, &g->msg, 1);
+	g->msg.source = s->id;
 	long len = iogp_msg_encode(&g->msg, g->buf, IOGP_MAX_PAYLOAD);
 	if (len < 0)
 		return -1;
@@ -111,15 +136,31 @@ static void send_payload(lg *g, int sock, const iogp_msg *m, uint64_t now)
 
 static void send_hello(lg *g, int i, uint64_t now)
 {
-	realistic_hello(g->src[i].r, &g->msg);
-	g->msg.seq = g->src[i].seq++;
+	gsrc *s = &g->src[i];
+	realistic_hello(s->r, &g->msg);
+	/* the generator's labels with this source's identity */
+	iogp_label lab[IOGP_MAX_LABELS];
+	uint32_t n = g->msg.nlabels < IOGP_MAX_LABELS ? g->msg.nlabels : IOGP_MAX_LABELS;
+	for (uint32_t k = 0; k < n; k++) {
+		lab[k] = g->msg.labels[k];
+		if (!strcmp(lab[k].key, "host"))
+			lab[k].value = s->host;
+		else if (!strcmp(lab[k].key, "pid"))
+			lab[k].value = s->pid;
+		else if (!strcmp(lab[k].key, "rank"))
+			lab[k].value = s->rank;
+	}
+	g->msg.labels = lab;
+	g->msg.nlabels = n;
+	g->msg.source = s->id;
+	g->msg.seq = s->seq++;
 	send_payload(g, g->src[i].sock, &g->msg, now);
 }
 
 static void send_snapshot(lg *g, int i, uint64_t now, uint16_t flags)
 {
 	size_t idx;
-	if (iogp_model_source_index(g->model, realistic_source(g->src[i].r), &idx) < 0)
+	if (iogp_model_source_index(g->model, g->src[i].id, &idx) < 0)
 		return;
 	if (iogp_model_snapshot(g->model, idx, flags, &g->snap) < 0)
 		return;
@@ -251,9 +292,18 @@ static int loadgen_exec(int argc, char **argv)
 	}
 	uint64_t period = (uint64_t)(1e9 / rate), start = iogp_mono_ns();
 	uint64_t wall0 = iogp_wall_ns();
+	realistic *gen[GENERATORS] = { NULL };
+	int ngen = n < GENERATORS ? (int)n : GENERATORS;
+	for (int i = 0; i < ngen; i++) {
+		if (!(gen[i] = realistic_new(seed * 1000003u + (uint64_t)i))) {
+			iogram_err("loadgen: out of memory");
+			return IOGP_EXIT_ERROR;
+		}
+		realistic_set_interval(gen[i], period);
+	}
 	for (uint64_t i = 0; i < n; i++) {
-		g.src[i].r = realistic_new(seed * 1000003u + i);
-		realistic_set_interval(g.src[i].r, period);
+		g.src[i].r = gen[i % (uint64_t)ngen];
+		gsrc_init(&g.src[i], seed * 1000003u + i);
 		g.src[i].sock = (int)(i % k);
 		g.src[i].next_ns = start + period + period * i / n;
 		if (fast && make_template(&g, &g.src[i]) < 0) {
@@ -297,6 +347,7 @@ static int loadgen_exec(int argc, char **argv)
 				send_fast(&g, s, s->seq++);
 			} else {
 				realistic_delta(s->r, &g.msg, ++s->deltas);
+				g.msg.source = s->id;
 				g.msg.seq = s->seq++;
 				g.msg.wall_ns = wall;   /* viewers place rates on the real clock */
 				send_payload(&g, s->sock, &g.msg, wall);
@@ -327,7 +378,7 @@ static int loadgen_exec(int argc, char **argv)
 	for (int i = 0; i < g.n; i++) {
 		if (!fast)
 			send_snapshot(&g, i, wall, IOGP_F_FINAL);
-		iogp_msg bye = { .kind = IOGP_BYE, .source = realistic_source(g.src[i].r),
+		iogp_msg bye = { .kind = IOGP_BYE, .source = g.src[i].id,
 		                 .seq = g.src[i].seq++ };
 		send_payload(&g, g.src[i].sock, &bye, wall);
 	}
@@ -341,10 +392,10 @@ static int loadgen_exec(int argc, char **argv)
 	for (int s = 0; s < g.nsocks; s++)
 		zmq_close(g.socks[s]);
 	zmq_ctx_term(ctx);
-	for (int i = 0; i < g.n; i++) {
-		realistic_free(g.src[i].r);
+	for (int i = 0; i < g.n; i++)
 		free(g.src[i].tmpl);
-	}
+	for (int i = 0; i < ngen; i++)
+		realistic_free(gen[i]);
 	iogp_msg_free(&g.msg);
 	iogp_msg_free(&g.snap);
 	iogp_model_free(g.model);
