@@ -7,6 +7,9 @@
  *      periodic  4 rounds: every process writes its part of DIR/round.<k>,
  *                N x SIZE, then 2 s of "compute" (a new shared file each round)
  *      raw       every process writes its part of DIR/shared, then reads it back
+ *   prog_phases MODE DIR N SIZE RANK
+ *                one of the 4 processes, in this one (no fork: a launcher
+ *                starts the four, as mpirun would)
  * Prints "start_ns end_ns" (CLOCK_REALTIME) of the whole job on stdout.
  * Exit 0 when every call succeeded. */
 #include <fcntl.h>
@@ -73,13 +76,21 @@ static int child(const char *mode, const char *dir, int rank)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5)
+	if (argc != 5 && argc != 6)
 		return 2;
 	n = atol(argv[3]);
 	size = atol(argv[4]);
 	if (n < 1 || size < 1 || size > (64 << 20))
 		return 2;
 	long long t0 = now_ns();
+	if (argc == 6) {
+		int rank = atoi(argv[5]), rc;
+		if (rank < 0 || rank >= NPROC)
+			return 2;
+		rc = child(argv[1], argv[2], rank);
+		printf("%lld %lld\n", t0, now_ns());
+		return rc;
+	}
 	pid_t kids[NPROC];
 	for (int i = 0; i < NPROC; i++) {
 		kids[i] = fork();
