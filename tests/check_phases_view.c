@@ -51,63 +51,33 @@ static int record(const char *name, char *const cmd[], const char *out)
 	return tu_system(tu_fmt("%s merge %s/run-*.iogr -o %s >/dev/null 2>&1", iogram_bin, rd, out));
 }
 
-/* ---- tmux (as check_top) ---- */
-
-static char sock[64];
-static char screen[65536];
-
-#define CHECK(cond, ...) do { \
-	int ok_ = (cond) ? 1 : 0; \
-	if (!ok_) \
-		fprintf(stderr, "---- screen ----\n%s\n----------------\n", screen); \
-	ck_assert_msg(ok_, __VA_ARGS__); \
-} while (0)
+/* ---- tmux: testutil_tmux.h under this file's names ---- */
+#define screen tu_screen
+#define CHECK TU_SCREEN_CHECK
 
 static void tmux_kill(void)
 {
-	if (sock[0])
-		tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
-	sock[0] = '\0';
+	tu_tmux_kill();
 }
 
 static void tmux_start(int w, int h, const char *cmd)
 {
-	static int n;
-	tmux_kill();
-	snprintf(sock, sizeof(sock), "pv%d-%d", (int)getpid(), n++);
-	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
-	                          "\"env TERM=xterm-256color LANG=C.UTF-8 %s; echo IOGTOP-EXIT=\\$?; "
-	                          "sleep 120\"", dir, sock, w, h, cmd));
-	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
+	tu_tmux_start(dir, w, h, "TERM=xterm-256color LANG=C.UTF-8", cmd);
 }
 
 static const char *capture(void)
 {
-	FILE *p = popen(tu_fmt("tmux -L %s capture-pane -p 2>/dev/null", sock), "r");
-	screen[0] = '\0';
-	if (!p)
-		return screen;
-	size_t n = fread(screen, 1, sizeof(screen) - 1, p);
-	screen[n] = '\0';
-	pclose(p);
-	return screen;
+	return tu_tmux_capture(0);
 }
 
 static void keys(const char *k)
 {
-	tu_system(tu_fmt("tmux -L %s send-keys %s", sock, k));
+	tu_tmux_keys(k);
 }
 
 static int wait_text(const char *text, int present, double secs)
 {
-	double end = tu_now() + secs;
-	do {
-		capture();
-		if ((strstr(screen, text) != NULL) == present)
-			return 1;
-		tu_sleep_ms(30);
-	} while (tu_now() < end);
-	return 0;
+	return tu_tmux_wait(text, present, secs);
 }
 
 #define EXPECT(text, secs) CHECK(wait_text(text, 1, secs), "'%s' not on screen", text)

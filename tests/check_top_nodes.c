@@ -17,67 +17,38 @@
 
 #include "iogp_node_table.h"
 #include "testutil.h"
+#include "testutil_tmux.h"
 
 static const char *top_bin, *synth_bin;
 static char dir[256], rec[600], truth[600], big[600];
 
-/* ---- tmux ---- */
-
-static char sock[64];
-static char screen[65536];
-
-#define CHECK(cond, ...) do { \
-	int ok_ = (cond) ? 1 : 0; \
-	if (!ok_) \
-		fprintf(stderr, "---- screen ----\n%s\n----------------\n", screen); \
-	ck_assert_msg(ok_, __VA_ARGS__); \
-} while (0)
+/* ---- tmux: testutil_tmux.h under this file's names ---- */
+#define screen tu_screen
+#define CHECK TU_SCREEN_CHECK
 
 static void tmux_kill(void)
 {
-	if (sock[0])
-		tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
-	sock[0] = '\0';
+	tu_tmux_kill();
 }
 
 static void tmux_start(int w, int h, const char *env, const char *cmd)
 {
-	static int n;
-	tmux_kill();
-	snprintf(sock, sizeof(sock), "n%d-%d", (int)getpid(), n++);
-	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
-	                          "\"env %s %s; echo IOGTOP-EXIT=\\$?; sleep 120\"", dir, sock, w, h, env, cmd));
-	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
+	tu_tmux_start(dir, w, h, env, cmd);
 }
 
-/* esc: 1 with escape sequences */
 static const char *capture(int esc)
 {
-	FILE *p = popen(tu_fmt("tmux -L %s capture-pane -p %s 2>/dev/null", sock, esc ? "-e" : ""), "r");
-	screen[0] = '\0';
-	if (!p)
-		return screen;
-	size_t n = fread(screen, 1, sizeof(screen) - 1, p);
-	screen[n] = '\0';
-	pclose(p);
-	return screen;
+	return tu_tmux_capture(esc);
 }
 
 static void keys(const char *k)
 {
-	tu_system(tu_fmt("tmux -L %s send-keys %s", sock, k));
+	tu_tmux_keys(k);
 }
 
 static int wait_text(const char *text, double secs)
 {
-	double end = tu_now() + secs;
-	do {
-		capture(0);
-		if (strstr(screen, text))
-			return 1;
-		tu_sleep_ms(30);
-	} while (tu_now() < end);
-	return 0;
+	return tu_tmux_wait(text, 1, secs);
 }
 
 #define EXPECT(text, secs) CHECK(wait_text(text, secs), "'%s' not on screen", text)
@@ -586,14 +557,7 @@ END_TEST
 static void sweep(void)
 {
 	tmux_kill();
-	const char *tdir = getenv("TMUX_TMPDIR");
-	DIR *d = tdir ? opendir(tu_fmt("%s/tmux-%d", tdir, (int)getuid())) : NULL;
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.')
-			tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", e->d_name));
-	if (d)
-		closedir(d);
+	tu_tmux_sweep(dir);
 }
 
 int main(void)
