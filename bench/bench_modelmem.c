@@ -20,7 +20,7 @@ static int run(uint32_t n, int deltas)
 	iogp_model_opts o = {
 		.live = 1, .bin_ns = 1000000000ull, .ring_bins = 600, .source_ring_bins = 120,
 		.window_slot_ns = 2000000000ull,
-		.window_max_ns = 300000000000ull, .window_bytes = 65536, .window_total = 512ull << 20,
+		.window_max_ns = 300000000000ull, .window_bytes = 65536, .window_total = 128ull << 20,
 	};
 	if (getenv("BENCH_SOURCE_RING"))
 		o.source_ring_bins = (uint32_t)atoi(getenv("BENCH_SOURCE_RING"));

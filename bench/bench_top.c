@@ -1,7 +1,10 @@
 /* bench_top.c - iogram-top's cost: CPU share while following 64 emulated
  * sources at 1 Hz (iogram loadgen), and bytes written to the terminal per
  * second at 80x24 (tmux pipe-pane counts what the pane receives). Targets:
- * <= 2% of a core, <= 4 KB/s. */
+ * <= 2% of a core, <= 4 KB/s. Then at scale (issue 16): 5,000, 20,000 and
+ * 50,000 sources at 1 Hz (BENCH_TOP_SCALE="N,N,..", "" for none): CPU,
+ * resident memory per source, and how long key 7 (the nodes panel) takes to
+ * show. Targets at 50,000: <= 50% of a core, a key within 100 ms. */
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -28,7 +31,25 @@ static long file_size(const char *path)
 
 /* One session: iogram-top at w x h following nsrc loadgen sources at 1 Hz,
  * or (nsrc 0) its own demo. */
-static int measure(int w, int h, int nsrc, double secs, double *cpu, double *bps)
+struct fig {
+	double cpu, bps, key_ms;
+	long rss_kb;
+};
+
+/* ms until the screen shows text after key k (-1: not within 10 s) */
+static double key_ms(const char *k, const char *text)
+{
+	double t0 = tu_now();
+	tu_system(tu_fmt("tmux -L %s send-keys %s", sock, k));
+	while (tu_now() - t0 < 10) {
+		if (tu_system(tu_fmt("tmux -L %s capture-pane -p | grep -q '%s'", sock, text)) == 0)
+			return (tu_now() - t0) * 1000;
+		tu_sleep_ms(5);
+	}
+	return -1;
+}
+
+static int measure(int w, int h, int nsrc, double secs, struct fig *f)
 {
 	const char *top = getenv("IOGRAM_TOP"), *bin = getenv("IOGRAM_BIN");
 	char ep[64];
@@ -47,23 +68,31 @@ static int measure(int w, int h, int nsrc, double secs, double *cpu, double *bps
 		                          sock));
 	}
 	pid_t gen = nsrc ? tu_spawn((char *[]){ (char *)bin, "loadgen", "--sources", tu_fmt("%d", nsrc),
-	                                        "--rate", "1", "--endpoint", ep, "--quiet", NULL },
-	                            NULL, NULL, 0) : -1;
-	tu_sleep_ms(5000);   /* every source known, panels filled */
+	                                        "--rate", "1", "--endpoint", ep, "--quiet", "--duration",
+	                                        tu_fmt("%.0f", secs + 60), NULL },
+	                            NULL, tu_fmt("%s/loadgen.err", dir), 0) : -1;
+	tu_sleep_ms(nsrc > 1000 ? 15000 : 5000);   /* every source known, panels filled */
 	double c0 = tu_cpu_s((pid_t)pid), t0 = tu_now();
 	long b0 = file_size(bytes);
 	tu_sleep_ms((long)(secs * 1000));
 	double c1 = tu_cpu_s((pid_t)pid), t1 = tu_now();
 	long b1 = file_size(bytes);
+	f->rss_kb = tu_read_long(tu_fmt("awk '/VmRSS/{print $2}' /proc/%ld/status", pid));
+	f->key_ms = nsrc > 1000 ? key_ms("7", "7 nodes and ranks") : 0;
+	int gone = 0;
 	if (gen > 0) {
+		int st;
+		gone = waitpid(gen, &st, WNOHANG) == gen;   /* it must still be sending */
+		if (gone)
+			fprintf(stderr, "bench_top: loadgen ended early (status %d)\n", st);
 		kill(gen, SIGTERM);
 		waitpid(gen, NULL, 0);
 	}
 	tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
-	if (pid <= 0 || c0 < 0 || c1 < 0)
+	if (pid <= 0 || c0 < 0 || c1 < 0 || gone)
 		return -1;
-	*cpu = (c1 - c0) / (t1 - t0);
-	*bps = (double)(b1 - b0) / (t1 - t0);
+	f->cpu = (c1 - c0) / (t1 - t0);
+	f->bps = (double)(b1 - b0) / (t1 - t0);
 	return 0;
 }
 
@@ -83,8 +112,8 @@ int main(void)
 	 * the busier screen */
 	static const struct { int w, h, n; } runs[] = { { 80, 24, 64 }, { 160, 48, 64 }, { 80, 24, 0 } };
 	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
-		double cpu = 0, bps = 0;
-		if (measure(runs[i].w, runs[i].h, runs[i].n, secs, &cpu, &bps) < 0) {
+		struct fig f = { 0 };
+		if (measure(runs[i].w, runs[i].h, runs[i].n, secs, &f) < 0) {
 			fprintf(stderr, "bench_top: %dx%d run failed\n", runs[i].w, runs[i].h);
 			bad = 1;
 			continue;
@@ -92,14 +121,30 @@ int main(void)
 		int small = runs[i].w == 80;
 		if (runs[i].n)
 			printf("iogram-top %dx%d, %d sources at 1 Hz, %.0f s: CPU %.2f%% of a core (target <= 2%%), "
-			       "terminal output %.0f B/s%s\n", runs[i].w, runs[i].h, runs[i].n, secs, cpu * 100,
-			       bps, small ? " (target <= 4096 B/s)" : "");
+			       "terminal output %.0f B/s%s\n", runs[i].w, runs[i].h, runs[i].n, secs, f.cpu * 100,
+			       f.bps, small ? " (target <= 4096 B/s)" : "");
 		else
 			printf("iogram-top --demo %dx%d (5 agents at 2 Hz), %.0f s: CPU %.2f%% of a core, terminal "
-			       "output %.0f B/s%s\n", runs[i].w, runs[i].h, secs, cpu * 100, bps,
+			       "output %.0f B/s%s\n", runs[i].w, runs[i].h, secs, f.cpu * 100, f.bps,
 			       small ? " (target <= 4096 B/s)" : "");
-		if ((runs[i].n && cpu > 0.02) || (small && bps > 4096))
+		if ((runs[i].n && f.cpu > 0.02) || (small && f.bps > 4096))
 			printf("  ABOVE TARGET\n");
+	}
+	const char *scale = getenv("BENCH_TOP_SCALE") ? getenv("BENCH_TOP_SCALE") : "5000,20000,50000";
+	for (const char *p = scale; *p != '\0';) {
+		int n = atoi(p);
+		struct fig f = { 0 };
+		if (n > 0 && measure(160, 48, n, secs, &f) == 0) {
+			printf("iogram-top 160x48, %d sources at 1 Hz, %.0f s: CPU %.1f%% of a core, RSS %ld MB "
+			       "(%.1f KB a source), key 7 -> nodes panel in %.0f ms%s\n", n, secs, f.cpu * 100,
+			       f.rss_kb / 1024, (double)f.rss_kb / n, f.key_ms,
+			       n >= 50000 && (f.cpu > 0.5 || f.key_ms > 100 || f.key_ms < 0) ? "  ABOVE TARGET" : "");
+		} else if (n > 0) {
+			fprintf(stderr, "bench_top: %d-source run failed\n", n);
+			bad = 1;
+		}
+		while (*p != '\0' && *p++ != ',')
+			;
 	}
 	tu_rmdir_all(dir);
 	return bad;

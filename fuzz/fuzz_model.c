@@ -26,6 +26,7 @@
 
 #include "iogp_err.h"
 #include "iogp_model.h"
+#include "iogp_testing.h"
 #include "iogp_wire.h"
 
 #define MAX_STEPS 64
@@ -710,6 +711,19 @@ static size_t keyframe(const iogp_model *a, size_t i, uint16_t flags, iogp_msg *
 	return (size_t)n;
 }
 
+static int hist_same(const iogp_hist *a, const iogp_hist *b)
+{
+	if (a->n != b->n || a->total != b->total || a->nexact != b->nexact)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->bins[i].idx != b->bins[i].idx || a->bins[i].count != b->bins[i].count)
+			return 0;
+	for (size_t i = 0; i < a->nexact; i++)
+		if (a->exact[i].value != b->exact[i].value || a->exact[i].count != b->exact[i].count)
+			return 0;
+	return 1;
+}
+
 static void tick_and_query(struct rd *r, iogp_model *a, uint64_t recv, int live)
 {
 	size_t nm = iogp_model_metric_count(a), ns = iogp_model_source_count(a);
@@ -737,27 +751,70 @@ static void tick_and_query(struct rd *r, iogp_model *a, uint64_t recv, int live)
 		sel.kind = IOGP_SEL_SOURCE;
 		sel.source = pick64(r);
 	}
+	/* a live model answers all- and node-wide queries from its sums: they
+	 * must equal a visit of every source (windows: unless a ring evicted,
+	 * dropped or refused late data, which the sums keep apart) */
+	int cmp = live && sel.kind != IOGP_SEL_SOURCE;
+	int cmp_win = cmp && lv.window_evicted == 0 && lv.window_dropped == 0 &&
+	              lv.window_late == 0;
+
+	/* and while the clock is behind the newest data, a node's window has
+	 * moved on with it where a source's own ring has not */
+	for (size_t i = 0; cmp_win && i < ns; i++) {
+		iogp_source_info si;
+
+		if (iogp_model_source(a, i, &si) == 0 && si.last_wall_ns > lv.now_ns)
+			cmp_win = 0;
+	}
+
 	if (mi.kind == IOGP_HISTOGRAM) {
-		iogp_hist h;
-		uint64_t q;
+		iogp_hist h, v;
+		uint64_t q, w = pick64(r);
+		int rh = 0;
 
 		memset(&h, 0, sizeof h);
-		iogp_model_hist(a, mi.name, &sel, &h);
+		rh = iogp_model_hist(a, mi.name, &sel, &h);
 		iogp_hist_quantile(&h, (s >> 2 & 3) / 3.0, &q);
+		if (cmp) {
+			iogp__model_aggregates(a, 0);
+			if (iogp_model_hist(a, mi.name, &sel, &v) != rh || !hist_same(&h, &v))
+				die("a sum's histogram differs from the sources' (iogp_model_hist)");
+			iogp__model_aggregates(a, 1);
+			iogp_hist_free(&v);
+		}
 		iogp_hist_free(&h);
 		if (live) {
 			memset(&h, 0, sizeof h);
-			iogp_model_hist_window(a, mi.name, &sel, pick64(r), &h);
+			rh = iogp_model_hist_window(a, mi.name, &sel, w, &h);
+			if (cmp_win) {
+				iogp__model_aggregates(a, 0);
+				if (iogp_model_hist_window(a, mi.name, &sel, w, &v) != rh || !hist_same(&h, &v))
+					die("a sum's window differs from the sources' (iogp_model_hist_window)");
+				iogp__model_aggregates(a, 1);
+				iogp_hist_free(&v);
+			}
 			iogp_hist_free(&h);
 		}
 	} else if (mi.kind == IOGP_COUNTER) {
-		uint64_t v;
+		uint64_t v, v2;
+		int rv = iogp_model_counter(a, mi.name, &sel, &v);
 
-		iogp_model_counter(a, mi.name, &sel, &v);
+		if (cmp) {
+			iogp__model_aggregates(a, 0);
+			if (iogp_model_counter(a, mi.name, &sel, &v2) != rv || v != v2)
+				die("a sum's counter differs from the sources'");
+			iogp__model_aggregates(a, 1);
+		}
 	} else if (mi.kind == IOGP_GAUGE) {
-		int64_t v;
+		int64_t v, v2;
+		int rv = iogp_model_gauge(a, mi.name, &sel, &v);
 
-		iogp_model_gauge(a, mi.name, &sel, &v);
+		if (cmp) {
+			iogp__model_aggregates(a, 0);
+			if (iogp_model_gauge(a, mi.name, &sel, &v2) != rv || v != v2)
+				die("a sum's gauge differs from the sources'");
+			iogp__model_aggregates(a, 1);
+		}
 	}
 	if (live && (mi.kind == IOGP_COUNTER || mi.kind == IOGP_HISTOGRAM)) {
 		double rate[16];

@@ -469,6 +469,8 @@ typedef struct iogp_model_live {
 	uint64_t window_saturated; /* slot counts clamped at 2^32 - 1 */
 	size_t live_bytes;         /* held by rate and window rings and probe reports */
 	uint64_t probes_refused;   /* probe sources beyond the cap (iogp_model_probes) */
+	size_t agg_bytes;          /* held by the per-node and whole-model sums that
+	                            * answer all- and node-wide queries */
 } iogp_model_live;
 /* O(sources). */
 IOGP_API void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);

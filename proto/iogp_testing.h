@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iogp_model.h"
 #include "iogp_replay.h"
 
 /* CRC-32C by the portable path, so tests check it on SSE4.2 machines too. */
@@ -19,5 +20,9 @@ IOGP_API uint64_t iogp__replay_transformed(const iogp_replay_writer *w);
  * must outlive the reader. */
 IOGP_API int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, size_t len,
                           char *err, size_t errlen);
+
+/* Whether a live model answers all- and node-wide queries from the sums it
+ * keeps (1, the default) or by visiting every source (0): tests compare. */
+IOGP_API void iogp__model_aggregates(iogp_model *m, int use);
 
 #endif

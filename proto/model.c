@@ -386,6 +386,7 @@ void iogp_model_free(iogp_model *m)
 	free(m->src);
 	free(m->units);
 	imap_free(&m->src_map);
+	model__agg_free(m);
 	for (uint32_t i = 0; i < m->nnodes; i++) {
 		free(m->nodes[i].name);
 		free(m->nodes[i].src);
@@ -782,6 +783,7 @@ int model__labels_set(iogp_model *m, uint32_t si, const iogp_msg *msg)
 	if (node_link(m, ni, si) < 0)
 		return IOGP_ENOMEM;
 	node_unlink(m, s->node, si);
+	model__agg_move(m, si, s->node, ni);
 	s->node = ni;
 	return 0;
 }

@@ -77,6 +77,7 @@ static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
 		else
 			g->h[g->n++] = (struct holder){ si, s->nslots };
 	}
+	model__agg_link(m, s, sl);
 	s->nhist += sl->linked && d->kind == IOGP_HISTOGRAM;
 	if (sl->linked && g->rate != 0) {
 		sl->rate = (uint8_t)g->rate;
@@ -211,6 +212,8 @@ static int slot_hist_add(iogp_model *m, struct source *s, struct slot *sl, const
 	hs_load(m, sl);
 	r = iogp_hist_add_bins(&m->hs, b, n);
 	hs_store(m, sl);
+	if (r == 0)
+		model__agg_bins(m, s, sl, b, (uint32_t)n, false);
 	return r;
 }
 
@@ -230,7 +233,12 @@ static int slot_exact_add(iogp_model *m, struct source *s, struct slot *sl,
 		cost_add(m, s, c);
 		sl->nex = 0;
 	}
+	iogp_exact old[MODEL_EXACT_MAX];
+	uint32_t nold = sl->nex;
+
+	memcpy(old, sl->ex, nold * sizeof *old);
 	iogp_exact_merge(sl->ex, &sl->nex, MODEL_EXACT_MAX, e, n);
+	model__agg_exact(m, s, sl, old, nold, sl->ex, sl->nex);
 	return 0;
 }
 
@@ -246,8 +254,10 @@ static void win_exact_add(iogp_model *m, struct source *s, struct slot *sl, uint
 	for (uint32_t i = 0; i < n && k < 64; i++)
 		if (e[i].value < MODEL_WIN_EXACT)
 			b[k++] = (iogp_bin){ MODEL_WIN_EXACT + e[i].value, e[i].count };
-	if (k > 0)
+	if (k > 0) {
 		model__win_add(m, s, sl, j, b, k);
+		model__agg_win(m, s, sl, j, b, k);
+	}
 }
 
 /* ---- message checks --------------------------------------------------------- */
@@ -531,12 +541,20 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		struct slot *sl = &s->slots[model__slot_by_id(s, msg->counters[i].id)];
 		uint64_t v = msg->counters[i].value;
 
+		uint64_t old = sl->counter;
+
 		sl->counter = snapshot ? v : sl->counter + v;
+		model__agg_counter(m, s, sl, old, sl->counter);
 		if (acc != NULL && sl->rate != 0)
 			acc->amt[sl->rate - 1] += (double)v;
 	}
-	for (uint32_t i = 0; i < msg->ngauges; i++)
-		s->slots[model__slot_by_id(s, msg->gauges[i].id)].gauge = msg->gauges[i].value;
+	for (uint32_t i = 0; i < msg->ngauges; i++) {
+		struct slot *sl = &s->slots[model__slot_by_id(s, msg->gauges[i].id)];
+		int64_t old = sl->gauge;
+
+		sl->gauge = msg->gauges[i].value;
+		model__agg_gauge(m, s, sl, old, sl->gauge);
+	}
 	if (msg->ngauges && m->opts.live)
 		model__probes_note(m, s, msg);
 	for (uint32_t i = 0; i < msg->nhists; i++) {
@@ -554,8 +572,10 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 			for (uint32_t j = 0; j < h->nbins; j++)
 				acc->amt[sl->rate - 1] += (double)h->bins[j].count;
 		}
-		if (acc->win)
+		if (acc->win) {
 			model__win_add(m, s, sl, acc->slot, h->bins, h->nbins);
+			model__agg_win(m, s, sl, acc->slot, h->bins, h->nbins);
+		}
 	}
 	for (uint32_t i = 0; i < msg->nexact; i++) {
 		const iogp_exact_val *x = &msg->exact[i];
@@ -659,6 +679,12 @@ static int apply_snapshot(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 	}
 	seq_advance(m, s, msg->seq);
 	for (uint32_t i = 0; i < s->nslots; i++) {
+		struct slot *sl = &s->slots[i];
+
+		/* the sums lose what the snapshot replaces */
+		model__agg_counter(m, s, sl, sl->counter, 0);
+		model__agg_bins(m, s, sl, sl->bins, (uint32_t)sl->n, true);
+		model__agg_exact(m, s, sl, sl->ex, sl->nex, NULL, 0);
 		s->slots[i].counter = 0;
 		cost_sub(m, s, s->slots[i].n * COST_BIN);
 		s->slots[i].n = 0;

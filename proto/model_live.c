@@ -1,6 +1,6 @@
 /* model_live.c - the live side of the stream model: rate rings fed by every
- * DELTA's interval, "last N seconds" window histograms, and their queries
- * (rates, rates across nodes, window histograms, live counters). */
+ * DELTA's interval and their queries (rates, rates across nodes), and the
+ * live counters. Window histograms are in model_window.c. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -171,220 +171,6 @@ void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, con
 		m->lst.rate_clipped++;
 }
 
-/* ---- live side: window histograms --------------------------------------------- */
-
-/* Deltas of one histogram metric of one source by window slot: segment k
- * (bins [end[k-1], end[k])) holds slot slot0 + k, sorted by index; one block:
- * header, win_slots segment ends, bins. */
-struct wbin {
-	uint32_t idx, count;
-};
-
-struct wring {
-	uint64_t slot0;
-	uint32_t n, cap;
-	uint32_t end[];
-};
-
-static size_t wring_hdr(const iogp_model *m)
-{
-	return (sizeof(struct wring) + m->win_slots * sizeof(uint32_t) + 7) & ~(size_t)7;
-}
-
-static size_t wring_size(const iogp_model *m, uint32_t cap)
-{
-	return wring_hdr(m) + (size_t)cap * sizeof(struct wbin);
-}
-
-static struct wbin *wring_bins(const iogp_model *m, const struct wring *w)
-{
-	return (struct wbin *)(void *)((char *)(uintptr_t)w + wring_hdr(m));
-}
-
-/* Empty segments [0, e); returns how many of them held anything. */
-static uint32_t wring_drop_front(const iogp_model *m, struct wring *w, uint32_t e)
-{
-	uint32_t drop = e > 0 ? w->end[e - 1] : 0, nonempty = 0;
-	struct wbin *b = wring_bins(m, w);
-
-	for (uint32_t k = 0; k < e; k++)
-		nonempty += w->end[k] > (k > 0 ? w->end[k - 1] : 0);
-	if (drop == 0)
-		return 0;
-	memmove(b, b + drop, (size_t)(w->n - drop) * sizeof *b);
-	for (uint32_t k = 0; k < m->win_slots; k++)
-		w->end[k] = w->end[k] > drop ? w->end[k] - drop : 0;
-	w->n -= drop;
-	return nonempty;
-}
-
-/* Move the ring d slots forward. */
-static void wring_shift(const iogp_model *m, struct wring *w, uint64_t d)
-{
-	uint32_t NS = m->win_slots;
-
-	if (d >= NS) {
-		w->n = 0;
-		memset(w->end, 0, NS * sizeof w->end[0]);
-	} else {
-		wring_drop_front(m, w, (uint32_t)d);
-		memmove(w->end, w->end + d, (NS - d) * sizeof w->end[0]);
-		for (uint32_t k = NS - (uint32_t)d; k < NS; k++)
-			w->end[k] = w->n;
-	}
-	w->slot0 += d;
-}
-
-/* Bytes ring w (NULL: a new one) of source s may hold: its share of the
- * source's budget, and no more than the budget has left. */
-static size_t wring_left(const iogp_model *m, const struct source *s, const struct wring *w)
-{
-	/* window_total shares out among the sources: each gets less as they grow */
-	size_t budget = m->opts.window_bytes;
-	if (m->opts.window_total && m->nsrc > 0 && m->opts.window_total / m->nsrc < budget)
-		budget = m->opts.window_total / m->nsrc > 1024 ? m->opts.window_total / m->nsrc : 1024;
-	size_t share = budget / (s->nhist > 0 ? s->nhist : 1);
-	size_t own = w != NULL ? wring_size(m, w->cap) : 0;
-	size_t others = s->win_bytes > own ? s->win_bytes - own : 0;
-	size_t left = budget > others ? budget - others : 0;
-
-	return share < left ? share : left;
-}
-
-/* Room for add more entries within the ring's share, evicting the oldest
- * segments before k if that is what it takes. */
-static bool wring_room(iogp_model *m, struct source *s, struct slot *sl, uint32_t k, uint32_t add)
-{
-	struct wring *w = sl->win, *nw;
-	size_t old = wring_size(m, w->cap), left = wring_left(m, s, w);
-	uint32_t need = w->n + add, cap;
-
-	if (wring_size(m, need) > left) {
-		uint32_t e = 1;
-
-		while (e <= k && wring_size(m, w->n - w->end[e - 1] + add) > left)
-			e++;
-		if (e > k)
-			return false;
-		m->lst.window_evicted += wring_drop_front(m, w, e);
-		need = w->n + add;
-		if (need <= w->cap && wring_size(m, w->cap) <= left)
-			return true;
-		/* else grow, or shrink to a share that got smaller as sources came */
-	}
-	cap = need + need / 2;
-	if (wring_size(m, cap) > left)
-		cap = need;
-	nw = realloc(w, wring_size(m, cap));
-	if (nw == NULL)
-		return false;
-	s->win_bytes = (uint32_t)(s->win_bytes - old + wring_size(m, cap));
-	m->lst.live_bytes = m->lst.live_bytes - old + wring_size(m, cap);
-	nw->cap = cap;
-	sl->win = nw;
-	return true;
-}
-
-void model__win_add(iogp_model *m, struct source *s, struct slot *sl, uint64_t j,
-                    const iogp_bin *in, uint32_t nin)
-{
-	uint32_t NS = m->win_slots, usable = 0, add = 0, k, s0, s1, p;
-	bool wide = false;
-	struct wring *w = sl->win;
-	struct wbin *b;
-	int64_t o, q, i;
-
-	for (uint32_t x = 0; x < nin; x++) {
-		if (in[x].count == 0)
-			continue;
-		if (in[x].idx > UINT32_MAX)
-			wide = true;
-		else
-			usable++;
-	}
-	if (wide)
-		m->lst.window_dropped++;
-	if (usable == 0)
-		return;
-	if (w == NULL) {
-		uint32_t cap = usable < 8 ? 8 : usable;
-		size_t sz = wring_size(m, cap);
-
-		if (sz > wring_left(m, s, NULL) || (w = calloc(1, sz)) == NULL) {
-			m->lst.window_dropped++;
-			return;
-		}
-		w->slot0 = j >= NS - 1 ? j - (NS - 1) : 0;
-		w->cap = cap;
-		s->win_bytes += (uint32_t)sz;
-		m->lst.live_bytes += sz;
-		sl->win = w;
-	}
-	if (j < w->slot0) {
-		m->lst.window_late++;
-		return;
-	}
-	if (j - w->slot0 >= NS)
-		wring_shift(m, w, j - w->slot0 - (NS - 1));
-	k = (uint32_t)(j - w->slot0);
-	b = wring_bins(m, w);
-	s0 = k > 0 ? w->end[k - 1] : 0;
-	s1 = w->end[k];
-	p = s0;
-	for (uint32_t x = 0; x < nin; x++) {
-		if (in[x].count == 0 || in[x].idx > UINT32_MAX)
-			continue;
-		while (p < s1 && b[p].idx < in[x].idx)
-			p++;
-		add += p == s1 || b[p].idx != in[x].idx;
-	}
-	if (w->n + add > w->cap) {
-		if (!wring_room(m, s, sl, k, add)) {
-			m->lst.window_dropped++;
-			return;
-		}
-		w = sl->win;
-		b = wring_bins(m, w);
-		s0 = k > 0 ? w->end[k - 1] : 0;
-		s1 = w->end[k];
-	}
-	memmove(b + s1 + add, b + s1, (size_t)(w->n - s1) * sizeof *b);
-	for (uint32_t x = k; x < NS; x++)
-		w->end[x] += add;
-	w->n += add;
-	/* merge from the back into the widened segment */
-	o = (int64_t)s1 + add - 1;
-	q = (int64_t)s1 - 1;
-	for (i = (int64_t)nin - 1; i >= 0;) {
-		const iogp_bin *x = &in[i];
-
-		if (x->count == 0 || x->idx > UINT32_MAX) {
-			i--;
-		} else if (q >= (int64_t)s0 && b[q].idx > x->idx) {
-			b[o--] = b[q--];
-		} else if (q >= (int64_t)s0 && b[q].idx == x->idx) {
-			uint64_t c = (uint64_t)b[q].count + x->count;
-
-			if (c > UINT32_MAX) {
-				c = UINT32_MAX;
-				m->lst.window_saturated++;
-			}
-			b[o] = (struct wbin){ b[q].idx, (uint32_t)c };
-			o--, q--, i--;
-		} else {
-			if (x->count > UINT32_MAX)
-				m->lst.window_saturated++;
-			b[o--] = (struct wbin){ (uint32_t)x->idx,
-			                        x->count > UINT32_MAX ? UINT32_MAX : (uint32_t)x->count };
-			i--;
-		}
-	}
-	sl->win_n = w->n;
-}
-
-/* A DELTA touches a few lines of every ring it feeds, on a source that is
- * usually cold: ask for them all first, so the misses overlap with the
- * cumulative work. */
 void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg)
 {
 	uint64_t bin = msg->wall_ns > 0 ? (msg->wall_ns - 1) / m->opts.bin_ns : 0;
@@ -407,16 +193,28 @@ void model__live_prefetch(const iogp_model *m, const struct source *s, const iog
 		sl = &s->slots[x];
 		if (sl->bins != NULL)
 			__builtin_prefetch(sl->bins);
-		if (sl->win != NULL) {
-			const struct wbin *b = wring_bins(m, sl->win);
+		model__win_prefetch(m, sl);   /* model_window.c */
+	}
+	/* the node's sums: first the pointers, then what they point to */
+	const struct node *n = &m->nodes[s->node];
 
-			__builtin_prefetch(sl->win);
-			__builtin_prefetch((const char *)sl->win + 64);
-			if (sl->win_n > 0)
-				__builtin_prefetch(&b[sl->win_n - 1]);
-			if (sl->win_n > 8)
-				__builtin_prefetch(&b[sl->win_n - 9]);
-		}
+	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
+		uint32_t x = model__slot_by_id(s, msg->hists[i].id);
+
+		if (x != NONE && s->slots[x].gm < n->nagg)
+			__builtin_prefetch(&n->agg[s->slots[x].gm]);
+	}
+	if (msg->ncounters > 0) {
+		uint32_t x = model__slot_by_id(s, msg->counters[0].id);
+
+		if (x != NONE)
+			model__agg_prefetch(m, s, &s->slots[x]);
+	}
+	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
+		uint32_t x = model__slot_by_id(s, msg->hists[i].id);
+
+		if (x != NONE)
+			model__agg_prefetch(m, s, &s->slots[x]);   /* model_agg.c */
 	}
 }
 
@@ -609,128 +407,6 @@ int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end
 	return 0;
 }
 
-struct win_ctx {
-	uint64_t jlo, jhi;
-	uint32_t scheme;
-	uint32_t nslots;
-	bool mismatch;
-	uint64_t *dense;
-	iogp_hist *out;
-	iogp_bin *tmp;
-	int err;
-};
-
-static void visit_win_scan(void *ctx, const iogp_model *m, const struct slot *sl)
-{
-	struct win_ctx *c = ctx;
-
-	(void)m;
-	if (c->scheme == NONE)
-		c->scheme = sl->scheme;
-	if (sl->scheme != c->scheme)
-		c->mismatch = true;
-	else if (sl->win != NULL)
-		c->nslots++;
-}
-
-static void visit_win_add(void *ctx, const iogp_model *m, const struct slot *sl)
-{
-	struct win_ctx *c = ctx;
-	const struct wring *w = sl->win;
-	const struct wbin *b;
-	uint64_t lo, hi;
-
-	if (sl->scheme != c->scheme || w == NULL || c->err < 0)
-		return;
-	lo = c->jlo > w->slot0 ? c->jlo - w->slot0 : 0;
-	if (c->jhi < w->slot0)
-		return;
-	hi = c->jhi - w->slot0;
-	if (hi >= m->win_slots)
-		hi = m->win_slots - 1;
-	if (lo > hi)
-		return;
-	b = wring_bins(m, w);
-	for (uint64_t k = lo; k <= hi; k++) {
-		uint32_t s0 = k > 0 ? w->end[k - 1] : 0, s1 = w->end[k];
-
-		/* exact values sit past the bins, ascending (model_priv.h) */
-		while (s1 > s0 && b[s1 - 1].idx >= MODEL_WIN_EXACT &&
-		       m->schemes[sl->scheme]->nbins <= MODEL_WIN_EXACT) {
-			iogp_exact x[32];
-			uint32_t nx = 0;
-
-			while (s1 > s0 && b[s1 - 1].idx >= MODEL_WIN_EXACT && nx < 32)
-				s1--, nx++;
-			for (uint32_t i = 0; i < nx; i++)
-				x[i] = (iogp_exact){ b[s1 + i].idx - MODEL_WIN_EXACT, b[s1 + i].count };
-			if ((c->err = iogp_hist_add_exact(c->out, x, nx)) < 0)
-				return;
-		}
-		if (c->dense != NULL) {
-			for (uint32_t i = s0; i < s1; i++) {
-				uint64_t *d = &c->dense[b[i].idx];
-
-				*d = *d + b[i].count < *d ? UINT64_MAX : *d + b[i].count;
-			}
-			continue;
-		}
-		for (uint32_t i = s0; i < s1; i++)
-			c->tmp[i - s0] = (iogp_bin){ b[i].idx, b[i].count };
-		if (s1 > s0 && (c->err = iogp_hist_add_bins(c->out, c->tmp, s1 - s0)) < 0)
-			return;
-	}
-}
-
-int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_sel *sel,
-                           uint64_t window_ns, iogp_hist *out)
-{
-	struct win_ctx c = { .scheme = NONE, .out = out };
-	uint64_t now, nb;
-	iogp_bins nat;
-	uint32_t gi;
-	int r;
-
-	if (out == NULL)
-		return IOGP_EINVAL;
-	if ((r = model__metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) < 0 ||
-	    (r = m->opts.live ? 0 : IOGP_EINVAL) < 0 ||
-	    (r = model__sel_visit(m, gi, sel, visit_win_scan, &c)) < 0) {
-		iogp_bins_native(&nat, IOGP_NATIVE_K_DEFAULT);
-		iogp_hist_init(out, &nat);
-		return r;
-	}
-	if (c.scheme == NONE)
-		c.scheme = m->gm[gi].scheme;
-	iogp_hist_init(out, &m->schemes[c.scheme]->b);
-	if (window_ns == 0 || window_ns > m->opts.window_max_ns)
-		window_ns = m->opts.window_max_ns;
-	now = model_clock(m);
-	c.jhi = now / m->opts.window_slot_ns;
-	c.jlo = now > window_ns ? (now - window_ns) / m->opts.window_slot_ns : 0;
-	if (c.nslots == 0)
-		return c.mismatch ? IOGP_ESCHEME : 0;
-	nb = m->schemes[c.scheme]->nbins;
-	if (nb <= MODEL_DENSE_MAX) {
-		c.dense = calloc(nb, sizeof *c.dense);
-		if (c.dense == NULL)
-			return IOGP_ENOMEM;
-		model__sel_visit(m, gi, sel, visit_win_add, &c);
-		c.err = model__dense_add(out, c.dense, nb);
-		free(c.dense);
-	} else {
-		/* a segment never holds more than the source's budget allows */
-		c.tmp = malloc(m->opts.window_bytes / sizeof(struct wbin) * sizeof *c.tmp + 1);
-		if (c.tmp == NULL)
-			return IOGP_ENOMEM;
-		model__sel_visit(m, gi, sel, visit_win_add, &c);
-		free(c.tmp);
-	}
-	if (c.err < 0)
-		return c.err;
-	return c.mismatch ? IOGP_ESCHEME : 0;
-}
-
 void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 {
 	uint64_t sec, first, span, sum = 0;
@@ -742,6 +418,7 @@ void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 		return;
 	*out = m->lst;
 	out->now_ns = model_clock(m);
+	out->agg_bytes = model__agg_bytes(m);
 	for (uint32_t i = 0; i < m->nsrc; i++) {
 		switch (model__src_state(m, &m->src[i], m->now, m->ticked)) {
 		case IOGP_SRC_NEW:

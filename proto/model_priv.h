@@ -108,11 +108,16 @@ struct source {
 	struct pstore *probe;  /* probe reports (model_probes.c), NULL unless a probe */
 };
 
+struct agg;      /* model_agg.c: a sum of one metric over a node or all */
+
 struct node {
 	char *name;
 	uint32_t *src;
 	uint32_t n, cap;
 	struct rring *rr;
+	struct agg **agg;      /* by global metric, live only (model_agg.c) */
+	uint32_t nagg, nvsum;
+	uint64_t *vsum;        /* counter and gauge sums by global metric (model_agg.c) */
 };
 
 struct holder {
@@ -194,6 +199,12 @@ struct iogp_model {
 	uint64_t wall_hi;      /* newest DELTA wall time */
 	struct rring *all;
 	iogp_model_live lst;   /* counters kept by apply */
+	struct agg **agg;      /* sums over all sources, by global metric (model_agg.c) */
+	uint32_t nagg, nvsum;
+	uint64_t *vsum;
+	size_t agg_bytes;      /* the sums hold */
+	bool agg_failed;       /* a sum could not be made: queries visit */
+	bool agg_off;          /* tests: queries visit (iogp__model_aggregates) */
 
 	/* phases (model_phases.c) */
 	struct punit *units;
@@ -295,11 +306,50 @@ void model__peers_free(struct source *s);
 int model__access_apply(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot);
 void model__access_free(struct source *s);
 
+/* model_agg.c: per-node and whole-model sums kept on apply (live only).
+ * Updates take a linked slot and what changed in it; queries return 1 when
+ * answered, 0 when the caller must visit the sources, < 0 on error (out is
+ * then initialised). */
+void model__agg_link(iogp_model *m, const struct source *s, const struct slot *sl);
+void model__agg_counter(iogp_model *m, const struct source *s, const struct slot *sl,
+                        uint64_t old, uint64_t now);
+void model__agg_gauge(iogp_model *m, const struct source *s, const struct slot *sl, int64_t old,
+                      int64_t now);
+void model__agg_bins(iogp_model *m, const struct source *s, const struct slot *sl,
+                     const iogp_bin *b, uint32_t n, bool sub);
+void model__agg_exact(iogp_model *m, const struct source *s, const struct slot *sl,
+                      const iogp_exact *old, uint32_t nold, const iogp_exact *now, uint32_t nnow);
+void model__agg_win(iogp_model *m, const struct source *s, const struct slot *sl, uint64_t j,
+                    const iogp_bin *b, uint32_t n);
+void model__agg_move(iogp_model *m, uint32_t si, uint32_t from, uint32_t to);
+void model__agg_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl);
+void model__agg_free(iogp_model *m);
+size_t model__agg_bytes(const iogp_model *m);
+int model__agg_value(const iogp_model *m, uint32_t gi, const iogp_sel *sel, uint64_t *v);
+int model__agg_hist(const iogp_model *m, uint32_t gi, const iogp_sel *sel, iogp_hist *out);
+int model__agg_hist_window(const iogp_model *m, uint32_t gi, const iogp_sel *sel, uint64_t jlo,
+                           uint64_t jhi, iogp_hist *out);
+
+/* model_window.c: window rings. A ring, segment by segment (slot j, its
+ * entries as bins: exact values at MODEL_WIN_EXACT + value); a node sum's
+ * ring (model_agg.c: within limit bytes, counted in *bytes); prefetching a
+ * slot's ring before a DELTA feeds it. */
+void model__win_add(iogp_model *m, struct source *s, struct slot *sl, uint64_t j,
+                    const iogp_bin *in, uint32_t nin);
+void model__win_each(const iogp_model *m, const struct wring *w,
+                     void (*fn)(void *ctx, uint64_t j, const iogp_bin *b, uint32_t n), void *ctx);
+void model__wring_put(iogp_model *m, struct wring **w, size_t limit, size_t *bytes, uint64_t j,
+                      const iogp_bin *in, uint32_t nin);
+void model__wring_sub(const iogp_model *m, struct wring *w, uint64_t j, const iogp_bin *in,
+                      uint32_t nin);
+void model__wring_free(const iogp_model *m, struct wring *w, size_t *bytes);
+int model__wring_hist(const iogp_model *m, const struct wring *w, uint32_t sc, uint64_t jlo,
+                      uint64_t jhi, iogp_hist *out);
+void model__win_prefetch(const iogp_model *m, const struct slot *sl);
+
 /* model_live.c: what a DELTA feeds on the live side */
 void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg);
 void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, const double *amt);
-void model__win_add(iogp_model *m, struct source *s, struct slot *sl, uint64_t j,
-                    const iogp_bin *in, uint32_t nin);
 
 /* model_query.c: selections */
 int model__sel_visit(const iogp_model *m, uint32_t gi, const iogp_sel *sel, visit_fn fn,

@@ -214,6 +214,10 @@ int iogp_model_counter(const iogp_model *m, const char *metric, const iogp_sel *
 	*out = 0;
 	if ((r = model__metric_lookup(m, metric, IOGP_COUNTER, &gi)) < 0)
 		return r;
+	if ((r = model__agg_value(m, gi, sel, &sum)) != 0) {   /* model_agg.c */
+		*out = r > 0 ? sum : 0;
+		return r < 0 ? r : 0;
+	}
 	if ((r = model__sel_visit(m, gi, sel, visit_counter, &sum)) < 0)
 		return r;
 	*out = sum;
@@ -231,6 +235,12 @@ int iogp_model_gauge(const iogp_model *m, const char *metric, const iogp_sel *se
 	*out = 0;
 	if ((r = model__metric_lookup(m, metric, IOGP_GAUGE, &gi)) < 0)
 		return r;
+	uint64_t v;
+
+	if ((r = model__agg_value(m, gi, sel, &v)) != 0) {     /* model_agg.c */
+		*out = r > 0 ? (int64_t)v : 0;
+		return r < 0 ? r : 0;
+	}
 	if ((r = model__sel_visit(m, gi, sel, visit_gauge, &sum)) < 0)
 		return r;
 	*out = sum;
@@ -311,8 +321,10 @@ int iogp_model_hist(const iogp_model *m, const char *metric, const iogp_sel *sel
 
 	if (out == NULL)
 		return IOGP_EINVAL;
-	if ((r = model__metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) < 0 ||
-	    (r = model__sel_visit(m, gi, sel, visit_hist_scan, &c)) < 0) {
+	if ((r = model__metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) == 0 &&
+	    (r = model__agg_hist(m, gi, sel, out)) != 0)           /* model_agg.c */
+		return r < 0 ? r : 0;
+	if (r < 0 || (r = model__sel_visit(m, gi, sel, visit_hist_scan, &c)) < 0) {
 		iogp_bins_native(&nat, IOGP_NATIVE_K_DEFAULT);
 		iogp_hist_init(out, &nat);
 		return r;

@@ -44,7 +44,7 @@ static iogp_model_opts model_opts(uint32_t ring_bins)
 	mo.window_slot_ns = 5000000000ull;
 	mo.window_max_ns = 300000000000ull;
 	mo.window_bytes = 65536;
-	mo.window_total = 512ull << 20;   /* 64 KB a source up to 8,192 of them, less beyond */
+	mo.window_total = 128ull << 20;   /* 64 KB a source up to 2,048 of them, less beyond: the panels read the node sums */
 	return mo;
 }
 

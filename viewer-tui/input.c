@@ -53,7 +53,7 @@ int input_open(top_input **out, const top_input_opts *o, char *err, size_t errle
 			.window_slot_ns = 2000000000ull,
 			.window_max_ns = 300000000000ull,
 			.window_bytes = 65536,
-			.window_total = 512ull << 20,   /* 64 KB a source up to 8,192 of them, less beyond */
+			.window_total = 128ull << 20,   /* 64 KB a source up to 2,048 of them, less beyond: the panels read the node sums */
 		},
 		.any_address = o->any_address,
 		.creator = "iogram-top " IOGRAM_VERSION,

@@ -1,0 +1,832 @@
+/* model_agg.c - every node's and the whole model's sums of each metric
+ * (counters, gauges, cumulative histograms with their exact values, and the
+ * histogram windows), kept as messages arrive on a live model. A query over
+ * all sources or one node then costs what its answer holds, not a visit of
+ * every source: a viewer following 50,000 sources draws a frame from a few
+ * hundred bins.
+ *
+ * The whole model's histograms are flat arrays (a DELTA's bin is an add);
+ * a node's are sparse (nodes are many and each sees few bins), its window
+ * a ring as a source's (model_window.c) under its own limit.
+ *
+ * A sum is the sum of the linked slots (model_priv.h) a visit would add, so
+ * an answer from it equals the visit's. Where it cannot (its slots use more
+ * than one bin scheme, or it lost an update to a failed allocation) it says
+ * so and the query visits the sources as before. Window sums keep their own
+ * slots: a source's ring may evict under its memory share, the node's keeps
+ * its data until it ages out or the sum's own cap is reached. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "iogp_model.h"
+#include "iogp_testing.h"
+#include "model_priv.h"
+
+/* Entries the whole model's window holds over all its slots (16 B each),
+ * and bytes a node's window ring holds; beyond, their oldest slots go. */
+#define AGG_WIN_MAX 65536u
+#define AGG_NODE_WIN_BYTES (256u << 10)
+
+/* Whole-model sums of schemes up to this many bins count them in a flat
+ * array: one DELTA's bins then cost an add each, where a sorted list would
+ * move its tail for every new bin of a busy window slot. */
+#define AGG_DENSE_MAX 8192u
+
+/* A histogram: entries below nd in the flat array d (nz of them non-zero),
+ * the others sparse in b, ascending by idx, every count > 0. */
+struct sb {
+	iogp_bin *b;
+	uint32_t n, cap;
+	uint64_t *d;
+	uint32_t nd, nz;
+};
+
+/* Bytes a sum holds; *acct follows every allocation (iogp_model_live). */
+static void sb_free(struct sb *x, size_t *acct)
+{
+	*acct -= (size_t)x->cap * sizeof *x->b + (x->d != NULL ? (size_t)x->nd * sizeof *x->d : 0);
+	free(x->b);
+	free(x->d);
+	memset(x, 0, sizeof *x);
+}
+
+static uint32_t sb_entries(const struct sb *x)
+{
+	return x->n + x->nz;
+}
+
+/* First position in [from, n) with idx >= key: a DELTA's bins are
+ * ascending and close together, so gallop from the last one found. */
+static uint32_t sb_lower(const struct sb *x, uint32_t from, uint64_t key)
+{
+	uint32_t lo = from, hi = x->n, step = 1;
+
+	while (lo + step < hi && x->b[lo + step].idx < key) {
+		lo += step;
+		step *= 2;
+	}
+	if (lo + step < hi)
+		hi = lo + step + 1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (x->b[mid].idx < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool skip(const struct sb *x, const iogp_bin *v, uint64_t max_idx)
+{
+	return v->count == 0 || v->idx > max_idx || v->idx < x->nd;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* x += in (ascending; zero counts and indices above max_idx skipped), with
+ * a flat array of nd entries when nd > 0 (made on the first add). Counts
+ * saturate. Returns the entries added, or -1 when out of memory (x then
+ * unchanged). */
+static int64_t sb_add(struct sb *x, const iogp_bin *in, uint32_t nin, uint64_t max_idx,
+                      uint32_t nd, size_t *acct)
+{
+	uint32_t p = 0, add = 0, fresh = 0;
+
+	if (nd > 0 && x->d == NULL && x->n == 0) {
+		if ((x->d = calloc(nd, sizeof *x->d)) == NULL)
+			return -1;
+		x->nd = nd;
+		*acct += (size_t)nd * sizeof *x->d;
+	}
+	for (uint32_t i = 0; i < nin; i++) {
+		if (in[i].count == 0 || in[i].idx > max_idx)
+			continue;
+		if (in[i].idx < x->nd) {
+			uint64_t *d = &x->d[in[i].idx];
+
+			fresh += *d == 0;
+			*d = sat_add(*d, in[i].count);
+			continue;
+		}
+		p = sb_lower(x, p, in[i].idx);
+		if (p < x->n && x->b[p].idx == in[i].idx)
+			x->b[p].count = sat_add(x->b[p].count, in[i].count);
+		else
+			add++;
+	}
+	x->nz += fresh;
+	if (add == 0)
+		return fresh;
+	if (x->n + add > x->cap) {
+		uint32_t cap = x->n + add + (x->n + add) / 2 + 4;
+		iogp_bin *nb = realloc(x->b, (size_t)cap * sizeof *nb);
+
+		if (nb == NULL) {
+			/* undo the additions made above */
+			p = 0;
+			for (uint32_t i = 0; i < nin; i++) {
+				if (in[i].count == 0 || in[i].idx > max_idx)
+					continue;
+				if (in[i].idx < x->nd) {
+					x->d[in[i].idx] -= in[i].count;
+					continue;
+				}
+				p = sb_lower(x, p, in[i].idx);
+				if (p < x->n && x->b[p].idx == in[i].idx)
+					x->b[p].count -= in[i].count;
+			}
+			x->nz -= fresh;
+			return -1;
+		}
+		*acct += (size_t)(cap - x->cap) * sizeof *nb;
+		x->b = nb;
+		x->cap = cap;
+	}
+	/* merge the new entries in from the back */
+	int64_t o = (int64_t)x->n + add - 1, q = (int64_t)x->n - 1;
+
+	for (int64_t i = (int64_t)nin - 1; i >= 0;) {
+		const iogp_bin *v = &in[i];
+
+		if (skip(x, v, max_idx)) {
+			i--;
+		} else if (q >= 0 && x->b[q].idx > v->idx) {
+			x->b[o--] = x->b[q--];
+		} else if (q >= 0 && x->b[q].idx == v->idx) {
+			x->b[o--] = x->b[q--];   /* already added above */
+			i--;
+		} else {
+			x->b[o--] = *v;
+			i--;
+		}
+	}
+	x->n += add;
+	return (int64_t)add + fresh;
+}
+
+/* x -= in; entries reaching 0 go. Returns the entries removed, -1 when in
+ * holds more than x (x then left with what could be taken). */
+static int64_t sb_sub(struct sb *x, const iogp_bin *in, uint32_t nin, uint64_t max_idx)
+{
+	uint32_t p = 0, w = 0, gone = 0;
+	bool short_ = false, sparse = false;
+
+	for (uint32_t i = 0; i < nin; i++) {
+		if (in[i].count == 0 || in[i].idx > max_idx)
+			continue;
+		if (in[i].idx < x->nd) {
+			uint64_t *d = &x->d[in[i].idx];
+
+			short_ |= *d < in[i].count;
+			*d = *d > in[i].count ? *d - in[i].count : 0;
+			if (*d == 0 && x->nz > 0)
+				x->nz--, gone++;
+			continue;
+		}
+		sparse = true;
+		p = sb_lower(x, p, in[i].idx);
+		if (p < x->n && x->b[p].idx == in[i].idx && x->b[p].count >= in[i].count) {
+			x->b[p].count -= in[i].count;
+		} else {
+			short_ = true;
+			if (p < x->n && x->b[p].idx == in[i].idx)
+				x->b[p].count = 0;
+		}
+	}
+	for (uint32_t r = 0; sparse && r < x->n; r++) {
+		if (x->b[r].count != 0)
+			x->b[w++] = x->b[r];
+		else
+			gone++;
+	}
+	if (sparse)
+		x->n = w;
+	return short_ ? -1 : (int64_t)gone;
+}
+
+struct aggwin {
+	uint64_t slot0;      /* window slot of seg[0] */
+	uint32_t nent;       /* entries over all segments */
+	struct sb seg[];     /* m->win_slots of them */
+};
+
+struct agg {
+	bool used;           /* a slot was linked to it */
+	bool all;            /* the whole model's (else a node's) */
+	bool mixed;          /* slots with different schemes: visit instead */
+	bool broken;         /* an update was lost: visit instead */
+	bool ex_off;         /* more distinct exact values than a histogram keeps */
+	uint32_t scheme;     /* of its histogram slots, NONE before the first */
+	uint32_t nd;         /* histograms: flat arrays of this many bins, 0 = sparse */
+	struct sb cum, ex;   /* cumulative bins; exact values (idx = value) */
+	struct aggwin *win;  /* the whole model's window */
+	struct wring *nw;    /* a node's window (model_window.c) */
+};
+
+/* ---- the table: a sum per (node, metric) and per metric ------------------ */
+
+static struct agg *agg_get(iogp_model *m, struct agg ***tab, uint32_t *ntab, uint32_t gi,
+                           bool make)
+{
+	if (gi >= *ntab) {
+		if (!make)
+			return NULL;
+		uint32_t n = gi + 1 + (gi + 1) / 2;
+		struct agg **t = realloc(*tab, (size_t)n * sizeof *t);
+
+		if (t == NULL)
+			return NULL;
+		memset(t + *ntab, 0, (size_t)(n - *ntab) * sizeof *t);
+		m->agg_bytes += (size_t)(n - *ntab) * sizeof *t;
+		*tab = t;
+		*ntab = n;
+	}
+	if ((*tab)[gi] == NULL && make) {
+		struct agg *a = calloc(1, sizeof *a);
+
+		if (a == NULL)
+			return NULL;
+		a->scheme = NONE;
+		a->all = tab == &m->agg;
+		m->agg_bytes += sizeof *a;
+		(*tab)[gi] = a;
+	}
+	return (*tab)[gi];
+}
+
+/* The two sums a slot of source s feeds: its node's and the model's. NULL
+ * where one could not be made (the query then visits: see agg_usable). */
+static void aggs_of(iogp_model *m, const struct source *s, uint32_t gi, struct agg *a[2])
+{
+	struct node *n = &m->nodes[s->node];
+
+	a[0] = agg_get(m, &n->agg, &n->nagg, gi, true);
+	a[1] = agg_get(m, &m->agg, &m->nagg, gi, true);
+	if (a[0] == NULL || a[1] == NULL)
+		m->agg_failed = true;
+}
+
+static bool on(const iogp_model *m, const struct slot *sl)
+{
+	return m->opts.live && sl->linked && !m->agg_failed;
+}
+
+static void win_free(iogp_model *m, struct aggwin *w)
+{
+	if (w == NULL)
+		return;
+	for (uint32_t k = 0; k < m->win_slots; k++)
+		sb_free(&w->seg[k], &m->agg_bytes);
+	m->agg_bytes -= sizeof *w + (size_t)m->win_slots * sizeof w->seg[0];
+	free(w);
+}
+
+static void agg_free(iogp_model *m, struct agg *a)
+{
+	if (a == NULL)
+		return;
+	sb_free(&a->cum, &m->agg_bytes);
+	sb_free(&a->ex, &m->agg_bytes);
+	win_free(m, a->win);
+	model__wring_free(m, a->nw, &m->agg_bytes);
+	free(a);
+}
+
+void model__agg_free(iogp_model *m)
+{
+	for (uint32_t i = 0; i < m->nnodes; i++) {
+		for (uint32_t g = 0; g < m->nodes[i].nagg; g++)
+			agg_free(m, m->nodes[i].agg[g]);
+		free(m->nodes[i].agg);
+	}
+	for (uint32_t g = 0; g < m->nagg; g++)
+		agg_free(m, m->agg[g]);
+	free(m->agg);
+	for (uint32_t i = 0; i < m->nnodes; i++)
+		free(m->nodes[i].vsum);
+	free(m->vsum);
+}
+
+/* A slot of scheme sc joins sum a. */
+static void agg_scheme(const iogp_model *m, struct agg *a, uint32_t sc)
+{
+	if (!a->used) {
+		a->scheme = sc;
+		/* flat arrays for the whole model's sums (few, and the busiest) */
+		if (a->all && sc != NONE && m->schemes[sc]->nbins <= AGG_DENSE_MAX)
+			a->nd = (uint32_t)m->schemes[sc]->nbins;
+	} else if (a->scheme != sc) {
+		a->mixed = true;
+	}
+	a->used = true;
+}
+
+/* ---- updates ------------------------------------------------------------- */
+
+void model__agg_link(iogp_model *m, const struct source *s, const struct slot *sl)
+{
+	struct agg *a[2];
+
+	if (!on(m, sl))
+		return;
+	aggs_of(m, s, sl->gm, a);
+	for (int i = 0; i < 2; i++)
+		if (a[i] != NULL)
+			agg_scheme(m, a[i], sl->scheme);
+}
+
+/* Counter and gauge sums sit side by side in one array per node (and one
+ * for the model), by global metric: a DELTA's counters touch a line or two
+ * of it, not a sum each. Gauges add as int64, wrapping as the visit's. */
+static uint64_t *vsum_at(iogp_model *m, uint64_t **arr, uint32_t *n, uint32_t gi)
+{
+	if (gi >= *n) {
+		uint32_t nn = gi + 1 + (gi + 1) / 2;
+		uint64_t *t = realloc(*arr, (size_t)nn * sizeof *t);
+
+		if (t == NULL) {
+			m->agg_failed = true;
+			return NULL;
+		}
+		memset(t + *n, 0, (size_t)(nn - *n) * sizeof *t);
+		m->agg_bytes += (size_t)(nn - *n) * sizeof *t;
+		*arr = t;
+		*n = nn;
+	}
+	return &(*arr)[gi];
+}
+
+static void vsum_add(iogp_model *m, uint32_t node, uint32_t gi, uint64_t d)
+{
+	struct node *n = &m->nodes[node];
+	uint64_t *a = vsum_at(m, &n->vsum, &n->nvsum, gi), *b = vsum_at(m, &m->vsum, &m->nvsum, gi);
+
+	if (a != NULL && b != NULL) {
+		*a += d;
+		*b += d;
+	}
+}
+
+void model__agg_counter(iogp_model *m, const struct source *s, const struct slot *sl,
+                        uint64_t old, uint64_t now)
+{
+	if (on(m, sl) && old != now)
+		vsum_add(m, s->node, sl->gm, now - old);
+}
+
+void model__agg_gauge(iogp_model *m, const struct source *s, const struct slot *sl, int64_t old,
+                      int64_t now)
+{
+	if (on(m, sl) && old != now)
+		vsum_add(m, s->node, sl->gm, (uint64_t)now - (uint64_t)old);
+}
+
+/* a's cumulative bins +=, or -=, b. */
+static void cum_add(iogp_model *m, struct agg *a, const iogp_bin *b, uint32_t n, bool sub)
+{
+	if (a == NULL || a->broken || n == 0)
+		return;
+	if ((sub ? sb_sub(&a->cum, b, n, UINT64_MAX)
+	         : sb_add(&a->cum, b, n, UINT64_MAX, a->nd, &m->agg_bytes)) < 0)
+		a->broken = true;
+}
+
+void model__agg_bins(iogp_model *m, const struct source *s, const struct slot *sl,
+                     const iogp_bin *b, uint32_t n, bool sub)
+{
+	struct agg *a[2];
+
+	if (!on(m, sl) || n == 0)
+		return;
+	aggs_of(m, s, sl->gm, a);
+	cum_add(m, a[0], b, n, sub);
+	cum_add(m, a[1], b, n, sub);
+}
+
+/* a's exact values -= old, += now; past what a histogram keeps, none
+ * from here on: never a wrong exact count. */
+static void ex_change(iogp_model *m, struct agg *a, const iogp_bin *old, uint32_t nold,
+                      const iogp_bin *now, uint32_t nnow)
+{
+	if (a == NULL || a->ex_off)
+		return;
+	if (sb_sub(&a->ex, old, nold, UINT64_MAX) < 0 ||
+	    sb_add(&a->ex, now, nnow, UINT64_MAX, 0, &m->agg_bytes) < 0 ||
+	    a->ex.n > IOGP_HIST_MAX_EXACT) {
+		a->ex_off = true;
+		sb_free(&a->ex, &m->agg_bytes);
+	}
+}
+
+/* A slot's exact list went from old to now (iogp_exact_merge keeps a
+ * bounded list, so this is not simply old + the DELTA's values). */
+void model__agg_exact(iogp_model *m, const struct source *s, const struct slot *sl,
+                      const iogp_exact *old, uint32_t nold, const iogp_exact *now, uint32_t nnow)
+{
+	iogp_bin bo[MODEL_EXACT_MAX], bn[MODEL_EXACT_MAX];
+	struct agg *a[2];
+
+	if (!on(m, sl) || nold > MODEL_EXACT_MAX || nnow > MODEL_EXACT_MAX)
+		return;
+	for (uint32_t i = 0; i < nold; i++)
+		bo[i] = (iogp_bin){ old[i].value, old[i].count };
+	for (uint32_t i = 0; i < nnow; i++)
+		bn[i] = (iogp_bin){ now[i].value, now[i].count };
+	aggs_of(m, s, sl->gm, a);
+	ex_change(m, a[0], bo, nold, bn, nnow);
+	ex_change(m, a[1], bo, nold, bn, nnow);
+}
+
+static struct aggwin *win_new(iogp_model *m, uint64_t j)
+{
+	size_t sz = sizeof(struct aggwin) + (size_t)m->win_slots * sizeof(struct sb);
+	struct aggwin *w = calloc(1, sz);
+
+	if (w != NULL) {
+		w->slot0 = j >= m->win_slots - 1 ? j - (m->win_slots - 1) : 0;
+		m->agg_bytes += sz;
+	}
+	return w;
+}
+
+/* Empty segment k (its entries leave the count). */
+static void win_clear(iogp_model *m, struct aggwin *w, uint32_t k)
+{
+	w->nent -= sb_entries(&w->seg[k]);
+	sb_free(&w->seg[k], &m->agg_bytes);
+}
+
+/* Move the window so slot j is its newest. */
+static void win_shift(iogp_model *m, struct aggwin *w, uint64_t j)
+{
+	uint32_t NS = m->win_slots;
+	uint64_t d = j - w->slot0 - (NS - 1);
+
+	if (d >= NS) {
+		for (uint32_t k = 0; k < NS; k++)
+			win_clear(m, w, k);
+	} else {
+		for (uint32_t k = 0; k < d; k++)
+			win_clear(m, w, k);
+		memmove(w->seg, w->seg + d, (NS - d) * sizeof w->seg[0]);
+		memset(w->seg + (NS - d), 0, d * sizeof w->seg[0]);
+	}
+	w->slot0 += d;
+}
+
+/* Window slot j of the sum += (sub: -=) the bins a source's ring took
+ * (model__win_add's input: entries above UINT32_MAX are not windowed). */
+static void agg_win(iogp_model *m, struct agg *a, uint64_t j, const iogp_bin *b, uint32_t n,
+                    bool sub)
+{
+	struct aggwin *w = a->win;
+	int64_t r;
+	uint32_t k;
+
+	if (!a->all) {
+		if (sub)
+			model__wring_sub(m, a->nw, j, b, n);
+		else
+			model__wring_put(m, &a->nw, AGG_NODE_WIN_BYTES, &m->agg_bytes, j, b, n);
+		return;
+	}
+	if (w == NULL) {
+		if (sub)
+			return;
+		if ((w = a->win = win_new(m, j)) == NULL) {
+			a->broken = true;
+			return;
+		}
+	}
+	if (j < w->slot0) {
+		if (!sub)
+			m->lst.window_late++;
+		return;
+	}
+	if (j - w->slot0 >= m->win_slots) {
+		if (sub)
+			return;
+		win_shift(m, w, j);
+	}
+	k = (uint32_t)(j - w->slot0);
+	if (sub) {
+		r = sb_sub(&w->seg[k], b, n, UINT32_MAX);
+		w->nent -= r > 0 ? (uint32_t)r : 0;
+		return;
+	}
+	/* the cap: the oldest slots go first, never the one being filled */
+	for (uint32_t e = 0; e < k && w->nent + n > AGG_WIN_MAX; e++) {
+		if (sb_entries(&w->seg[e]) > 0) {
+			win_clear(m, w, e);
+			m->lst.window_evicted++;
+		}
+	}
+	if (w->nent + n > AGG_WIN_MAX) {
+		m->lst.window_dropped++;
+		return;
+	}
+	r = sb_add(&w->seg[k], b, n, UINT32_MAX, a->nd, &m->agg_bytes);
+	if (r < 0)
+		a->broken = true;
+	else
+		w->nent += (uint32_t)r;
+}
+
+void model__agg_win(iogp_model *m, const struct source *s, const struct slot *sl, uint64_t j,
+                    const iogp_bin *b, uint32_t n)
+{
+	struct agg *a[2];
+
+	if (!on(m, sl) || n == 0)
+		return;
+	aggs_of(m, s, sl->gm, a);
+	for (int i = 0; i < 2; i++)
+		if (a[i] != NULL && !a[i]->broken)
+			agg_win(m, a[i], j, b, n, false);
+}
+
+struct move_ctx {
+	iogp_model *m;
+	struct agg *from, *to;
+};
+
+static void move_seg(void *ctx, uint64_t j, const iogp_bin *b, uint32_t n)
+{
+	struct move_ctx *c = ctx;
+
+	if (c->from != NULL && !c->from->broken)
+		agg_win(c->m, c->from, j, b, n, true);
+	if (c->to != NULL && !c->to->broken)
+		agg_win(c->m, c->to, j, b, n, false);
+}
+
+/* Source si moves from node `from` to node `to` (its host label changed):
+ * its cumulative state moves exactly; its window slots move as far as its
+ * own ring still holds them (what it evicted stays with the old node until
+ * the window passes). */
+void model__agg_move(iogp_model *m, uint32_t si, uint32_t from, uint32_t to)
+{
+	const struct source *s = &m->src[si];
+
+	if (!m->opts.live || m->agg_failed)
+		return;
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		const struct slot *sl = &s->slots[i];
+		struct agg *f, *t;
+		iogp_bin ex[MODEL_EXACT_MAX];
+		uint32_t nex = sl->nex < MODEL_EXACT_MAX ? sl->nex : MODEL_EXACT_MAX;
+
+		if (!sl->linked)
+			continue;
+		if (sl->kind != IOGP_HISTOGRAM) {
+			uint64_t v = sl->kind == IOGP_GAUGE ? (uint64_t)sl->gauge : sl->counter;
+			uint64_t *a = vsum_at(m, &m->nodes[from].vsum, &m->nodes[from].nvsum, sl->gm);
+			uint64_t *b = vsum_at(m, &m->nodes[to].vsum, &m->nodes[to].nvsum, sl->gm);
+
+			if (a == NULL || b == NULL)
+				return;
+			*a -= v;
+			*b += v;
+			continue;
+		}
+		f = agg_get(m, &m->nodes[from].agg, &m->nodes[from].nagg, sl->gm, false);
+		t = agg_get(m, &m->nodes[to].agg, &m->nodes[to].nagg, sl->gm, true);
+		if (t == NULL) {
+			m->agg_failed = true;
+			return;
+		}
+		agg_scheme(m, t, sl->scheme);
+		cum_add(m, f, sl->bins, (uint32_t)sl->n, true);
+		cum_add(m, t, sl->bins, (uint32_t)sl->n, false);
+		for (uint32_t x = 0; x < nex; x++)
+			ex[x] = (iogp_bin){ sl->ex[x].value, sl->ex[x].count };
+		ex_change(m, f, ex, nex, NULL, 0);
+		ex_change(m, t, NULL, 0, ex, nex);
+		struct move_ctx c = { m, f, t };
+
+		model__win_each(m, sl->win, move_seg, &c);
+	}
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+/* The sum answering a query over sel for metric gi: NULL when the query
+ * must visit the sources (a source, a mixed or broken sum, aggregates off).
+ * *empty: no slot of the metric in the selection (answer from gm's scheme). */
+static const struct agg *agg_usable(const iogp_model *m, uint32_t gi, const iogp_sel *sel,
+                                    int *err, bool *empty)
+{
+	const struct agg *a = NULL;
+
+	*err = 0;
+	*empty = false;
+	if (!m->opts.live || m->agg_failed || m->agg_off)
+		return NULL;
+	if (sel == NULL || sel->kind == IOGP_SEL_ALL) {
+		a = gi < m->nagg ? m->agg[gi] : NULL;
+	} else if (sel->kind == IOGP_SEL_NODE) {
+		uint32_t ni = model__node_find(m, sel->node != NULL ? sel->node : "");
+
+		if (ni == NONE) {
+			*err = IOGP_ENOTFOUND;
+			return NULL;
+		}
+		a = gi < m->nodes[ni].nagg ? m->nodes[ni].agg[gi] : NULL;
+	} else {
+		return NULL;
+	}
+	if (a == NULL || !a->used) {
+		*empty = true;
+		return NULL;
+	}
+	if (a->mixed || a->broken)
+		return NULL;
+	return a;
+}
+
+/* 1: answered into *v; 0: visit; < 0: error. */
+int model__agg_value(const iogp_model *m, uint32_t gi, const iogp_sel *sel, uint64_t *v)
+{
+	const uint64_t *arr = m->vsum;
+	uint32_t n = m->nvsum;
+
+	if (!m->opts.live || m->agg_failed || m->agg_off)
+		return 0;
+	if (sel != NULL && sel->kind == IOGP_SEL_SOURCE)
+		return 0;
+	if (sel != NULL && sel->kind == IOGP_SEL_NODE) {
+		uint32_t ni = model__node_find(m, sel->node != NULL ? sel->node : "");
+
+		if (ni == NONE)
+			return IOGP_ENOTFOUND;
+		arr = m->nodes[ni].vsum;
+		n = m->nodes[ni].nvsum;
+	}
+	*v = gi < n ? arr[gi] : 0;
+	return 1;
+}
+
+static int add_exact(iogp_hist *out, const iogp_bin *b, uint32_t n)
+{
+	iogp_exact x[64];
+
+	while (n > 0) {
+		uint32_t k = n < 64 ? n : 64;
+
+		for (uint32_t i = 0; i < k; i++)
+			x[i] = (iogp_exact){ b[i].idx, b[i].count };
+		int r = iogp_hist_add_exact(out, x, k);
+		if (r < 0)
+			return r;
+		b += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* An unknown node: out as the visit leaves it. */
+static int not_found(iogp_hist *out, int err)
+{
+	iogp_bins nat;
+
+	iogp_bins_native(&nat, IOGP_NATIVE_K_DEFAULT);
+	iogp_hist_init(out, &nat);
+	return err;
+}
+
+/* out is initialised here unless this returns 0 (visit). */
+int model__agg_hist(const iogp_model *m, uint32_t gi, const iogp_sel *sel, iogp_hist *out)
+{
+	bool empty;
+	int err, r;
+	const struct agg *a = agg_usable(m, gi, sel, &err, &empty);
+
+	if (err < 0)
+		return not_found(out, err);
+	if (a == NULL && !empty)
+		return 0;
+	if (a == NULL && (m->agg_off || m->agg_failed))
+		return 0;
+	iogp_hist_init(out, &m->schemes[a != NULL ? a->scheme : m->gm[gi].scheme]->b);
+	if (a == NULL)
+		return 1;
+	if (a->cum.d != NULL && (r = model__dense_add(out, a->cum.d, a->cum.nd)) < 0)
+		return r;
+	if ((r = iogp_hist_add_bins(out, a->cum.b, a->cum.n)) < 0)
+		return r;
+	if (!a->ex_off && (r = add_exact(out, a->ex.b, a->ex.n)) < 0)
+		return r;
+	return 1;
+}
+
+/* Slots [jlo, jhi] of the window sum. */
+int model__agg_hist_window(const iogp_model *m, uint32_t gi, const iogp_sel *sel, uint64_t jlo,
+                           uint64_t jhi, iogp_hist *out)
+{
+	bool empty;
+	int err, r;
+	const struct agg *a = agg_usable(m, gi, sel, &err, &empty);
+	const struct aggwin *w;
+	uint64_t nb, lo, hi;
+	uint64_t *dense = NULL;
+
+	if (err < 0)
+		return not_found(out, err);
+	if (a == NULL && !empty)
+		return 0;
+	if (a == NULL && (m->agg_off || m->agg_failed))
+		return 0;
+	iogp_hist_init(out, &m->schemes[a != NULL ? a->scheme : m->gm[gi].scheme]->b);
+	if (a != NULL && !a->all)
+		return (r = model__wring_hist(m, a->nw, a->scheme, jlo, jhi, out)) < 0 ? r : 1;
+	if (a == NULL || (w = a->win) == NULL || jhi < w->slot0)
+		return 1;
+	lo = jlo > w->slot0 ? jlo - w->slot0 : 0;
+	hi = jhi - w->slot0;
+	if (hi >= m->win_slots)
+		hi = m->win_slots - 1;
+	nb = m->schemes[a->scheme]->nbins;
+	if (nb <= MODEL_DENSE_MAX && (dense = calloc(nb, sizeof *dense)) == NULL)
+		return IOGP_ENOMEM;
+	for (uint64_t k = lo; k <= hi; k++) {
+		const struct sb *g = &w->seg[k];
+		uint32_t s1 = g->n;
+
+		for (uint32_t i = 0; g->d != NULL && i < g->nd && i < nb; i++)
+			dense[i] = dense[i] + g->d[i] < dense[i] ? UINT64_MAX : dense[i] + g->d[i];
+
+		/* exact values sit past the bins (model_priv.h) */
+		while (s1 > 0 && g->b[s1 - 1].idx >= MODEL_WIN_EXACT && nb <= MODEL_WIN_EXACT)
+			s1--;
+		for (uint32_t i = s1; i < g->n; i++) {
+			iogp_exact x = { g->b[i].idx - MODEL_WIN_EXACT, g->b[i].count };
+
+			if ((r = iogp_hist_add_exact(out, &x, 1)) < 0)
+				goto fail;
+		}
+		if (dense == NULL) {
+			if ((r = iogp_hist_add_bins(out, g->b, s1)) < 0)
+				goto fail;
+			continue;
+		}
+		for (uint32_t i = 0; i < s1; i++) {
+			uint64_t *d = &dense[g->b[i].idx];
+
+			*d = *d + g->b[i].count < *d ? UINT64_MAX : *d + g->b[i].count;
+		}
+	}
+	if (dense != NULL) {
+		r = model__dense_add(out, dense, nb);
+		free(dense);
+		return r < 0 ? r : 1;
+	}
+	return 1;
+fail:
+	free(dense);
+	return r;
+}
+
+void iogp__model_aggregates(iogp_model *m, int use)
+{
+	if (m != NULL)
+		m->agg_off = !use;
+}
+
+/* A DELTA's sums are cold (thousands of nodes): ask for them before the
+ * cumulative work, as model__live_prefetch does for the source's rings. */
+void model__agg_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl)
+{
+	const struct node *n = &m->nodes[s->node];
+	const struct agg *a;
+
+	if (!m->opts.live || !sl->linked)
+		return;
+	if (sl->kind != IOGP_HISTOGRAM) {
+		if (sl->gm < n->nvsum)
+			__builtin_prefetch(&n->vsum[sl->gm]);
+		return;
+	}
+	if (sl->gm >= n->nagg || (a = n->agg[sl->gm]) == NULL)
+		return;
+	__builtin_prefetch(a);
+	if (a->cum.b != NULL) {
+		__builtin_prefetch(a->cum.b);
+		__builtin_prefetch(&a->cum.b[a->cum.n / 2]);
+	}
+	if (a->nw != NULL)
+		__builtin_prefetch(a->nw);
+}
+
+size_t model__agg_bytes(const iogp_model *m)
+{
+	return m->agg_bytes;
+}

@@ -1,0 +1,381 @@
+/* check_agg.c - a live model's per-node and whole-model sums (model_agg.c)
+ * answer every all- and node-wide query exactly as visiting every source
+ * does: counters, gauges, cumulative histograms with their exact values and
+ * windows, through DELTAs, SNAPSHOTs that replace a source's state, sources
+ * that move to another node, a node whose sources use two bin schemes, and
+ * gaps. And where a source's own window ring evicts under its memory share,
+ * the node's sum still holds the window (checked against the sent truth). */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogp_err.h"
+#include "iogp_model.h"
+#include "iogp_testing.h"
+
+#define NSRC 60
+#define NNODE 7
+#define ROUNDS 40
+#define SLOT_NS 1000000000ull
+#define WALL0 1800000000000000000ull
+
+static uint64_t rs = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(uint64_t n)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs % n;
+}
+
+struct src {
+	uint64_t id, seq;
+	char host[16];
+	int log2;            /* its latency histogram uses log2 bins */
+};
+
+/* Builds one message at a time. */
+struct mb {
+	iogp_msg msg;
+	iogp_label labels[2];
+	iogp_metric_def defs[4];
+	iogp_counter_val ctr[1];
+	iogp_gauge_val gauge[1];
+	iogp_hist_val hists[2];
+	iogp_bin bins[2][16];
+	iogp_exact_val exv[1];
+	iogp_exact ex[8];
+	char pid[16];
+};
+
+static void reset(struct mb *b, const struct src *s, iogp_kind kind)
+{
+	memset(&b->msg, 0, sizeof b->msg);
+	b->msg.version = IOGP_WIRE_VERSION;
+	b->msg.kind = kind;
+	b->msg.source = s->id;
+	b->msg.seq = s->seq;
+}
+
+static void hello(iogp_model *m, struct mb *b, const struct src *s, uint64_t recv)
+{
+	reset(b, s, IOGP_HELLO);
+	snprintf(b->pid, sizeof b->pid, "%llu", (unsigned long long)s->id);
+	b->labels[0] = (iogp_label){ "host", s->host };
+	b->labels[1] = (iogp_label){ "pid", b->pid };
+	b->msg.labels = b->labels;
+	b->msg.nlabels = 2;
+	memset(b->defs, 0, sizeof b->defs);
+	b->defs[0] = (iogp_metric_def){ .id = 1, .kind = IOGP_COUNTER, .name = "posix.read.bytes",
+	                                .unit = "bytes" };
+	b->defs[1] = (iogp_metric_def){ .id = 2, .kind = IOGP_GAUGE, .name = "posix.open_files",
+	                                .unit = "" };
+	b->defs[2] = (iogp_metric_def){ .id = 3, .kind = IOGP_HISTOGRAM, .name = "posix.read.size",
+	                                .unit = "bytes" };
+	iogp_bins_native(&b->defs[2].bins, 4);
+	b->defs[3] = (iogp_metric_def){ .id = 4, .kind = IOGP_HISTOGRAM, .name = "posix.read.lat",
+	                                .unit = "ns" };
+	if (s->log2)
+		iogp_bins_log2(&b->defs[3].bins);
+	else
+		iogp_bins_native(&b->defs[3].bins, 4);
+	b->msg.metrics = b->defs;
+	b->msg.nmetrics = 4;
+	ck_assert_int_eq(iogp_model_apply(m, &b->msg, recv), 0);
+}
+
+static int cmp_bin(const void *a, const void *b)
+{
+	const iogp_bin *x = a, *y = b;
+
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_ex(const void *a, const void *b)
+{
+	const iogp_exact *x = a, *y = b;
+
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* n distinct ascending bins below lim with counts 1..1000. */
+static uint32_t rand_bins(iogp_bin *out, uint32_t n, uint64_t lim)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t idx = rnd(lim);
+		int dup = 0;
+
+		for (uint32_t j = 0; j < k; j++)
+			dup |= out[j].idx == idx;
+		if (!dup)
+			out[k++] = (iogp_bin){ idx, 1 + rnd(1000) };
+	}
+	qsort(out, k, sizeof *out, cmp_bin);
+	return k;
+}
+
+static void delta(iogp_model *m, struct mb *b, struct src *s, uint64_t wall, uint32_t nbins)
+{
+	s->seq += 1 + (rnd(50) == 0);     /* now and then a gap */
+	reset(b, s, IOGP_DELTA);
+	b->msg.wall_ns = wall;
+	b->msg.t0_ns = wall - SLOT_NS;
+	b->msg.t1_ns = wall;
+	b->ctr[0] = (iogp_counter_val){ 1, rnd(1u << 20) };
+	b->gauge[0] = (iogp_gauge_val){ 2, (int64_t)rnd(100) - 50 };
+	b->msg.counters = b->ctr;
+	b->msg.ncounters = 1;
+	b->msg.gauges = b->gauge;
+	b->msg.ngauges = 1;
+	b->hists[0] = (iogp_hist_val){ 3, rand_bins(b->bins[0], nbins, 700), b->bins[0] };
+	b->hists[1] = (iogp_hist_val){ 4, rand_bins(b->bins[1], nbins, s->log2 ? 60 : 700),
+	                               b->bins[1] };
+	b->msg.hists = b->hists;
+	b->msg.nhists = 2;
+	/* exact sizes from a pool of 48, so the bounded lists drop some */
+	uint32_t nx = (uint32_t)rnd(9), k = 0;
+
+	for (uint32_t i = 0; i < nx; i++) {
+		uint64_t v = 512 * (1 + rnd(48));
+		int dup = 0;
+
+		for (uint32_t j = 0; j < k; j++)
+			dup |= b->ex[j].value == v;
+		if (!dup)
+			b->ex[k++] = (iogp_exact){ v, 1 + rnd(30) };
+	}
+	qsort(b->ex, k, sizeof *b->ex, cmp_ex);
+	b->exv[0] = (iogp_exact_val){ 3, k, b->ex };
+	b->msg.exact = b->exv;
+	b->msg.nexact = k > 0;
+	iogp_model_apply(m, &b->msg, wall);   /* may refuse for caps: both sides see it */
+}
+
+/* A SNAPSHOT of source i with its state changed, as after a resync. */
+static void snapshot_changed(iogp_model *m, size_t i)
+{
+	iogp_msg snap;
+	static iogp_bin bins[2][4096];
+	static iogp_counter_val ctr[8];
+	static iogp_hist_val hv[2];
+
+	iogp_msg_init(&snap);
+	ck_assert_int_eq(iogp_model_snapshot(m, i, 0, &snap), 0);
+	ck_assert_uint_le(snap.ncounters, 8);
+	for (uint32_t c = 0; c < snap.ncounters; c++)
+		ctr[c] = (iogp_counter_val){ snap.counters[c].id, snap.counters[c].value / 2 + 7 };
+	snap.counters = ctr;
+	ck_assert_uint_le(snap.nhists, 2);
+	for (uint32_t h = 0; h < snap.nhists; h++) {
+		uint32_t n = snap.hists[h].nbins < 4096 ? snap.hists[h].nbins : 4096;
+
+		for (uint32_t j = 0; j < n; j++)
+			bins[h][j] = (iogp_bin){ snap.hists[h].bins[j].idx,
+			                         snap.hists[h].bins[j].count + (j % 3) };
+		hv[h] = (iogp_hist_val){ snap.hists[h].id, n, bins[h] };
+	}
+	snap.hists = hv;
+	snap.nexact = 0;   /* its exact lists go */
+	snap.exact = NULL;
+	ck_assert_int_eq(iogp_model_apply(m, &snap, 0), 0);
+	iogp_msg_free(&snap);
+}
+
+static void hist_same(const iogp_hist *a, const iogp_hist *b, const char *what)
+{
+	ck_assert_msg(a->n == b->n && a->total == b->total, "%s: %zu bins / %llu vs %zu / %llu",
+	              what, a->n, (unsigned long long)a->total, b->n,
+	              (unsigned long long)b->total);
+	for (size_t i = 0; i < a->n; i++)
+		ck_assert_msg(a->bins[i].idx == b->bins[i].idx && a->bins[i].count == b->bins[i].count,
+		              "%s: bin %zu differs", what, i);
+	ck_assert_msg(a->nexact == b->nexact, "%s: %zu exact values vs %zu", what, a->nexact,
+	              b->nexact);
+	for (size_t i = 0; i < a->nexact; i++)
+		ck_assert_msg(a->exact[i].value == b->exact[i].value &&
+		                  a->exact[i].count == b->exact[i].count,
+		              "%s: exact %zu differs", what, i);
+}
+
+/* Every all- and node-wide answer from the sums equals the visit's. */
+static void compare(iogp_model *m, int round)
+{
+	static const char *const hist[] = { "posix.read.size", "posix.read.lat" };
+	static const uint64_t wins[] = { 1, SLOT_NS, 5 * SLOT_NS, 0 };
+	size_t nn = iogp_model_node_count(m);
+	char what[160];
+
+	for (size_t n = 0; n <= nn; n++) {
+		iogp_sel sel = n < nn ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = iogp_model_node(m, n) }
+		                      : (iogp_sel){ .kind = IOGP_SEL_ALL };
+		uint64_t c[2];
+		int64_t g[2];
+		int rc[2];
+
+		for (int v = 0; v < 2; v++) {
+			iogp__model_aggregates(m, v == 0);
+			rc[v] = iogp_model_counter(m, "posix.read.bytes", &sel, &c[v]);
+			ck_assert_int_eq(iogp_model_gauge(m, "posix.open_files", &sel, &g[v]), rc[v]);
+		}
+		snprintf(what, sizeof what, "round %d, %s", round, n < nn ? sel.node : "all");
+		ck_assert_msg(rc[0] == rc[1] && c[0] == c[1] && g[0] == g[1], "%s: counter %llu vs %llu",
+		              what, (unsigned long long)c[0], (unsigned long long)c[1]);
+		for (int h = 0; h < 2; h++) {
+			for (int w = -1; w < 4; w++) {
+				iogp_hist x[2];
+
+				for (int v = 0; v < 2; v++) {
+					iogp__model_aggregates(m, v == 0);
+					rc[v] = w < 0 ? iogp_model_hist(m, hist[h], &sel, &x[v])
+					              : iogp_model_hist_window(m, hist[h], &sel, wins[w], &x[v]);
+				}
+				snprintf(what, sizeof what, "round %d, %s, %s, window %d", round,
+				         n < nn ? sel.node : "all", hist[h], w);
+				ck_assert_msg(rc[0] == rc[1], "%s: rc %d vs %d", what, rc[0], rc[1]);
+				hist_same(&x[0], &x[1], what);
+				iogp_hist_free(&x[0]);
+				iogp_hist_free(&x[1]);
+			}
+		}
+	}
+	iogp__model_aggregates(m, 1);
+}
+
+static iogp_model *live_model(uint32_t window_bytes)
+{
+	iogp_model_opts o = { .live = 1, .window_slot_ns = SLOT_NS, .window_max_ns = 10 * SLOT_NS,
+	                      .window_bytes = window_bytes };
+	iogp_model *m = iogp_model_new(&o);
+
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+START_TEST(sums_equal_visits)
+{
+	iogp_model *m = live_model(0);
+	struct mb *b = calloc(1, sizeof *b);
+	static struct src s[NSRC];
+	iogp_model_live lv;
+
+	ck_assert_ptr_nonnull(b);
+	for (int i = 0; i < NSRC; i++) {
+		s[i] = (struct src){ .id = 1000 + (uint64_t)i * 7919, .log2 = i == 13 };
+		snprintf(s[i].host, sizeof s[i].host, "n%d", i % NNODE);
+		hello(m, b, &s[i], WALL0);
+	}
+	for (int r = 1; r <= ROUNDS; r++) {
+		uint64_t wall = WALL0 + (uint64_t)r * SLOT_NS;
+
+		for (int i = 0; i < NSRC; i++)
+			if (rnd(8) != 0)
+				delta(m, b, &s[i], wall + rnd(SLOT_NS), 1 + (uint32_t)rnd(12));
+		if (r % 7 == 0)
+			snapshot_changed(m, (size_t)rnd(NSRC));
+		if (r % 11 == 0) {   /* a source moves to another node */
+			struct src *x = &s[rnd(NSRC)];
+
+			snprintf(x->host, sizeof x->host, "n%d", (int)rnd(NNODE + 1));
+			hello(m, b, x, wall);
+		}
+		iogp_model_tick(m, wall + SLOT_NS);
+		compare(m, r);
+	}
+	iogp_model_get_live(m, &lv);
+	ck_assert_uint_gt(lv.agg_bytes, 0);
+	iogp_model_free(m);
+	free(b);
+}
+END_TEST
+
+/* Sources whose own window rings evict (1 KiB each, many bins a DELTA):
+ * the node's sum still holds every slot of the window. */
+START_TEST(node_window_outlives_source_rings)
+{
+	iogp_model *m = live_model(1024);
+	struct mb *b = calloc(1, sizeof *b);
+	struct src s[4];
+	uint64_t truth[8][700] = { { 0 } };
+	iogp_model_live lv;
+	iogp_hist h[2];
+
+	ck_assert_ptr_nonnull(b);
+	for (int i = 0; i < 4; i++) {
+		s[i] = (struct src){ .id = 77 + (uint64_t)i };
+		snprintf(s[i].host, sizeof s[i].host, "solo");
+		hello(m, b, &s[i], WALL0);
+	}
+	for (int r = 1; r <= 8; r++) {
+		for (int i = 0; i < 4; i++) {
+			s[i].seq++;
+			reset(b, &s[i], IOGP_DELTA);
+			b->msg.wall_ns = WALL0 + (uint64_t)r * SLOT_NS;
+			b->msg.t0_ns = b->msg.wall_ns - SLOT_NS;
+			b->msg.t1_ns = b->msg.wall_ns;
+			for (uint32_t j = 0; j < 16; j++)
+				b->bins[0][j] = (iogp_bin){ (uint64_t)(r * 40 + i * 16 + (int)j) % 700, 1 + j };
+			qsort(b->bins[0], 16, sizeof b->bins[0][0], cmp_bin);
+			for (uint32_t j = 0; j < 16; j++)
+				truth[r - 1][b->bins[0][j].idx] += b->bins[0][j].count;
+			b->hists[0] = (iogp_hist_val){ 3, 16, b->bins[0] };
+			b->msg.hists = b->hists;
+			b->msg.nhists = 1;
+			ck_assert_int_eq(iogp_model_apply(m, &b->msg, b->msg.wall_ns), 0);
+		}
+	}
+	iogp_model_tick(m, WALL0 + 8 * SLOT_NS + 1);
+	iogp_model_get_live(m, &lv);
+	ck_assert_uint_gt(lv.window_evicted + lv.window_dropped, 0);   /* the rings did evict */
+	iogp_sel node = { .kind = IOGP_SEL_NODE, .node = "solo" };
+
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &node, 8 * SLOT_NS, &h[0]), 0);
+	uint64_t want = 0;
+
+	for (int r = 0; r < 8; r++)
+		for (int x = 0; x < 700; x++)
+			want += truth[r][x];
+	ck_assert_uint_eq(h[0].total, want);
+	for (int x = 0; x < 700; x++) {
+		uint64_t w = 0, got = 0;
+
+		for (int r = 0; r < 8; r++)
+			w += truth[r][x];
+		for (size_t k = 0; k < h[0].n; k++)
+			if (h[0].bins[k].idx == (uint64_t)x)
+				got = h[0].bins[k].count;
+		ck_assert_msg(got == w, "bin %d: %llu, sent %llu", x, (unsigned long long)got,
+		              (unsigned long long)w);
+	}
+	/* visiting the sources' own rings finds less: what the sums are for */
+	iogp__model_aggregates(m, 0);
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &node, 8 * SLOT_NS, &h[1]), 0);
+	ck_assert_uint_lt(h[1].total, want);
+	iogp_hist_free(&h[0]);
+	iogp_hist_free(&h[1]);
+	iogp_model_free(m);
+	free(b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("agg");
+	TCase *tc = tcase_create("agg");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, sums_equal_visits);
+	tcase_add_test(tc, node_window_outlives_source_rings);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}
