@@ -801,29 +801,22 @@ void iogp__model_aggregates(iogp_model *m, int use)
 		m->agg_off = !use;
 }
 
-/* A DELTA's sums are cold (thousands of nodes): ask for them before the
- * cumulative work, as model__live_prefetch does for the source's rings. */
+/* A DELTA's sums are cold (thousands of nodes): ask for the line holding
+ * each one's pointer (or value) before the cumulative work, as
+ * model__live_prefetch does for the source's rings. No further: reading
+ * the pointer here would wait for it. */
 void model__agg_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl)
 {
 	const struct node *n = &m->nodes[s->node];
-	const struct agg *a;
 
 	if (!m->opts.live || !sl->linked)
 		return;
 	if (sl->kind != IOGP_HISTOGRAM) {
 		if (sl->gm < n->nvsum)
 			__builtin_prefetch(&n->vsum[sl->gm]);
-		return;
+	} else if (sl->gm < n->nagg) {
+		__builtin_prefetch(&n->agg[sl->gm]);
 	}
-	if (sl->gm >= n->nagg || (a = n->agg[sl->gm]) == NULL)
-		return;
-	__builtin_prefetch(a);
-	if (a->cum.b != NULL) {
-		__builtin_prefetch(a->cum.b);
-		__builtin_prefetch(&a->cum.b[a->cum.n / 2]);
-	}
-	if (a->nw != NULL)
-		__builtin_prefetch(a->nw);
 }
 
 size_t model__agg_bytes(const iogp_model *m)

@@ -195,26 +195,18 @@ void model__live_prefetch(const iogp_model *m, const struct source *s, const iog
 			__builtin_prefetch(sl->bins);
 		model__win_prefetch(m, sl);   /* model_window.c */
 	}
-	/* the node's sums: first the pointers, then what they point to */
-	const struct node *n = &m->nodes[s->node];
-
+	/* the node's sums (model_agg.c) */
 	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
 		uint32_t x = model__slot_by_id(s, msg->hists[i].id);
 
-		if (x != NONE && s->slots[x].gm < n->nagg)
-			__builtin_prefetch(&n->agg[s->slots[x].gm]);
+		if (x != NONE)
+			model__agg_prefetch(m, s, &s->slots[x]);
 	}
 	if (msg->ncounters > 0) {
 		uint32_t x = model__slot_by_id(s, msg->counters[0].id);
 
 		if (x != NONE)
 			model__agg_prefetch(m, s, &s->slots[x]);
-	}
-	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
-		uint32_t x = model__slot_by_id(s, msg->hists[i].id);
-
-		if (x != NONE)
-			model__agg_prefetch(m, s, &s->slots[x]);   /* model_agg.c */
 	}
 }
 
