@@ -7,6 +7,9 @@
  *   bench_ingest                core, then live at 100k..600k/s
  *   bench_ingest core [N]       in process only, N DELTAs (default 2 M)
  *   bench_ingest live RATE...   through `iogram record` at these rates
+ *   bench_ingest profile [N]    the in-process run alone (for perf record)
+ * Environment: LEVEL (zstd level of the in-process run; default the
+ * recorder's).
  *
  * The mix (per DELTA, 1000 sources at 20 Hz each): 10 counters, 6 native
  * histograms of ~10 bins, exact values for both size histograms (3 each),
@@ -155,6 +158,8 @@ static void core(long n)
 	iogp_recorder *r;
 	char err[256];
 	iogp_recorder_opts o = { .creator = "bench_ingest" };
+	if (getenv("LEVEL"))
+		o.zstd_level = atoi(getenv("LEVEL"));
 	if (iogp_recorder_open(&r, file, &o, err, sizeof(err)) < 0) {
 		fprintf(stderr, "bench_ingest: %s\n", err);
 		exit(1);
@@ -347,12 +352,14 @@ int main(int argc, char **argv)
 	make_mix();
 	printf("bench_ingest: %zu DELTAs in the mix, %.0f B on average; %ld online CPUs\n", mix_n,
 	       (double)mix_bytes / (double)mix_n, sysconf(_SC_NPROCESSORS_ONLN));
-	int do_core = argc < 2 || !strcmp(argv[1], "core");
+	int profile = argc >= 2 && !strcmp(argv[1], "profile");
+	int do_core = argc < 2 || !strcmp(argv[1], "core") || profile;
 	int do_live = argc < 2 || !strcmp(argv[1], "live");
 	if (do_core) {
 		long n = argc >= 3 && do_core ? atol(argv[2]) : 2000000;
 		core(n);
-		parts(n / 2);
+		if (!profile)
+			parts(n / 2);
 	}
 	if (do_live) {
 		const char *bin = getenv("IOGRAM_BIN");

@@ -228,7 +228,11 @@ static int record_exec(int argc, char **argv)
 	} else {
 		iogp_recorder_abandon(r);
 	}
-	if (!quiet)
+	if (!quiet && st.snapshots_skipped)
+		fprintf(stderr, "iogram: recorded %" PRIu64 " messages from %zu sources to %s (%" PRIu64
+		        " SNAPSHOTs equal to the recorded state left out); %s\n",
+		        msgs - st.snapshots_skipped, ns, out, st.snapshots_skipped, loss);
+	else if (!quiet)
 		fprintf(stderr, "iogram: recorded %" PRIu64 " messages from %zu sources to %s; %s\n",
 		        msgs, ns, out, loss);
 	free(buf);

@@ -5,17 +5,18 @@
 #include "iogp_err.h"
 #include "iogp_recorder.h"
 #include "iogp_sys.h"
+#include "replay_priv.h"
 
 struct iogp_recorder {
 	iogp_replay_writer *w;
 	iogp_model *model;
 	iogp_recorder_opts o;
 	iogp_msg snap, in;
-	uint8_t *buf;
-	size_t bufcap;
+	uint8_t *buf, *cmp;
+	size_t bufcap, cmpcap;
 	uint64_t last_kf_ns;
 	int have_time;
-	uint64_t added, rejected, keyframes;
+	uint64_t added, rejected, keyframes, snapshots_skipped;
 	uint64_t since_kf_records;
 	uint64_t last_recv_ns;
 	int noted;
@@ -39,6 +40,11 @@ int iogp_recorder_open(iogp_recorder **rp, const char *path,
 	 * of records at 64 busy sources (bench_disk). */
 	if (!r->o.kf_ratio)
 		r->o.kf_ratio = 16;
+	/* Keyframes leave the access ring out (iogp_model_snapshot) and nothing
+	 * reads the recorder's: one sample per source, not 4096 (~200 KB of
+	 * memory touched per busy source). */
+	if (!r->o.model.access_ring)
+		r->o.model.access_ring = 1;
 	r->model = iogp_model_new(&r->o.model);
 	if (!r->model) {
 		free(r);
@@ -49,7 +55,7 @@ int iogp_recorder_open(iogp_recorder **rp, const char *path,
 	iogp_replay_wopts wo = {
 		.creator = r->o.creator ? r->o.creator : "iogram " IOGRAM_VERSION,
 		.compress = !r->o.plain,
-		.zstd_level = r->o.zstd_level,
+		.zstd_level = r->o.zstd_level ? r->o.zstd_level : 1,
 		.replace = r->o.replace,
 	};
 	int rc = iogp_replay_create(&r->w, path, &wo, err, errlen);
@@ -62,19 +68,24 @@ int iogp_recorder_open(iogp_recorder **rp, const char *path,
 	return 0;
 }
 
-static int ensure_buf(iogp_recorder *r, size_t need)
+static int grow(uint8_t **buf, size_t *bufcap, size_t need)
 {
-	if (need <= r->bufcap)
+	if (need <= *bufcap)
 		return 0;
-	size_t cap = r->bufcap ? r->bufcap : 4096;
+	size_t cap = *bufcap ? *bufcap : 4096;
 	while (cap < need)
 		cap *= 2;
-	uint8_t *b = realloc(r->buf, cap);
+	uint8_t *b = realloc(*buf, cap);
 	if (!b)
 		return IOGP_ENOMEM;
-	r->buf = b;
-	r->bufcap = cap;
+	*buf = b;
+	*bufcap = cap;
 	return 0;
+}
+
+static int ensure_buf(iogp_recorder *r, size_t need)
+{
+	return grow(&r->buf, &r->bufcap, need);
 }
 
 int iogp_recorder_keyframe(iogp_recorder *r, uint64_t recv_ns)
@@ -137,10 +148,44 @@ static int maybe_keyframe(iogp_recorder *r, uint64_t now)
 	return 0;
 }
 
+/* Whether r->in (payload, decoded) is a SNAPSHOT that brings nothing: no
+ * new sequence number (seq is the source's last, so readers see no gap
+ * without it), not a source's last word (FINAL), a source in sync, and
+ * exactly the state the model holds for it: the model's own SNAPSHOT of the
+ * source, with this one's flags and clocks (t1 and wall only move the
+ * source's clock, which its next DELTA moves anyway), encodes to the same
+ * bytes. Keyframes already hold that state, so it is neither applied nor
+ * written: the recorder's model stays what a reader of the file rebuilds. */
+static int snapshot_redundant(iogp_recorder *r, const void *payload, size_t len)
+{
+	const iogp_msg *m = &r->in;
+	size_t i;
+	iogp_source_info si;
+	if (m->kind != IOGP_SNAPSHOT || (m->flags & IOGP_F_FINAL) ||
+	    iogp_model_source_index(r->model, m->source, &i) < 0 ||
+	    iogp_model_source(r->model, i, &si) < 0 || !si.messages || !si.in_sync ||
+	    m->seq != si.last_seq || iogp_model_snapshot(r->model, i, m->flags, &r->snap) < 0)
+		return 0;
+	r->snap.t1_ns = m->t1_ns;
+	r->snap.wall_ns = m->wall_ns;
+	/* not r->buf: the payload may be there (iogp_recorder_add_msg) */
+	long n = iogp_msg_encode(&r->snap, NULL, 0);
+	if (n != (long)len || grow(&r->cmp, &r->cmpcap, len) < 0 ||
+	    iogp_msg_encode(&r->snap, r->cmp, r->cmpcap) != n)
+		return 0;
+	return !memcmp(r->cmp, payload, len);
+}
+
 int iogp_recorder_add(iogp_recorder *r, const void *payload, size_t len, uint64_t recv_ns)
 {
 	/* Decoded once, for the model and the writer's DELTA transform. */
 	int rc = iogp_msg_decode(&r->in, payload, len, NULL, 0);
+	if (rc >= 0 && r->in.kind == IOGP_DELTA)
+		replay__prefetch(r->w, r->in.source);
+	if (rc >= 0 && r->in.kind == IOGP_SNAPSHOT && snapshot_redundant(r, payload, len)) {
+		r->snapshots_skipped++;
+		return 0;
+	}
 	if (rc >= 0)
 		rc = iogp_model_apply(r->model, &r->in, recv_ns);
 	if (rc < 0 && rc != IOGP_EUNKNOWN) {
@@ -209,6 +254,7 @@ static void recorder_free(iogp_recorder *r)
 	iogp_msg_free(&r->snap);
 	iogp_msg_free(&r->in);
 	free(r->buf);
+	free(r->cmp);
 	free(r);
 }
 
@@ -246,5 +292,6 @@ void iogp_recorder_get_stats(const iogp_recorder *r, iogp_recorder_stats *st)
 	iogp_model_get_stats(r->model, &ms);
 	st->gaps = ms.gaps;
 	st->keyframes = r->keyframes;
+	st->snapshots_skipped = r->snapshots_skipped;
 	iogp_replay_writer_stats(r->w, &st->file);
 }

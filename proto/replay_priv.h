@@ -108,10 +108,22 @@ static inline int vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
  * after running the reader's own inverse on it and getting the payload's
  * bytes back, so what readers get never depends on the writer's choices
  * (of predictors, of edits) being right, only on the inverse being
- * deterministic. */
+ * deterministic. One step of the reader is not rerun for every record:
+ * decoding the REST, whose bytes are the payload's own sections copied
+ * unchanged; the writer's check encodes what the payload decoded to in
+ * their place (replay_write.c: xf_check). */
 #define XF_MAX_SOURCES 16384
 #define XF_SRC_ELEMS 16384          /* counters + gauges + hists + bins, one DELTA */
 #define REST_HDR 17                 /* a wire header with seq 0 */
+/* Wire section tags (wire.c's list, part of the wire format): the ones a
+ * transform carries as numbers; every other known one goes in its REST as
+ * the payload's own bytes. */
+enum {
+	W_END = 0, W_INTERVAL = 3, W_COUNTERS = 4, W_GAUGES = 5, W_HISTS = 6,
+	W_DROPPED = 9, W_SEEN = 10, W_MAX = 13,
+};
+#define W_NUMBERS (1u << W_INTERVAL | 1u << W_COUNTERS | 1u << W_GAUGES | 1u << W_HISTS | \
+                   1u << W_DROPPED | 1u << W_SEEN)
 /* Largest transform kept of a payload of len bytes (no DELTA is longer
  * than IOGP_MAX_PAYLOAD). */
 #define XF_GROWTH(len) ((len) <= IOGP_MAX_PAYLOAD ? (len) + (len) / 4 + 64 : (len))
@@ -142,6 +154,8 @@ struct xrec {
 	uint32_t *cs, *hs;      /* predictors */
 	uint32_t ccap, gcap, hcap, bcap, tcap, pvcap, cscap, hscap;
 	uint32_t slot;          /* source index; == xstate.n: a new source */
+	int norest;             /* writer's check: REST bytes skipped, not decoded
+	                         * (they are the payload's own sections) */
 	uint8_t *out;           /* m encoded */
 	size_t outcap, outlen;
 };
@@ -153,6 +167,10 @@ void replay__xs_reset(struct xstate *x);
 void replay__xs_free(struct xstate *x);
 void replay__xr_free(struct xrec *o);
 uint32_t replay__xs_find(const struct xstate *x, uint64_t id);
+void replay__xs_prefetch(const struct xstate *x, uint64_t id);
+/* For the recorder (same library): source's transform state into the
+ * cache while its model works on the message. */
+void replay__prefetch(iogp_replay_writer *w, uint64_t source);
 int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
                       const uint8_t *end);
 int replay__xr_encode(struct xrec *o);

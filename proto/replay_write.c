@@ -261,6 +261,79 @@ int iogp_replay_create(iogp_replay_writer **wp, const char *path,
 	return 0;
 }
 
+/* The payload's sections a transform keeps as wire bytes (its REST: labels,
+ * metrics, access samples, files, exact values, file records, MPI
+ * destinations), copied as they are into w->rbuf with the END byte; the
+ * length, 0 if there are none. -1 when the payload is not in the form the
+ * wire encoder writes (a tag it does not know, tags out of order, no END
+ * last): the reader's re-encoding could not give it back, so it is stored as
+ * it is without trying. The check after the transform still decides. */
+static long rest_gather(iogp_replay_writer *w, const uint8_t *payload, size_t len)
+{
+	const uint8_t *p = payload + 16, *end = payload + len;
+	uint64_t v, tag, n, last = 0;
+	size_t rl = 0;
+	if (vget(&p, end, &v) < 0)
+		return -1;
+	for (;;) {
+		if (vget(&p, end, &tag) < 0)
+			return -1;
+		if (tag == W_END)
+			break;
+		const uint8_t *h = p;
+		if (tag <= last || tag > W_MAX || vget(&p, end, &n) < 0 ||
+		    n > (uint64_t)(end - p))
+			return -1;
+		last = tag;
+		p += n;
+		if (W_NUMBERS >> tag & 1)
+			continue;
+		/* the tag is one byte (<= W_MAX) */
+		size_t k = (size_t)(p - h) + 1;
+		if (replay__grow(&w->rbuf, &w->rcap, rl + k + 1, 1024) < 0)
+			return -1;
+		memcpy(w->rbuf + rl, h - 1, k);
+		rl += k;
+	}
+	if (p != end)
+		return -1;
+	if (!rl)
+		return 0;
+	w->rbuf[rl++] = W_END;
+	return (long)rl;
+}
+
+/* Whether the transform in w->xbuf (n bytes) reads back as payload: the
+ * reader's own inverse rebuilds the DELTA into w->xr, the wire encoder
+ * encodes it, and the bytes must be the payload's. One step of the reader
+ * is not replayed: decoding the REST. Its bytes are the payload's own
+ * sections, copied unchanged (rest_gather), and the wire decoder reads each
+ * section from its own bytes alone, so they decode to what m (the payload,
+ * decoded) holds: m's values stand in for them. */
+static int xf_check(iogp_replay_writer *w, const uint8_t *payload, size_t len,
+                    const iogp_msg *m, size_t n)
+{
+	struct xrec *o = &w->xr;
+	o->norest = 1;
+	if (replay__xs_decode(&w->xs, o, w->xbuf, w->xbuf + n) < 0)
+		return 0;
+	o->m.nlabels = m->nlabels;
+	o->m.labels = m->labels;
+	o->m.nmetrics = m->nmetrics;
+	o->m.metrics = m->metrics;
+	o->m.naccess = m->naccess;
+	o->m.access = m->access;
+	o->m.nfiles = m->nfiles;
+	o->m.files = m->files;
+	o->m.nexact = m->nexact;
+	o->m.exact = m->exact;
+	o->m.nfilerecs = m->nfilerecs;
+	o->m.filerecs = m->filerecs;
+	o->m.npeers = m->npeers;
+	o->m.peers = m->peers;
+	return replay__xr_encode(o) == 0 && o->outlen == len && !memcmp(o->out, payload, len);
+}
+
 /* Transform payload (a DELTA) into w->xbuf if that is smaller and reads
  * back exactly; returns its length, or 0 to store the payload as it is. */
 static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len,
@@ -269,6 +342,10 @@ static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len,
 	iogp_kind kind;
 	if (iogp_msg_peek(payload, len, &kind, NULL, NULL, NULL) < 0 || kind != IOGP_DELTA)
 		return 0;
+	long rl = rest_gather(w, payload, len);
+	if (rl < 0)
+		return 0;
+	size_t restlen = (size_t)rl;
 	if (!m) {
 		if (iogp_msg_decode(&w->dm, payload, len, NULL, 0) < 0)
 			return 0;
@@ -282,31 +359,13 @@ static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len,
 	uint32_t i = replay__xs_find(&w->xs, m->source);
 	if (i == w->xs.n && i >= XF_MAX_SOURCES)
 		return 0;
-	size_t restlen = 0;
-	if (m->nlabels || m->nmetrics || m->naccess || m->nfiles || m->nexact || m->nfilerecs ||
-	    m->npeers) {
-		iogp_msg r = { .kind = IOGP_DELTA, .nlabels = m->nlabels, .labels = m->labels,
-		               .nmetrics = m->nmetrics, .metrics = m->metrics,
-		               .naccess = m->naccess, .access = m->access,
-		               .nfiles = m->nfiles, .files = m->files,
-		               .nexact = m->nexact, .exact = m->exact,
-		               .nfilerecs = m->nfilerecs, .filerecs = m->filerecs,
-		               .npeers = m->npeers, .peers = m->peers };
-		long n = iogp_msg_encode(&r, NULL, 0);
-		if (n <= REST_HDR || replay__grow(&w->rbuf, &w->rcap, (size_t)n, 1024) < 0 ||
-		    iogp_msg_encode(&r, w->rbuf, w->rcap) != n)
-			return 0;
-		restlen = (size_t)n - REST_HDR;
-	}
 	if (replay__grow(&w->xbuf, &w->xcap, replay__xs_bound(&w->xs, i, m, restlen), 1024) < 0)
 		return 0;
-	size_t n = replay__xs_encode(&w->xs, &w->xe, i, m, w->rbuf + REST_HDR, restlen, w->xbuf);
+	size_t n = replay__xs_encode(&w->xs, &w->xe, i, m, w->rbuf, restlen, w->xbuf);
 	/* A source's first DELTA in a frame may grow a little (its id, values
 	 * from zero) but sets up the prediction of the next ones. */
-	if (!n || n > XF_GROWTH(len) ||
-	    replay__xs_decode(&w->xs, &w->xr, w->xbuf, w->xbuf + n) < 0 ||
-	    replay__xr_encode(&w->xr) < 0 || w->xr.outlen != len ||
-	    memcmp(w->xr.out, payload, len) || replay__xs_commit(&w->xs, &w->xr) < 0)
+	if (!n || n > XF_GROWTH(len) || !xf_check(w, payload, len, m, n) ||
+	    replay__xs_commit(&w->xs, &w->xr) < 0)
 		return 0;
 	w->transformed++;
 	return n;
@@ -481,6 +540,12 @@ void iogp_replay_abandon(iogp_replay_writer *w)
 		return;
 	close(w->fd);
 	writer_free(w);
+}
+
+void replay__prefetch(iogp_replay_writer *w, uint64_t source)
+{
+	if (w && w->compress)
+		replay__xs_prefetch(&w->xs, source);
 }
 
 /* Private (tests, benchmarks): DELTAs stored transformed so far. */

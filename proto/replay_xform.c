@@ -113,6 +113,19 @@ uint32_t replay__xs_find(const struct xstate *x, uint64_t id)
 	}
 }
 
+/* Ask for source id's state to be brought into the cache (a hint, no
+ * effect on what is written). */
+void replay__xs_prefetch(const struct xstate *x, uint64_t id)
+{
+	uint32_t i = replay__xs_find(x, id);
+	if (i >= x->n)
+		return;
+	const char *p = x->src[i].mem;
+	size_t n = (size_t)x->src[i].cap * 16;
+	for (size_t k = 0; k < n && k < 4096; k += 64)
+		__builtin_prefetch(p + k);
+}
+
 /* Scratch arrays never exceed XF_SRC_ELEMS elements, and exist once
  * asked for (no arithmetic on NULL). */
 static int xgrow(void **p, uint32_t *cap, uint64_t need, size_t size)
@@ -323,6 +336,38 @@ static int xdec_bins(struct xrec *o, const uint8_t **pp, const uint8_t *end,
 	return 0;
 }
 
+/* The REST wire sections [p, p + n) into o->m. */
+static int xdec_rest(struct xrec *o, const uint8_t *p, uint64_t n)
+{
+	if (replay__grow(&o->restbuf, &o->restcap, REST_HDR + n, 256) < 0)
+		return IOGP_ENOMEM;
+	memcpy(o->restbuf, "IOGW\1\2\0\0\0\0\0\0\0\0\0\0\0", REST_HDR);
+	memcpy(o->restbuf + REST_HDR, p, n);
+	int rc = iogp_msg_decode(&o->rest, o->restbuf, REST_HDR + n, NULL, 0);
+	if (rc < 0)
+		return rc == IOGP_ENOMEM ? rc : IOGP_ECORRUPT;
+	const iogp_msg *r = &o->rest;
+	if (r->t0_ns || r->t1_ns || r->wall_ns || r->ncounters || r->ngauges ||
+	    r->nhists || r->dropped || r->access_seen)
+		return IOGP_ECORRUPT;
+	iogp_msg *m = &o->m;
+	m->nlabels = r->nlabels;
+	m->labels = r->labels;
+	m->nmetrics = r->nmetrics;
+	m->metrics = r->metrics;
+	m->naccess = r->naccess;
+	m->access = r->access;
+	m->nfiles = r->nfiles;
+	m->files = r->files;
+	m->nexact = r->nexact;
+	m->exact = r->exact;
+	m->nfilerecs = r->nfilerecs;
+	m->filerecs = r->filerecs;
+	m->npeers = r->npeers;
+	m->peers = r->peers;
+	return 0;
+}
+
 /* Rebuild into o->m the DELTA that body [p, end) encodes, given state x.
  * Nothing in x changes (replay__xs_commit does that). */
 int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
@@ -510,32 +555,10 @@ int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
 		VGET(v);
 		if (v > (uint64_t)(end - p) || v > IOGP_MAX_PAYLOAD - REST_HDR)
 			return IOGP_ECORRUPT;
-		if (replay__grow(&o->restbuf, &o->restcap, REST_HDR + v, 256) < 0)
-			return IOGP_ENOMEM;
-		memcpy(o->restbuf, "IOGW\1\2\0\0\0\0\0\0\0\0\0\0\0", REST_HDR);
-		memcpy(o->restbuf + REST_HDR, p, v);
-		p += v;
-		int rc = iogp_msg_decode(&o->rest, o->restbuf, REST_HDR + v, NULL, 0);
+		int rc = o->norest ? 0 : xdec_rest(o, p, v);
 		if (rc < 0)
-			return rc == IOGP_ENOMEM ? rc : IOGP_ECORRUPT;
-		const iogp_msg *r = &o->rest;
-		if (r->t0_ns || r->t1_ns || r->wall_ns || r->ncounters || r->ngauges ||
-		    r->nhists || r->dropped || r->access_seen)
-			return IOGP_ECORRUPT;
-		m->nlabels = r->nlabels;
-		m->labels = r->labels;
-		m->nmetrics = r->nmetrics;
-		m->metrics = r->metrics;
-		m->naccess = r->naccess;
-		m->access = r->access;
-		m->nfiles = r->nfiles;
-		m->files = r->files;
-		m->nexact = r->nexact;
-		m->exact = r->exact;
-		m->nfilerecs = r->nfilerecs;
-		m->filerecs = r->filerecs;
-		m->npeers = r->npeers;
-		m->peers = r->peers;
+			return rc;
+		p += v;
 	}
 	if (p != end)
 		return IOGP_ECORRUPT;

@@ -14,6 +14,8 @@
 #include <zstd.h>
 
 #include "iogp_err.h"
+#include "iogp_export.h"
+#include "iogp_recorder.h"
 #include "iogp_replay.h"
 #include "iogp_testing.h"
 #include "iogp_wire.h"
@@ -1299,6 +1301,366 @@ START_TEST(test_xf_random)
 }
 END_TEST
 
+/* ---- the recorder's path: iogp_replay_write_msg with its decoded message ---- */
+
+/* Wire sections of payload p: where each starts (tag varint) and ends. */
+static int sections(const uint8_t *p, size_t len, size_t *at, size_t *to, int max)
+{
+	const uint8_t *q = p + 16, *end = p + len;
+	uint64_t v, n;
+	int k = 0;
+	ck_assert_int_eq(iogp_varint_get(&q, end, &v), 0);
+	while (k < max) {
+		size_t a = (size_t)(q - p);
+		ck_assert_int_eq(iogp_varint_get(&q, end, &v), 0);
+		if (!v)
+			break;
+		ck_assert_int_eq(iogp_varint_get(&q, end, &n), 0);
+		q += n;
+		at[k] = a;
+		to[k++] = (size_t)(q - p);
+	}
+	return k;
+}
+
+/* p (len bytes, room for 16 more) with bytes ins[0, n) inserted at off. */
+static void insert_at(uint8_t *p, size_t *len, size_t off, const void *ins, size_t n)
+{
+	memmove(p + off + n, p + off, *len - off);
+	memcpy(p + off, ins, n);
+	*len += n;
+}
+
+/* Payloads a sender may send that the wire encoder would not write so:
+ * they decode, but re-encode otherwise. Returns the kind made, 0 if none. */
+static int make_odd(uint8_t *p, size_t *len)
+{
+	size_t at[32], to[32];
+	int ns = sections(p, *len, at, to, 32), how = 1 + (int)rng_below(5);
+	size_t first = ns ? at[0] : *len - 1;
+	switch (how) {
+	case 1:     /* an unknown section, one-byte tag, before END */
+		insert_at(p, len, *len - 1, "\x0e\x02zz", 4);
+		return how;
+	case 2:     /* an unknown section with a two-byte tag, first */
+		insert_at(p, len, first, "\xc8\x01\x01\x07", 4);
+		return how;
+	case 3: {   /* the first two sections swapped */
+		if (ns < 2)
+			return 0;
+		size_t a = to[0] - at[0], b = to[1] - at[1];
+		uint8_t tmp[4096];
+		if (a + b > sizeof tmp)
+			return 0;
+		memcpy(tmp, p + at[1], b);
+		memcpy(tmp + b, p + at[0], a);
+		memcpy(p + at[0], tmp, a + b);
+		return how;
+	}
+	default: {  /* an empty list or a zero value where the encoder writes nothing */
+		static const uint8_t empty[][3] = { { 4, 1, 0 }, { 9, 1, 0 }, { 10, 1, 0 }, { 7, 1, 0 } };
+		const uint8_t *e = empty[rng_below(4)];
+		size_t off = *len - 1;
+		for (int k = 0; k < ns; k++) {
+			if (p[at[k]] == e[0])
+				return 0;       /* the message has that section */
+			if (p[at[k]] > e[0] && off == *len - 1)
+				off = at[k];
+		}
+		insert_at(p, len, off, e, 3);
+		return how;
+	}
+	}
+}
+
+#define XW_N 3000
+
+/* What the recorder does: write each payload with the message it decoded
+ * (iogp_replay_write_msg). Random DELTAs from sources that jump in sequence
+ * and restart, odd payloads (unknown sections, sections out of order, empty
+ * ones), a DELTA of the most access samples and one of more bins than a
+ * transform holds: every record reads back byte for byte, from the start
+ * and from every keyframe, and what the encoder writes is transformed. */
+START_TEST(test_xf_write_msg)
+{
+	static struct xr_src src[XR_NSRC];
+	static struct orec rec[XW_N];
+	static uint64_t kft[XW_N];
+	static int kfrec[XW_N];
+	static iogp_access acc[IOGP_MAX_ACCESS];
+	static iogp_bin bins[20000];
+	int nk = 0, nodd = 0, nplain = 0;
+	rng_state = SEED + 91;
+	memset(src, 0, sizeof src);
+	for (int i = 0; i < XR_NSRC; i++)
+		src[i].id = rng();
+	char path[128];
+	path_of(path, sizeof path, "xf-write-msg.iogr");
+	iogp_replay_writer *w;
+	iogp_replay_wopts o = { .replace = 1, .compress = 1, .zstd_level = 1 };
+	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
+	iogp_msg m, dm;
+	iogp_msg_init(&dm);
+	uint64_t t = 1000;
+	for (int i = 0; i < XW_N; i++) {
+		int kf = !rng_below(200);
+		if (kf) {
+			kft[nk] = t;
+			kfrec[nk++] = i;
+			ck_assert_int_eq(iogp_replay_keyframe_begin(w, t), 0);
+		}
+		struct xr_src *s = &src[rng_below(4) ? (uint64_t)i % XR_NSRC : rng_below(XR_NSRC)];
+		if (!rng_below(300))
+			s->seq = 0;              /* the source restarts (same id) */
+		random_delta(s, &m);
+		if (i == 1000) {         /* the most access samples a DELTA carries */
+			for (uint32_t k = 0; k < IOGP_MAX_ACCESS; k++)
+				acc[k] = (iogp_access){ .id = 3, .t_ns = 1000 + k, .file = k % 7, .op = k & 1,
+				                        .offset = 4096ull * k, .size = 4096 };
+			m.naccess = IOGP_MAX_ACCESS;
+			m.access = acc;
+		}
+		if (i == 2000) {         /* more bins than a transform holds: stored as is */
+			for (uint32_t k = 0; k < 20000; k++)
+				bins[k] = (iogp_bin){ .idx = 2 * (uint64_t)k, .count = 1 + k % 5 };
+			static iogp_hist_val hv;
+			hv = (iogp_hist_val){ .id = 1, .nbins = 20000, .bins = bins };
+			m.nhists = 1;
+			m.hists = &hv;
+		}
+		rec[i].p = encode_msg(&m, &rec[i].len);
+		rec[i].p = realloc(rec[i].p, rec[i].len + 16);
+		int odd = !rng_below(6) ? make_odd(rec[i].p, &rec[i].len) : 0;
+		/* the writer is given what the payload decodes to, as the recorder does */
+		if (iogp_msg_decode(&dm, rec[i].p, rec[i].len, NULL, 0) < 0) {
+			free(rec[i].p);
+			rec[i].p = encode_msg(&m, &rec[i].len);
+			odd = 0;
+			ck_assert_int_eq(iogp_msg_decode(&dm, rec[i].p, rec[i].len, NULL, 0), 0);
+		}
+		nodd += odd != 0;
+		nplain += !odd && i != 2000;
+		rec[i].t = t += rng_below(3) ? 1000 : wild();
+		rec[i].kf = kf;
+		uint64_t before = iogp__replay_transformed(w);
+		ck_assert_int_eq(iogp_replay_write_msg(w, rec[i].t, rec[i].p, rec[i].len, &dm), 0);
+		if (i == 2000)
+			ck_assert_uint_eq(iogp__replay_transformed(w), before);
+		if (kf)
+			ck_assert_int_eq(iogp_replay_keyframe_end(w), 0);
+		if (!rng_below(40))
+			ck_assert_int_eq(iogp_replay_flush(w), 0);
+	}
+	uint64_t xf = iogp__replay_transformed(w);
+	ck_assert_int_eq(iogp_replay_close(w), 0);
+	iogp_msg_free(&dm);
+	ck_assert_int_gt(nodd, XW_N / 10);
+	/* the odd ones that do not re-encode are stored as they are; the others
+	 * are (all but the odd one whose transform would grow too much) */
+	ck_assert_msg(xf <= (uint64_t)nplain + (uint64_t)nodd && xf * 100 >= (uint64_t)nplain * 95,
+	              "%llu transformed, %d in the encoder's form", (unsigned long long)xf, nplain);
+
+	iogp_replay_reader *r = open_ok(path);
+	static struct rrec got[XW_N + 1];
+	int n = read_some(r, got, XW_N + 1);
+	ck_assert_int_eq(n, XW_N);
+	for (int i = 0; i < n; i++)
+		CHECK(got[i].t == rec[i].t && got[i].len == rec[i].len &&
+		      !memcmp(got[i].p, rec[i].p, rec[i].len) && got[i].kf == rec[i].kf,
+		      "record %d differs", i);
+	free_rrecs(got, n);
+	for (int k = 0; k < nk; k++) {
+		ck_assert_int_eq(iogp_replay_seek(r, kft[k]), 0);
+		int m2 = read_some(r, got, XW_N + 1);
+		ck_assert_int_eq(m2, XW_N - kfrec[k]);
+		for (int i = 0; i < m2; i++)
+			CHECK(got[i].len == rec[kfrec[k] + i].len &&
+			      !memcmp(got[i].p, rec[kfrec[k] + i].p, got[i].len),
+			      "keyframe %d record %d differs", k, i);
+		free_rrecs(got, m2);
+	}
+	iogp_replay_rstats st;
+	iogp_replay_reader_stats(r, &st);
+	ck_assert_uint_eq(st.bad_frames + st.skipped_bytes, 0);
+	iogp_replay_close_reader(r);
+	for (int i = 0; i < XW_N; i++)
+		free(rec[i].p);
+}
+END_TEST
+
+/* The same payload written with iogp_replay_write and with write_msg gives
+ * the same file bytes: the fast path changes nothing that is written. */
+START_TEST(test_xf_write_msg_same_file)
+{
+	char pa[128], pb[128];
+	path_of(pa, sizeof pa, "xf-same-a.iogr");
+	path_of(pb, sizeof pb, "xf-same-b.iogr");
+	rng_state = SEED + 93;
+	wire_begin();
+	iogp_replay_writer *wa, *wb;
+	iogp_replay_wopts o = { .replace = 1, .compress = 1 };
+	ck_assert_int_eq(iogp_replay_create(&wa, pa, &o, NULL, 0), 0);
+	ck_assert_int_eq(iogp_replay_create(&wb, pb, &o, NULL, 0), 0);
+	iogp_msg dm;
+	iogp_msg_init(&dm);
+	for (int i = 0; i < 400; i++) {
+		size_t len;
+		uint8_t *p = wire_payload(i, 0, &len);
+		ck_assert_int_eq(iogp_replay_write(wa, 100 + (uint64_t)i, p, len), 0);
+		int ok = iogp_msg_decode(&dm, p, len, NULL, 0) == 0;
+		ck_assert_int_eq(iogp_replay_write_msg(wb, 100 + (uint64_t)i, p, len, ok ? &dm : NULL), 0);
+		free(p);
+	}
+	ck_assert_uint_gt(iogp__replay_transformed(wb), 200);
+	ck_assert_uint_eq(iogp__replay_transformed(wa), iogp__replay_transformed(wb));
+	ck_assert_int_eq(iogp_replay_close(wa), 0);
+	ck_assert_int_eq(iogp_replay_close(wb), 0);
+	iogp_msg_free(&dm);
+	size_t la, lb;
+	uint8_t *a = slurp(pa, &la), *b = slurp(pb, &lb);
+	/* the headers differ in their creation time only */
+	ck_assert_uint_eq(la, lb);
+	ck_assert_int_eq(memcmp(a + 40, b + 40, la - 40), 0);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* Records of a file that are not in a keyframe. */
+static int read_stream(const char *path, struct rrec *got, int max)
+{
+	iogp_replay_reader *r = open_ok(path);
+	static struct rrec all[2 * MAXREC];
+	int n = read_some(r, all, 2 * MAXREC), k = 0;
+	iogp_replay_close_reader(r);
+	for (int i = 0; i < n; i++) {
+		if (!all[i].kf && k < max)
+			got[k++] = all[i];
+		else
+			free(all[i].p);
+	}
+	return k;
+}
+
+/* A SNAPSHOT that holds exactly the recorder's state for its source, with
+ * no new sequence number, is left out of the file and counted; one that
+ * takes a number, differs in a value, or is FINAL is written. Everything
+ * else reads back as sent, and a reader of the file counts no gap. */
+START_TEST(test_recorder_snapshot_skip)
+{
+	char path[128], err[256];
+	path_of(path, sizeof path, "snap-skip.iogr");
+	iogp_recorder *rc;
+	iogp_recorder_opts ro = { .replace = 1 };
+	ck_assert_int_eq(iogp_recorder_open(&rc, path, &ro, err, sizeof err), 0);
+	realistic *src = realistic_new(4242);
+	realistic_set_access(src, 4);
+	iogp_msg m, snap;
+	iogp_msg_init(&m);
+	iogp_msg_init(&snap);
+	static struct orec sent[MAXREC];
+	int ns = 0;
+	uint64_t seq = 1, t = 1790000000000000000ull;
+	realistic_hello(src, &m);
+	m.seq = seq;
+#define SEND() do { \
+		sent[ns].p = encode_msg(&m, &sent[ns].len); \
+		sent[ns].t = t += 1000000; \
+		ck_assert_int_eq(iogp_recorder_add(rc, sent[ns].p, sent[ns].len, sent[ns].t), 0); \
+		ns++; \
+	} while (0)
+	SEND();
+	for (int k = 0; k < 20; k++) {
+		realistic_delta(src, &m, ++seq);
+		SEND();
+	}
+	size_t si;
+	const iogp_model *model = iogp_recorder_model(rc);
+	uint64_t id = realistic_source(src);
+	ck_assert_int_eq(iogp_model_source_index(model, id, &si), 0);
+	iogp_recorder_stats st0, st;
+	iogp_recorder_get_stats(rc, &st0);
+
+	/* the state as it is, seq the last one: left out */
+	ck_assert_int_eq(iogp_model_snapshot(model, si, 0, &snap), 0);
+	ck_assert_uint_eq(snap.seq, seq);
+	snap.t1_ns += 5;
+	size_t len;
+	uint8_t *p = encode_msg(&snap, &len);
+	ck_assert_int_eq(iogp_recorder_add(rc, p, len, t += 1000), 0);
+	free(p);
+	iogp_recorder_get_stats(rc, &st);
+	ck_assert_uint_eq(st.snapshots_skipped, 1);
+	ck_assert_uint_eq(st.added, st0.added);
+	ck_assert_uint_eq(st.file.records, st0.file.records);
+	/* the same through add_msg (its payload sits in the recorder's buffer) */
+	ck_assert_int_eq(iogp_model_snapshot(model, si, 0, &snap), 0);
+	ck_assert_int_eq(iogp_recorder_add_msg(rc, &snap, t += 1000), 0);
+	iogp_recorder_get_stats(rc, &st);
+	ck_assert_uint_eq(st.snapshots_skipped, 2);
+
+	/* one value off: written, through add and add_msg */
+	ck_assert_int_eq(iogp_model_snapshot(model, si, 0, &snap), 0);
+	ck_assert_uint_gt(snap.ncounters, 0);
+	snap.counters[0].value++;
+	m = snap;
+	SEND();
+	ck_assert_int_eq(iogp_model_snapshot(model, si, 0, &snap), 0);
+	snap.counters[1].value += 2;
+	sent[ns].p = encode_msg(&snap, &sent[ns].len);
+	sent[ns].t = t += 1000000;
+	ck_assert_int_eq(iogp_recorder_add_msg(rc, &snap, sent[ns].t), 0);
+	ns++;
+	/* FINAL: written (its source's last word) */
+	ck_assert_int_eq(iogp_model_snapshot(model, si, IOGP_F_FINAL, &snap), 0);
+	m = snap;
+	m.flags = 0;
+	realistic_delta(src, &m, ++seq);   /* first, a DELTA so the state moves on */
+	SEND();
+	ck_assert_int_eq(iogp_model_snapshot(model, si, IOGP_F_FINAL, &snap), 0);
+	m = snap;
+	SEND();
+	/* its own number (as agents send them): written, no gap */
+	realistic_delta(src, &m, ++seq);
+	SEND();
+	ck_assert_int_eq(iogp_model_snapshot(model, si, 0, &snap), 0);
+	snap.seq = ++seq;
+	m = snap;
+	SEND();
+	for (int k = 0; k < 5; k++) {
+		realistic_delta(src, &m, ++seq);
+		SEND();
+	}
+	iogp_recorder_get_stats(rc, &st);
+	ck_assert_uint_eq(st.snapshots_skipped, 2);
+	ck_assert_uint_eq(st.added, (uint64_t)ns);
+	ck_assert_uint_eq(st.gaps, 0);
+	ck_assert_int_eq(iogp_recorder_close(rc), 0);
+#undef SEND
+
+	/* message by message what was sent, and no gap for a reader */
+	static struct rrec got[MAXREC];
+	int n = read_stream(path, got, MAXREC);
+	ck_assert_int_eq(n, ns);
+	for (int i = 0; i < n; i++) {
+		CHECK(got[i].t == sent[i].t && got[i].len == sent[i].len &&
+		      !memcmp(got[i].p, sent[i].p, sent[i].len), "record %d differs", i);
+		free(sent[i].p);
+	}
+	free_rrecs(got, n);
+	iogp_model *rm = iogp_model_new(NULL);
+	iogp_load_stats ls;
+	memset(&ls, 0, sizeof ls);
+	ck_assert_int_eq(iogp_load_file(path, rm, &ls, err, sizeof err), 0);
+	iogp_model_stats ms;
+	iogp_model_get_stats(rm, &ms);
+	ck_assert_uint_eq(ms.gaps, 0);
+	iogp_model_free(rm);
+	iogp_msg_free(&snap);
+	realistic_free(src);
+}
+END_TEST
+
 /* The inner records of the one pack of a file written as one zstd frame. */
 static uint8_t *one_pack(const uint8_t *f, size_t len, size_t *hl, size_t *n)
 {
@@ -1943,6 +2305,9 @@ int main(void)
 	tcase_add_test(tc, test_xf_hostile);
 	tcase_add_test(tc, test_xf_keyframe_reset);
 	tcase_add_test(tc, test_xf_crafted);
+	tcase_add_test(tc, test_xf_write_msg);
+	tcase_add_test(tc, test_xf_write_msg_same_file);
+	tcase_add_test(tc, test_recorder_snapshot_skip);
 	suite_add_tcase(s, tc);
 	TCase *tt = tcase_create("damage");
 	tcase_set_timeout(tt, 240);
