@@ -17,12 +17,16 @@ static void loadgen_usage(FILE *out)
 {
 	fprintf(out,
 	"usage: iogram loadgen --sources N --rate HZ [--endpoint E] [--duration S]\n"
-	"                      [--sockets K] [--seed X] [--truth FILE] [--quiet]\n\n"
+	"                      [--sockets K] [--seed X] [--truth FILE] [--quiet]\n"
+	"                      [--nodes M] [--jobs J]\n\n"
 	"Emulates N agents, each sending a realistic DELTA (10 counters, 6 histograms\n"
 	"of ~10 bins) HZ times a second, a SNAPSHOT every 10 s and to every new\n"
 	"subscriber, and a final SNAPSHOT + BYE at the end, over K sockets (default\n"
 	"min(N, 16)) connected to E (default " IOGP_DEFAULT_ENDPOINT "). --truth writes the\n"
-	"totals it sent (metric,value) when it ends. Sends never block: what the\n"
+	"totals it sent (metric,value) when it ends, and every histogram bin\n"
+	"(metric@bin,count). --nodes M puts source i on host node%%04u of i mod M,\n"
+	"--jobs J in job 4000000 + i mod J (default: hosts and jobs from the seed).\n"
+	"Sends never block: what the\n"
 	"socket cannot take is dropped and counted, as in the agent.\n\n"
 	"EXAMPLES\n"
 	"  iogram loadgen --sources 256 --rate 10 --duration 30\n"
@@ -41,7 +45,7 @@ static void loadgen_usage(FILE *out)
 typedef struct gsrc {
 	realistic *r;       /* its generator (shared) */
 	uint64_t id;
-	char host[16], pid[16], rank[16];
+	char host[16], pid[16], rank[16], job[16];
 	uint8_t *tmpl;      /* --fast: encoded DELTA with the seq varint cut out */
 	size_t tmpl_len;
 	uint64_t seq, deltas, next_ns;
@@ -56,10 +60,12 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static void gsrc_init(gsrc *s, uint64_t seed)
+static void gsrc_init(gsrc *s, uint64_t seed, uint64_t i, uint64_t nodes, uint64_t jobs)
 {
 	s->id = mix64(seed) | 1;   /* never 0 */
-	snprintf(s->host, sizeof(s->host), "node%04u", (unsigned)(seed % 4096));
+	snprintf(s->host, sizeof(s->host), "node%04u", (unsigned)(nodes ? i % nodes : seed % 4096));
+	if (jobs)
+		snprintf(s->job, sizeof(s->job), "%u", 4000000u + (unsigned)(i % jobs));
 	snprintf(s->pid, sizeof(s->pid), "%u", 1000 + (unsigned)(mix64(seed ^ 0x5bd1e995) % 4000000));
 	snprintf(s->rank, sizeof(s->rank), "%u", (unsigned)(seed % 100000));
 }
@@ -149,6 +155,8 @@ static void send_hello(lg *g, int i, uint64_t now)
 			lab[k].value = s->pid;
 		else if (!strcmp(lab[k].key, "rank"))
 			lab[k].value = s->rank;
+		else if (!strcmp(lab[k].key, "job") && s->job[0])
+			lab[k].value = s->job;
 	}
 	g->msg.labels = lab;
 	g->msg.nlabels = n;
@@ -188,8 +196,12 @@ static void write_truth(lg *g, const char *path)
 			fprintf(f, "%s,%" PRIu64 "\n", mi.name, v);
 		} else if (mi.kind == IOGP_HISTOGRAM) {
 			iogp_hist h;
-			if (iogp_model_hist(g->model, mi.name, &all, &h) == 0)
+			if (iogp_model_hist(g->model, mi.name, &all, &h) == 0) {
 				fprintf(f, "%s,%" PRIu64 "\n", mi.name, h.total);
+				for (size_t b = 0; b < h.n; b++)
+					fprintf(f, "%s@%" PRIu64 ",%" PRIu64 "\n", mi.name, h.bins[b].idx,
+					        h.bins[b].count);
+			}
 			iogp_hist_free(&h);
 		}
 	}
@@ -209,10 +221,12 @@ static int loadgen_exec(int argc, char **argv)
 		{ "truth", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fast", no_argument, NULL, 'F' },
+		{ "nodes", required_argument, NULL, 'N' },
+		{ "jobs", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t n = 0, k = 0, seed = 1;
+	uint64_t n = 0, k = 0, seed = 1, nodes = 0, jobs = 0;
 	int fast = 0;
 	double rate = 0, duration = 10;
 	const char *ep = IOGP_DEFAULT_ENDPOINT, *truth = NULL;
@@ -247,6 +261,14 @@ static int loadgen_exec(int argc, char **argv)
 		case 'x':
 			if (iogram_parse_u64(optarg, &seed) < 0) {
 				iogram_err("loadgen: bad --seed");
+				return IOGP_EXIT_USAGE;
+			}
+			break;
+		case 'N':
+		case 'J':
+			if (iogram_parse_u64(optarg, c == 'N' ? &nodes : &jobs) < 0 ||
+			    (c == 'N' ? nodes : jobs) < 1) {
+				iogram_err("loadgen: --nodes and --jobs take a positive number");
 				return IOGP_EXIT_USAGE;
 			}
 			break;
@@ -303,7 +325,7 @@ static int loadgen_exec(int argc, char **argv)
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		g.src[i].r = gen[i % (uint64_t)ngen];
-		gsrc_init(&g.src[i], seed * 1000003u + i);
+		gsrc_init(&g.src[i], seed * 1000003u + i, i, nodes, jobs);
 		g.src[i].sock = (int)(i % k);
 		g.src[i].next_ns = start + period + period * i / n;
 		if (fast && make_template(&g, &g.src[i]) < 0) {
