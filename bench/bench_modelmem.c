@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "iogp.h"
+#include "iogp_layers.h"
 #include "realistic.h"
 #include "testutil.h"
 
@@ -22,6 +23,7 @@ static int run(uint32_t n, int deltas)
 		.window_slot_ns = 2000000000ull,
 		.window_max_ns = 300000000000ull, .window_bytes = 65536, .window_total = 128ull << 20,
 	};
+	o.nrates = iogp_layer_rate_set(o.rates, IOGP_MODEL_MAX_RATES, 1);   /* iogram-top's */
 	if (getenv("BENCH_SOURCE_RING"))
 		o.source_ring_bins = (uint32_t)atoi(getenv("BENCH_SOURCE_RING"));
 	if (getenv("BENCH_WINDOW_BYTES"))

@@ -93,3 +93,17 @@ const char *iogp_layer_names(char *buf, unsigned long len)
 		u += (size_t)snprintf(buf + u, len - u, "%s%s", i ? ", " : "", layers[i].name);
 	return buf;
 }
+
+unsigned iogp_layer_rate_set(const char **out, unsigned max, int with_ops)
+{
+	unsigned n = 0;
+
+	for (int l = 0; l < IOGP_LAYER_N; l++)
+		for (int k = IOGP_SLOT_READ_BYTES; k <= IOGP_SLOT_WRITE_BYTES; k++)
+			if (n < max && iogp_layer_slot_metric(l, k) != NULL)
+				out[n++] = iogp_layer_slot_metric(l, k);
+	for (int k = IOGP_SLOT_READ_OPS; with_ops && k <= IOGP_SLOT_WRITE_OPS; k++)
+		if (n < max)
+			out[n++] = iogp_layer_slot_metric(IOGP_LAYER_POSIX, k);
+	return n;
+}

@@ -34,11 +34,7 @@ static iogp_model_opts model_opts(uint32_t ring_bins)
 	iogp_model_opts mo;
 	memset(&mo, 0, sizeof(mo));
 	mo.live = 1;
-	/* the byte counters of every layer: the layer key switches between them */
-	for (int l = 0; l < IOGP_LAYER_N && mo.nrates + 2 <= IOGP_MODEL_MAX_RATES; l++) {
-		mo.rates[mo.nrates++] = iogp_layer_slot_metric(l, IOGP_SLOT_READ_BYTES);
-		mo.rates[mo.nrates++] = iogp_layer_slot_metric(l, IOGP_SLOT_WRITE_BYTES);
-	}
+	mo.nrates = iogp_layer_rate_set(mo.rates, IOGP_MODEL_MAX_RATES, 0);
 	mo.ring_bins = ring_bins;
 	mo.source_ring_bins = ring_bins < 120 ? ring_bins : 120;   /* a source's own rates: 2 minutes */
 	mo.window_slot_ns = 5000000000ull;

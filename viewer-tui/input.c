@@ -58,15 +58,7 @@ int input_open(top_input **out, const top_input_opts *o, char *err, size_t errle
 		.any_address = o->any_address,
 		.creator = "iogram-top " IOGRAM_VERSION,
 	};
-	/* the rates panel's byte counters of every layer (the layer key
-	 * switches between them), and the default op counters */
-	for (int l = 0; l < IOGP_LAYER_N; l++)
-		for (int k = IOGP_SLOT_READ_BYTES; k <= IOGP_SLOT_WRITE_OPS; k++) {
-			const char *m = iogp_layer_slot_metric(l, k);
-			if (m && (k <= IOGP_SLOT_WRITE_BYTES || l == IOGP_LAYER_POSIX) &&
-			    fo.model.nrates < IOGP_MODEL_MAX_RATES)
-				fo.model.rates[fo.model.nrates++] = m;
-		}
+	fo.model.nrates = iogp_layer_rate_set(fo.model.rates, IOGP_MODEL_MAX_RATES, 1);
 	if (!in || !(in->feed = iogp_feed_new(&fo))) {
 		snprintf(err, errlen, "out of memory");
 		free(in);
