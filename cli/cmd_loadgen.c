@@ -16,7 +16,7 @@
 static void loadgen_usage(FILE *out)
 {
 	fprintf(out,
-	"usage: iogram loadgen --sources N --rate HZ [--endpoint E] [--duration S]\n"
+	"usage: iogram loadgen --sources N --rate HZ [--endpoint E] [--duration S] [--restarts S]\n"
 	"                      [--sockets K] [--seed X] [--truth FILE] [--quiet]\n"
 	"                      [--nodes M] [--jobs J]\n\n"
 	"Emulates N agents, each sending a realistic DELTA (10 counters, 6 histograms\n"
@@ -26,6 +26,9 @@ static void loadgen_usage(FILE *out)
 	"totals it sent (metric,value) when it ends, and every histogram bin\n"
 	"(metric@bin,count). --nodes M puts source i on host node%%04u of i mod M,\n"
 	"--jobs J in job 4000000 + i mod J (default: hosts and jobs from the seed).\n"
+	"--restarts S crashes every source once every S seconds (no BYE, spread over\n"
+	"the period) and brings it back as a new source: new id and pid, same host,\n"
+	"rank and job, counting from zero.\n"
 	"Sends never block: what the\n"
 	"socket cannot take is dropped and counted, as in the agent.\n\n"
 	"EXAMPLES\n"
@@ -49,6 +52,8 @@ typedef struct gsrc {
 	uint8_t *tmpl;      /* --fast: encoded DELTA with the seq varint cut out */
 	size_t tmpl_len;
 	uint64_t seq, deltas, next_ns;
+	uint64_t restart_ns;   /* --restarts: when it next crashes */
+	uint64_t down_until;   /* crashed: silent until then, then a new source */
 	int sock;
 } gsrc;
 
@@ -70,6 +75,17 @@ static void gsrc_init(gsrc *s, uint64_t seed, uint64_t i, uint64_t nodes, uint64
 	snprintf(s->rank, sizeof(s->rank), "%u", (unsigned)(seed % 100000));
 }
 
+/* A crash and a restart: the process dies without a BYE and comes back
+ * as a new source (new id and pid, same host, rank and job, counting from
+ * zero), as a job step restarted by its launcher would. */
+static void gsrc_restart(gsrc *s)
+{
+	s->id = mix64(s->id ^ 0x7f4a7c159e3779b9ull) | 1;
+	snprintf(s->pid, sizeof(s->pid), "%u", 1000 + (unsigned)(mix64(s->id) % 4000000));
+	s->seq = 0;
+	s->deltas = 0;
+}
+
 typedef struct lg {
 	void **socks;
 	int nsocks;
@@ -78,7 +94,7 @@ typedef struct lg {
 	iogp_model *model;
 	iogp_msg msg, snap;
 	uint8_t *buf;
-	uint64_t sent, dropped, bytes;
+	uint64_t sent, dropped, bytes, restarts;
 	int fast;
 } lg;
 
@@ -206,6 +222,7 @@ static void write_truth(lg *g, const char *path)
 		}
 	}
 	fprintf(f, "sources,%d\n", g->n);
+	fprintf(f, "restarts,%" PRIu64 "\n", g->restarts);
 	fclose(f);
 }
 
@@ -223,12 +240,13 @@ static int loadgen_exec(int argc, char **argv)
 		{ "fast", no_argument, NULL, 'F' },
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "jobs", required_argument, NULL, 'J' },
+		{ "restarts", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t n = 0, k = 0, seed = 1, nodes = 0, jobs = 0;
 	int fast = 0;
-	double rate = 0, duration = 10;
+	double rate = 0, duration = 10, restarts = 0;
 	const char *ep = IOGP_DEFAULT_ENDPOINT, *truth = NULL;
 	int quiet = 0, c;
 	optind = 1;
@@ -272,6 +290,12 @@ static int loadgen_exec(int argc, char **argv)
 				return IOGP_EXIT_USAGE;
 			}
 			break;
+		case 'R':
+			if (iogram_parse_double(optarg, &restarts) < 0 || restarts < 0.1) {
+				iogram_err("loadgen: --restarts takes seconds (at least 0.1)");
+				return IOGP_EXIT_USAGE;
+			}
+			break;
 		case 'e': ep = optarg; break;
 		case 't': truth = optarg; break;
 		case 'q': quiet = 1; break;
@@ -285,8 +309,8 @@ static int loadgen_exec(int argc, char **argv)
 		loadgen_usage(stderr);
 		return IOGP_EXIT_USAGE;
 	}
-	if (fast && truth) {
-		iogram_err("loadgen: --fast keeps no model, so it cannot write --truth");
+	if (fast && (truth || restarts > 0)) {
+		iogram_err("loadgen: --fast keeps no model, so it cannot write --truth or restart sources");
 		return IOGP_EXIT_USAGE;
 	}
 	if (!k)
@@ -294,7 +318,9 @@ static int loadgen_exec(int argc, char **argv)
 	if (k > n)
 		k = n;
 	lg g = { .nsocks = (int)k, .n = (int)n, .fast = fast };
-	iogp_model_opts mo = { .max_sources = (uint32_t)n + 16 };
+	/* every restart is a source of its own in the model of what was sent */
+	double lives = restarts > 0 ? 1 + duration / restarts : 1;
+	iogp_model_opts mo = { .max_sources = (uint32_t)(n * lives < 1e6 ? n * lives + 16 : 1e6) };
 	g.model = iogp_model_new(&mo);
 	g.buf = malloc(IOGP_MAX_PAYLOAD);
 	g.src = calloc(n, sizeof(gsrc));
@@ -328,6 +354,8 @@ static int loadgen_exec(int argc, char **argv)
 		gsrc_init(&g.src[i], seed * 1000003u + i, i, nodes, jobs);
 		g.src[i].sock = (int)(i % k);
 		g.src[i].next_ns = start + period + period * i / n;
+		if (restarts > 0)   /* spread over one restart period, after the first */
+			g.src[i].restart_ns = start + (uint64_t)(restarts * 1e9 * (1.0 + (double)i / (double)n));
 		if (fast && make_template(&g, &g.src[i]) < 0) {
 			iogram_err("loadgen: cannot build a message template");
 			return IOGP_EXIT_ERROR;
@@ -354,6 +382,8 @@ static int loadgen_exec(int argc, char **argv)
 				if (sub[0] != 1)
 					continue;
 				for (int i = s; i < g.n; i += g.nsocks) {
+					if (g.src[i].down_until)
+						continue;
 					send_hello(&g, i, iogp_wall_ns());
 					if (!fast)
 						send_snapshot(&g, i, iogp_wall_ns(), 0);
@@ -365,7 +395,15 @@ static int loadgen_exec(int argc, char **argv)
 			gsrc *s = &g.src[cur];
 			if (s->next_ns > now)
 				break;
-			if (fast) {
+			if (s->down_until && now >= s->down_until) {   /* back from a crash */
+				gsrc_restart(s);
+				g.restarts++;
+				send_hello(&g, cur, wall);
+				s->down_until = 0;
+			}
+			if (s->down_until) {
+				/* crashed: silent, keeping its place in the schedule */
+			} else if (fast) {
 				send_fast(&g, s, s->seq++);
 			} else {
 				realistic_delta(s->r, &g.msg, ++s->deltas);
@@ -377,10 +415,17 @@ static int loadgen_exec(int argc, char **argv)
 			s->next_ns += period;
 			if (s->next_ns < now)   /* fell behind: do not burst */
 				s->next_ns = now + period;
+			if (s->restart_ns && now >= s->restart_ns) {
+				/* silent for 5 intervals, so viewers see it quiet and
+				 * link its next life to this one */
+				s->down_until = now + 5 * period;
+				s->restart_ns += (uint64_t)(restarts * 1e9);
+			}
 		}
 		if (!fast && now >= next_snap) {
 			for (int i = 0; i < g.n; i++)
-				send_snapshot(&g, i, wall, 0);
+				if (!g.src[i].down_until)
+					send_snapshot(&g, i, wall, 0);
 			next_snap = now + 10000000000ull;
 		}
 		if (tty && now >= next_status) {
@@ -398,6 +443,8 @@ static int loadgen_exec(int argc, char **argv)
 	}
 	uint64_t wall = iogp_wall_ns();
 	for (int i = 0; i < g.n; i++) {
+		if (g.src[i].down_until)
+			continue;   /* crashed: it says nothing */
 		if (!fast)
 			send_snapshot(&g, i, wall, IOGP_F_FINAL);
 		iogp_msg bye = { .kind = IOGP_BYE, .source = g.src[i].id,

@@ -116,6 +116,38 @@ START_TEST(test_record_direct)
 }
 END_TEST
 
+/* Sources that crash and come back under new ids: every life's totals
+ * reach the file, and the model links each restart to the life before. */
+START_TEST(test_loadgen_restarts)
+{
+	int p = tu_free_port();
+	char *file = tu_fmt("%s/r.iogr", dir), *truth = tu_fmt("%s/rtruth.csv", dir);
+	pid_t rec = SPAWN("rec", "record", "--listen", tu_ep(p), "-o", file);
+	tu_sleep_ms(200);
+	pid_t lg = SPAWN("lg", "loadgen", "--sources", "12", "--rate", "10", "--duration", "4",
+	                 "--restarts", "1.5", "--nodes", "3", "--endpoint", tu_ep(p), "--truth", truth);
+	ck_assert_int_eq(tu_wait(lg, 30), 0);
+	tu_sleep_ms(500);
+	ck_assert_int_eq(stop(rec), 0);
+	unsigned long long restarts = truth_value(truth, "restarts");
+	ck_assert_uint_ge(restarts, 12);   /* each at least once in 4 s */
+	check_totals(file, truth);
+	iogp_model *m = iogp_model_new(NULL);
+	char err[256];
+	iogp_load_stats st;
+	ck_assert_int_eq(iogp_load_file(file, m, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(iogp_model_source_count(m), 12 + restarts);
+	size_t linked = 0;
+	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+		iogp_source_info si;
+		ck_assert_int_eq(iogp_model_source(m, i, &si), 0);
+		linked += si.restart_of >= 0;
+	}
+	ck_assert_uint_eq(linked, restarts);
+	iogp_model_free(m);
+}
+END_TEST
+
 START_TEST(test_relay_tree_256)
 {
 	/* 256 emulated sources -> relay -> relay -> recorder: exact totals */
@@ -365,6 +397,7 @@ int main(void)
 {
 	const tu_case cases[] = {
 		{ "record_direct", test_record_direct }, { "relay_tree_256", test_relay_tree_256 },
+		{ "loadgen_restarts", test_loadgen_restarts },
 		{ "recorder_restart_resyncs", test_recorder_restart_resyncs },
 		{ "malformed_counted", test_malformed_counted },
 		{ "disk_full_stops_cleanly", test_disk_full_stops_cleanly },
