@@ -370,7 +370,10 @@ static int values_check(const iogp_model *m, const struct source *s, const iogp_
 		     !iogp_bins_index_ok(sb, h->bins[h->nbins - 1].idx)))
 			return IOGP_EINVAL;
 	}
+	/* a DELTA's samples (up to thousands) mostly name one metric */
 	for (uint32_t i = 0; i < msg->naccess; i++) {
+		if (i > 0 && msg->access[i].id == msg->access[i - 1].id)
+			continue;
 		if ((r = resolve(s, msg->access[i].id, IOGP_ACCESS, &sl)) < 0)
 			return r;
 	}
