@@ -727,6 +727,32 @@ static void hello(relay_agg *a, struct group *g, uint64_t wall, relay_agg_out ou
 	g->hello_nm = g->nm;
 }
 
+/* m with the values gathered in a's scratch (n: counters, gauges,
+ * histograms, exact lists) sent; the group's totals then count as sent. */
+static int send_values(relay_agg *a, struct group *g, iogp_msg *m, const uint32_t n[4],
+                       relay_agg_out out, void *ctx)
+{
+	m->ncounters = n[0];
+	m->counters = a->cv;
+	m->ngauges = n[1];
+	m->gauges = a->gv;
+	m->nhists = n[2];
+	m->hists = a->hv;
+	m->nexact = n[3];
+	m->exact = a->xv;
+	if (send(a, m, out, ctx) < 0)
+		return -1;
+	for (uint32_t k = 0; k < g->nm; k++) {
+		struct gm *gm = &g->m[k];
+		gm->sent_c = gm->cur_c;
+		gm->sent_g = gm->cur_g;
+		gm->gauge_sent = gm->gauge_sent || gm->cur_g;
+		sv_set(&gm->sent_h, gm->cur_h.b, gm->cur_h.n);
+		sv_set(&gm->sent_x, gm->cur_x.b, gm->cur_x.n);
+	}
+	return 0;
+}
+
 static void snapshot(relay_agg *a, struct group *g, uint64_t mono, uint64_t wall, uint16_t flags,
                      relay_agg_out out, void *ctx)
 {
@@ -770,24 +796,8 @@ static void snapshot(relay_agg *a, struct group *g, uint64_t mono, uint64_t wall
 			}
 		}
 	}
-	m->ncounters = nc;
-	m->counters = a->cv;
-	m->ngauges = ng;
-	m->gauges = a->gv;
-	m->nhists = nh;
-	m->hists = a->hv;
-	m->nexact = nx;
-	m->exact = a->xv;
-	if (send(a, m, out, ctx) < 0)
+	if (send_values(a, g, m, (uint32_t[4]){ nc, ng, nh, nx }, out, ctx) < 0)
 		return;
-	for (uint32_t k = 0; k < g->nm; k++) {
-		struct gm *gm = &g->m[k];
-		gm->sent_c = gm->cur_c;
-		gm->sent_g = gm->cur_g;
-		gm->gauge_sent = gm->gauge_sent || gm->cur_g;
-		sv_set(&gm->sent_h, gm->cur_h.b, gm->cur_h.n);
-		sv_set(&gm->sent_x, gm->cur_x.b, gm->cur_x.n);
-	}
 	g->need_hello = 0;
 	g->hello_nm = g->nm;
 	g->last_mono = mono;
@@ -843,24 +853,8 @@ static void delta(relay_agg *a, struct group *g, uint64_t mono, uint64_t wall,
 	m->t0_ns = g->last_mono;
 	m->t1_ns = mono;
 	m->wall_ns = wall;
-	m->ncounters = nc;
-	m->counters = a->cv;
-	m->ngauges = ng;
-	m->gauges = a->gv;
-	m->nhists = nh;
-	m->hists = a->hv;
-	m->nexact = nx;
-	m->exact = a->xv;
-	if (send(a, m, out, ctx) < 0)
+	if (send_values(a, g, m, (uint32_t[4]){ nc, ng, nh, nx }, out, ctx) < 0)
 		return;
-	for (uint32_t k = 0; k < g->nm; k++) {
-		struct gm *gm = &g->m[k];
-		gm->sent_c = gm->cur_c;
-		gm->sent_g = gm->cur_g;
-		gm->gauge_sent = gm->gauge_sent || gm->cur_g;
-		sv_set(&gm->sent_h, gm->cur_h.b, gm->cur_h.n);
-		sv_set(&gm->sent_x, gm->cur_x.b, gm->cur_x.n);
-	}
 	g->last_mono = mono;
 }
 

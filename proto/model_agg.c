@@ -703,22 +703,32 @@ static int not_found(iogp_hist *out, int err)
 	return err;
 }
 
-/* out is initialised here unless this returns 0 (visit). */
-int model__agg_hist(const iogp_model *m, uint32_t gi, const iogp_sel *sel, iogp_hist *out)
+/* The sum for a histogram query, out initialised for it: 1 (*ap NULL: no
+ * slot of the metric there, the answer is empty), 0 when the query must
+ * visit (out untouched), < 0 on error. */
+static int agg_hist_start(const iogp_model *m, uint32_t gi, const iogp_sel *sel, iogp_hist *out,
+                          const struct agg **ap)
 {
 	bool empty;
-	int err, r;
-	const struct agg *a = agg_usable(m, gi, sel, &err, &empty);
+	int err;
+	const struct agg *a = *ap = agg_usable(m, gi, sel, &err, &empty);
 
 	if (err < 0)
 		return not_found(out, err);
-	if (a == NULL && !empty)
-		return 0;
-	if (a == NULL && (m->agg_off || m->agg_failed))
+	if (a == NULL && (!empty || m->agg_off || m->agg_failed))
 		return 0;
 	iogp_hist_init(out, &m->schemes[a != NULL ? a->scheme : m->gm[gi].scheme]->b);
-	if (a == NULL)
-		return 1;
+	return 1;
+}
+
+/* out is initialised here unless this returns 0 (visit). */
+int model__agg_hist(const iogp_model *m, uint32_t gi, const iogp_sel *sel, iogp_hist *out)
+{
+	const struct agg *a;
+	int r = agg_hist_start(m, gi, sel, out, &a);
+
+	if (r <= 0 || a == NULL)
+		return r;
 	if (a->cum.d != NULL && (r = model__dense_add(out, a->cum.d, a->cum.nd)) < 0)
 		return r;
 	if ((r = iogp_hist_add_bins(out, a->cum.b, a->cum.n)) < 0)
@@ -732,20 +742,14 @@ int model__agg_hist(const iogp_model *m, uint32_t gi, const iogp_sel *sel, iogp_
 int model__agg_hist_window(const iogp_model *m, uint32_t gi, const iogp_sel *sel, uint64_t jlo,
                            uint64_t jhi, iogp_hist *out)
 {
-	bool empty;
-	int err, r;
-	const struct agg *a = agg_usable(m, gi, sel, &err, &empty);
+	const struct agg *a;
 	const struct aggwin *w;
 	uint64_t nb, lo, hi;
 	uint64_t *dense = NULL;
+	int r = agg_hist_start(m, gi, sel, out, &a);
 
-	if (err < 0)
-		return not_found(out, err);
-	if (a == NULL && !empty)
-		return 0;
-	if (a == NULL && (m->agg_off || m->agg_failed))
-		return 0;
-	iogp_hist_init(out, &m->schemes[a != NULL ? a->scheme : m->gm[gi].scheme]->b);
+	if (r <= 0)
+		return r;
 	if (a != NULL && !a->all)
 		return (r = model__wring_hist(m, a->nw, a->scheme, jlo, jhi, out)) < 0 ? r : 1;
 	if (a == NULL || (w = a->win) == NULL || jhi < w->slot0)
