@@ -21,7 +21,7 @@ static int run(uint32_t n, int deltas)
 	iogp_model_opts o = {
 		.live = 1, .bin_ns = 1000000000ull, .ring_bins = 600, .source_ring_bins = 120,
 		.window_slot_ns = 2000000000ull,
-		.window_max_ns = 300000000000ull, .window_bytes = 65536, .window_total = 128ull << 20,
+		.window_max_ns = 300000000000ull, .window_bytes = 65536, .window_total = 128ull << 20, .access_total = 4u << 20,
 	};
 	o.nrates = iogp_layer_rate_set(o.rates, IOGP_MODEL_MAX_RATES, 1);   /* iogram-top's */
 	if (getenv("BENCH_SOURCE_RING"))

@@ -54,6 +54,12 @@ typedef struct iogp_model_opts {
 
 	/* Access samples over the whole run (live only, iogp_model_access_query). */
 	uint32_t access_keep;     /* samples kept per source, 0 = 8192, min 128 */
+	uint64_t access_total;    /* samples all sources keep, ring and run together,
+	                           * 0 = no limit: with it each source gets
+	                           * access_total / sources, half in its ring (at
+	                           * least 16), half over the run (at least 128), so
+	                           * memory stays bounded as sources grow. A ring
+	                           * grows as samples come, up to its share. */
 } iogp_model_opts;
 
 IOGP_API iogp_model *iogp_model_new(const iogp_model_opts *opts);  /* NULL on ENOMEM */

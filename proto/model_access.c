@@ -73,35 +73,61 @@ struct astore {
 };
 /* ---- the ring: each source's newest samples -------------------------------- */
 
+/* The entries a source's ring may hold: its share of access_total. */
+static uint32_t ring_limit(const iogp_model *m)
+{
+	uint64_t share = m->opts.access_total && m->nsrc ? m->opts.access_total / m->nsrc / 2 : UINT64_MAX;
+
+	share = share < 16 ? 16 : share;
+	return share < m->opts.access_ring ? (uint32_t)share : m->opts.access_ring;
+}
+
 static int ring_push(const iogp_model *m, struct source *s, const iogp_access *a)
 {
-	uint32_t cap = m->opts.access_ring;
+	uint32_t lim = ring_limit(m);
 
-	if (s->ring == NULL) {
-		s->ring = malloc((size_t)cap * sizeof *s->ring);
-		if (s->ring == NULL)
+	if (s->ring == NULL || (s->ring_n == s->ring_cap && s->ring_cap < lim)) {
+		/* grow, oldest first: the ring starts small and doubles */
+		uint32_t cap = s->ring == NULL ? (lim < 64 ? lim : 64) : s->ring_cap * 2 < lim ? s->ring_cap * 2 : lim;
+		iogp_access *r = malloc((size_t)cap * sizeof *r);
+
+		if (r == NULL)
 			return IOGP_ENOMEM;
+		if (s->ring != NULL) {
+			uint32_t tail = s->ring_cap - s->ring_head;
+
+			memcpy(r, s->ring + s->ring_head, (size_t)tail * sizeof *r);
+			memcpy(r + tail, s->ring, (size_t)s->ring_head * sizeof *r);
+			free(s->ring);
+		}
+		s->ring = r;
+		s->ring_head = s->ring_n;
+		s->ring_cap = cap;
 	}
 	s->ring[s->ring_head] = *a;
-	s->ring_head = s->ring_head + 1 == cap ? 0 : s->ring_head + 1;
-	if (s->ring_n < cap)
+	s->ring_head = s->ring_head + 1 == s->ring_cap ? 0 : s->ring_head + 1;
+	if (s->ring_n < s->ring_cap)
 		s->ring_n++;
 	return 0;
 }
 
 static const iogp_access *ring_newest(const iogp_model *m, const struct source *s)
 {
+	(void)m;
 	if (s->ring_n == 0)
 		return NULL;
-	return &s->ring[s->ring_head == 0 ? m->opts.access_ring - 1 : s->ring_head - 1];
+	return &s->ring[s->ring_head == 0 ? s->ring_cap - 1 : s->ring_head - 1];
 }
 
 /* ---- buckets -------------------------------------------------------------- */
 
 static uint32_t keep_of(const iogp_model *m)
 {
-	uint32_t k = m->opts.access_keep ? m->opts.access_keep : ACC_KEEP;
-	return k < 2 * ACC_Q ? 2 * ACC_Q : k;
+	uint64_t k = m->opts.access_keep ? m->opts.access_keep : ACC_KEEP;
+
+	if (m->opts.access_total && m->nsrc && m->opts.access_total / m->nsrc / 2 < k)
+		k = m->opts.access_total / m->nsrc / 2;   /* its share of the total */
+	return k < 2 * ACC_Q ? 2 * ACC_Q : (uint32_t)k;
 }
 
 /* k of the n samples in, evenly spaced in time order, into out (out may be

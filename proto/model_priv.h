@@ -88,8 +88,8 @@ struct source {
 	struct imap fr_map;
 	uint64_t fr_ignored;   /* refused for the caps */
 
-	iogp_access *ring;     /* opts.access_ring entries once the first sample arrives */
-	uint32_t ring_head, ring_n;
+	iogp_access *ring;     /* ring_cap entries, grown as samples come (model_access.c) */
+	uint32_t ring_head, ring_n, ring_cap;
 	uint64_t access_seen;
 	struct astore *acc;    /* per-file samples over the run (live), model_access.c */
 	struct peers *peers;   /* MPI sends by destination, model_peers.c */

@@ -362,12 +362,12 @@ size_t iogp_model_access(const iogp_model *m, size_t i, const iogp_access **a, s
 
 	if (m != NULL && i < m->nsrc && m->src[i].ring_n > 0) {
 		s = &m->src[i];
-		if (s->ring_n < m->opts.access_ring) {
+		if (s->ring_n < s->ring_cap) {
 			p1 = s->ring;
 			n1 = s->ring_n;
 		} else {
 			p1 = s->ring + s->ring_head;
-			n1 = m->opts.access_ring - s->ring_head;
+			n1 = s->ring_cap - s->ring_head;
 			if (s->ring_head > 0) {
 				p2 = s->ring;
 				nb = s->ring_head;

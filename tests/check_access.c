@@ -306,6 +306,55 @@ START_TEST(many_files)
 }
 END_TEST
 
+/* access_total across many sources: each source's ring holds at most
+ * its share (the newest samples, in order), its run samples at most its
+ * share, and the model's access memory stays within the total however
+ * many samples arrive. */
+START_TEST(total_budget)
+{
+	enum { NS = 200, PER = 40, SECS = 60 };
+	iogp_model_opts o = { .live = 1, .access_total = (uint64_t)NS * 2 * 256 };
+	iogp_model *m = iogp_model_new(&o);
+	ck_assert_ptr_nonnull(m);
+	iogp_metric_def d = { .id = 50, .kind = IOGP_ACCESS, .name = "posix.access", .unit = "" };
+	iogp_label l = { "host", "n1" };
+	for (uint64_t id = 1; id <= NS; id++) {
+		iogp_msg h = { .kind = IOGP_HELLO, .source = id, .labels = &l, .nlabels = 1,
+		               .metrics = &d, .nmetrics = 1 };
+		ck_assert_int_eq(iogp_model_apply(m, &h, 1), 0);
+	}
+	iogp_access a[PER];
+	for (uint64_t sec = 1; sec <= SECS; sec++)
+		for (uint64_t id = 1; id <= NS; id++) {
+			uint64_t t0 = sec * 1000000000ull;
+			for (int k = 0; k < PER; k++)
+				a[k] = (iogp_access){ 50, t0 + (uint64_t)k * 1000, 1, 0, (sec * PER + (uint64_t)k) * 4096, 4096 };
+			iogp_msg msg = { .kind = IOGP_DELTA, .source = id, .seq = sec, .t0_ns = t0 - 1000000000ull,
+			                 .t1_ns = t0 + 999999999ull, .wall_ns = TU_ACC_EPOCH_NS + t0,
+			                 .access = a, .naccess = PER, .access_seen = PER };
+			ck_assert_int_eq(iogp_model_apply(m, &msg, msg.wall_ns), 0);
+		}
+	for (size_t i = 0; i < NS; i++) {
+		const iogp_access *p1, *p2;
+		size_t n2, n1 = iogp_model_access(m, i, &p1, &n2, &p2);
+		ck_assert_uint_eq(n1 + n2, 256);   /* its share: total / sources / 2 */
+		/* the newest, oldest first: the last second's 40 end it */
+		const iogp_access *last = n2 > 0 ? &p2[n2 - 1] : &p1[n1 - 1];
+		ck_assert_uint_eq(last->offset, ((uint64_t)SECS * PER + PER - 1) * 4096);
+		uint64_t prev = 0;
+		for (size_t k = 0; k < n1 + n2; k++) {
+			const iogp_access *x = k < n1 ? &p1[k] : &p2[k - n1];
+			ck_assert_uint_gt(x->offset + 1, prev);
+			prev = x->offset + 1;
+		}
+	}
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	ck_assert_uint_le(mem.max_source, 256);   /* the run's share */
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
@@ -315,6 +364,7 @@ int main(void)
 		{ "hours", hours },
 		{ "budget_and_sources", budget_and_sources },
 		{ "many_files", many_files },
+		{ "total_budget", total_budget },
 	};
 	return tu_run_suite("access", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
 }

@@ -1996,13 +1996,23 @@ START_TEST(test_steady_state)
 	b->msg.access = acc;
 	b->msg.naccess = NACC;
 	apply_ok(m, &b->msg, 2);
+	/* the access ring grows as samples come, up to 4096: fill it */
+	for (int i = 0; i < 4096 / NACC; i++) {
+		make_delta(b, &s, NULL, 0);
+		b->msg.nfiles = 0;
+		for (int j = 0; j < NACC; j++)
+			acc[j].t_ns = 100 + (uint64_t)i * NACC + (uint64_t)j;
+		b->msg.access = acc;
+		b->msg.naccess = NACC;
+		apply_ok(m, &b->msg, 3);
+	}
 
 	before = mallinfo2().uordblks;
 	for (int i = 0; i < 2000; i++) {
 		make_delta(b, &s, NULL, 0);
 		b->msg.nfiles = 0;
 		for (int j = 0; j < NACC; j++)
-			acc[j].t_ns = 1000 + (uint64_t)i * NACC + (uint64_t)j;
+			acc[j].t_ns = 100000 + (uint64_t)i * NACC + (uint64_t)j;
 		b->msg.access = acc;
 		b->msg.naccess = NACC;
 		apply_ok(m, &b->msg, 3);

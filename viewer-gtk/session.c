@@ -41,6 +41,7 @@ static iogp_model_opts model_opts(uint32_t ring_bins)
 	mo.window_max_ns = 300000000000ull;
 	mo.window_bytes = 65536;
 	mo.window_total = 128ull << 20;   /* 64 KB a source up to 2,048 of them, less beyond: the panels read the node sums */
+	mo.access_total = 4u << 20;       /* samples (48 B in a ring): full rings and runs up to ~340 sources, less beyond */
 	return mo;
 }
 
