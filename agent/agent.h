@@ -301,7 +301,7 @@ void iog__at_exit(void);       /* same, for exit()/_exit() */
 
 #define IOG_MAX_FILES 65536          /* file table entries */
 #define IOG_MAX_FILE_BYTES (2u << 20) /* file table path bytes (a SNAPSHOT carries them all) */
-#define IOG_ACCESS_OUT 256           /* access samples per DELTA */
+#define IOG_ACCESS_OUT 256           /* access samples per DELTA, at most (publisher.c budgets them) */
 #define IOG_MAX_BINS 65536           /* FIXED / LEARNING nbins */
 #define IOG_MAX_LEARN (1u << 20)
 
@@ -336,9 +336,10 @@ uint64_t iog__dense_base(const iog_metric *m);   /* wire bin index of dense buck
 uint32_t iog__dense_index(const iog_metric *m, uint64_t v);
 void iog__learn_record(iog_shard *s, iog_metric *m, uint64_t v, uint64_t n);
 void iog__learn_finish_all(void);  /* give learning metrics a scheme from what they have */
-/* Files for a message: only_new = names not yet announced (then marked), else
- * all. Fills *arr (grown as needed), returns the count or a negative error. */
-int iog__files_copy(int only_new, iogp_file **arr, uint32_t *cap);
+/* Files for a message (registry.c): want != NULL, the names of the ids in
+ * want not sent before (then marked sent); NULL, every name sent so far.
+ * Fills *arr (grown as needed), returns the count or a negative error. */
+int iog__files_copy(const uint64_t *want, uint32_t nwant, iogp_file **arr, uint32_t *cap);
 void iog__registry_prepare(void);
 void iog__registry_parent(void);
 void iog__registry_child(void);

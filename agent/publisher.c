@@ -25,7 +25,17 @@
 #include "sizes.h"
 
 #define NS_PER_MS 1000000ull
+/* The periodic SNAPSHOT (receivers that saw a gap resync from it): at
+ * least SNAPSHOT_EVERY_NS apart, and then only once the DELTAs since the
+ * last SNAPSHOT have cost SNAPSHOT_RATIO times its size, or after
+ * SNAPSHOT_MAX_NS, or when this agent dropped a message since (its
+ * receivers have a gap): so a source with thousands of files, whose
+ * SNAPSHOT holds every name and record, does not resend them every 10 s;
+ * resending costs at most ~1/SNAPSHOT_RATIO of the stream. New subscribers
+ * get theirs at once (SUB_SNAP_MIN_NS), the exit its final one. */
 #define SNAPSHOT_EVERY_NS (10000ull * NS_PER_MS)
+#define SNAPSHOT_MAX_NS (300000ull * NS_PER_MS)
+#define SNAPSHOT_RATIO 16
 #define HEARTBEAT_NS (10000ull * NS_PER_MS)
 #define CALIBRATE_NS (15ull * NS_PER_MS)
 #define SPOOL_SCAN_NS (2000ull * NS_PER_MS) /* look for others' spooled finals */
@@ -88,7 +98,11 @@ static struct {
 	uint32_t sent_gen;
 	uint64_t t_last, wall_last;       /* time of the state last collected */
 	uint64_t last_delta, last_snap;
+	uint64_t snap_len, delta_bytes;   /* the last SNAPSHOT's size, DELTA bytes since */
+	uint64_t snap_dropped;            /* dropped when it was sent */
 	uint64_t access_seen;
+	double acc_budget;        /* samples the next DELTAs may carry (access_budget) */
+	uint64_t acc_budget_t;
 	uint64_t rng;
 	struct pmetric pm[IOG_MAX_METRICS];
 	uint8_t *buf;
@@ -108,6 +122,8 @@ static struct {
 	size_t sacc_cap;
 	iogp_file *files;
 	uint32_t files_cap;
+	uint64_t *want;        /* file ids a DELTA refers to */
+	uint32_t want_cap;
 	iogp_label lab[IOGP_MAX_LABELS];
 	char *labbuf;
 	size_t labcap;
@@ -284,6 +300,13 @@ static void emit(iogp_msg *msg)
 		P.dropped++;
 		return;
 	}
+	if (msg->kind == IOGP_SNAPSHOT) {
+		P.snap_len = (uint64_t)len;
+		P.delta_bytes = 0;
+		P.snap_dropped = P.dropped;
+	} else if (msg->kind == IOGP_DELTA) {
+		P.delta_bytes += (uint64_t)len;
+	}
 	if (P.rec != NULL)
 		iogp_recorder_add(P.rec, P.buf, (size_t)len, iog__wall_ns());
 	if (P.spooling) {
@@ -411,11 +434,52 @@ static size_t bins_needed(void)
 	return need;
 }
 
+/* The samples a DELTA may carry: a budget that grows by a rate a second,
+ * saved up while a source is quiet to at most IOG_ACCESS_OUT, ACCESS_START
+ * at the start (so a short run or a first burst is drawn in detail: the
+ * model keeps at most 64 a DELTA per file anyway), never fewer than
+ * ACCESS_MIN a DELTA. The rate is what the rest of the stream leaves
+ * of ACCESS_TARGET bytes a second (a sample is ~ACCESS_SAMPLE bytes, ~8 on
+ * disk), between ACCESS_PER_S_MIN and ACCESS_PER_S_MAX: a source whose
+ * latency histograms already fill ~150 bins a second sends 4-8 samples a
+ * second, a quiet-histogram one 16. Over a minute that is 250-1,000 dots
+ * uniform over the requests, and the model's run tier (64 slices of 64)
+ * fills within minutes. */
+#define ACCESS_PER_S_MAX 16
+#define ACCESS_PER_S_MIN 4
+#define ACCESS_TARGET 560          /* raw bytes a second, all sections: ~400 on disk */
+#define ACCESS_SAMPLE 12           /* raw bytes a sample */
+#define ACCESS_MIN 4
+#define ACCESS_START 64
+#define ACCESS_T_RES (1ull << 20)   /* ns: ~1 ms */
+static uint32_t access_budget(uint64_t now, const iogp_msg *rest)
+{
+	if (P.acc_budget_t == 0) {
+		P.acc_budget = ACCESS_START;
+		P.acc_budget_t = now;
+	} else if (now > P.acc_budget_t) {
+		double span = (double)(now - P.acc_budget_t) / 1e9;
+		long len = iogp_msg_encode(rest, NULL, 0);
+		double per_s = ACCESS_PER_S_MAX;
+		if (len > 0 && span > 0)
+			per_s = (ACCESS_TARGET - (double)len / (span < 1 ? 1 : span)) / ACCESS_SAMPLE;
+		per_s = per_s < ACCESS_PER_S_MIN ? ACCESS_PER_S_MIN :
+		        per_s > ACCESS_PER_S_MAX ? ACCESS_PER_S_MAX : per_s;
+		P.acc_budget += span * per_s;
+		if (P.acc_budget > IOG_ACCESS_OUT)
+			P.acc_budget = IOG_ACCESS_OUT;
+		P.acc_budget_t = now;
+	}
+	uint32_t b = (uint32_t)P.acc_budget;
+	return b < ACCESS_MIN ? ACCESS_MIN : b;
+}
+
 /* Access samples of the interval that just ended: each shard's reservoir is
- * a uniform sample of its accesses; pick how many to take from each shard
- * by drawing without replacement over all accesses seen (weights = seen),
- * then take that many uniformly from the shard's samples. */
-static uint32_t access_harvest(uint64_t *seen_out)
+ * a uniform sample of its accesses; pick how many to take (the budget
+ * above; rest: the DELTA so far, without them) from each shard by drawing
+ * without replacement over all accesses seen (weights = seen), then take
+ * that many uniformly from the shard's samples. */
+static uint32_t access_harvest(uint64_t *seen_out, uint64_t now, const iogp_msg *rest)
 {
 	uint64_t e = __atomic_load_n(&iog__interval, __ATOMIC_RELAXED);
 	uint32_t ns = 0, nout = 0;
@@ -456,7 +520,11 @@ static uint32_t access_harvest(uint64_t *seen_out)
 	*seen_out = total;
 	if (total == 0)
 		return 0;
-	uint64_t want = total < IOG_ACCESS_OUT ? total : IOG_ACCESS_OUT, rem = total;
+	uint64_t budget = access_budget(now, rest), rem = total;
+	uint64_t want = total < budget ? total : budget;
+	P.acc_budget -= (double)want;
+	if (P.acc_budget < 0)
+		P.acc_budget = 0;
 	for (uint64_t j = 0; j < want; j++) {
 		uint64_t r = prng() % rem;
 		for (k = 0; k < ns; k++) {
@@ -482,7 +550,14 @@ static uint32_t access_harvest(uint64_t *seen_out)
 			if (t.metric >= nm || !P.pm[t.metric].announced ||
 			    iog__metrics[t.metric]->kind != IOGP_ACCESS)
 				continue;
-			P.acc[nout++] = (iogp_access){ t.metric, t.t_ns, t.file, t.op, t.offset, t.size };
+			/* a sample's time to ACCESS_T_RES (not before the interval):
+			 * the wire codes times as differences, and a plot of offsets
+			 * over seconds needs no nanoseconds, so each costs ~2 bytes
+			 * less on disk */
+			uint64_t ts = t.t_ns & ~(ACCESS_T_RES - 1);
+			if (ts < P.t_last)
+				ts = t.t_ns < P.t_last ? t.t_ns : P.t_last;
+			P.acc[nout++] = (iogp_access){ t.metric, ts, t.file, t.op, t.offset, t.size };
 		}
 	}
 	/* time order: the wire codes times as deltas */
@@ -603,10 +678,26 @@ static void collect(iogp_msg *msg, uint64_t now)
 	msg->counters = P.cv;
 	msg->gauges = P.gv;
 	msg->hists = P.hv;
-	msg->naccess = access_harvest(&msg->access_seen);
+	msg->naccess = access_harvest(&msg->access_seen, now, msg);
 	msg->access = P.acc;
 	P.access_seen += msg->access_seen;
-	int nf = iog__files_copy(1, &P.files, &P.files_cap);
+	/* the names this DELTA refers to that were never sent */
+	uint32_t nw = msg->nfilerecs + msg->naccess;
+	if (nw > P.want_cap) {
+		uint64_t *w = realloc(P.want, nw * sizeof(*w));
+		if (w == NULL) {
+			iog__disable();
+			return;
+		}
+		P.want = w;
+		P.want_cap = nw;
+	}
+	nw = 0;
+	for (uint32_t i = 0; i < msg->nfilerecs; i++)
+		P.want[nw++] = msg->filerecs[i].file;
+	for (uint32_t i = 0; i < msg->naccess; i++)
+		P.want[nw++] = msg->access[i].file;
+	int nf = iog__files_copy(P.want, nw, &P.files, &P.files_cap);
 	msg->files = P.files;
 	msg->nfiles = nf > 0 ? (uint32_t)nf : 0;
 	msg->t0_ns = P.t_last;
@@ -689,7 +780,7 @@ static void send_snapshot(uint16_t flags, uint64_t mono)
 		iog__disable();
 		return;
 	}
-	int nf = iog__files_copy(0, &P.files, &P.files_cap);
+	int nf = iog__files_copy(NULL, 0, &P.files, &P.files_cap);
 	msg.files = P.files;
 	msg.nfiles = nf > 0 ? (uint32_t)nf : 0;
 	msg.t0_ns = start_mono;
@@ -931,7 +1022,10 @@ static void tick(uint64_t mono, uint64_t interval_ns)
 	if (__atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
 		send_hello();
 	send_delta(mono, mono - P.last_delta >= HEARTBEAT_NS);
-	if (mono - P.last_snap >= SNAPSHOT_EVERY_NS)
+	uint64_t since = mono - P.last_snap;
+	if (since >= SNAPSHOT_EVERY_NS &&
+	    (since >= SNAPSHOT_MAX_NS || P.dropped != P.snap_dropped ||
+	     P.delta_bytes >= SNAPSHOT_RATIO * P.snap_len))
 		send_snapshot(0, mono);
 	if (P.rec != NULL)
 		iogp_recorder_flush(P.rec);

@@ -453,12 +453,17 @@ int iog__labels_copy(iogp_label *lab, uint32_t max, char *buf, size_t cap)
 
 /* ---- file table ---------------------------------------------------------------- */
 
+/* A file's id is its place in the table + 1: small and ascending, so the
+ * wire's gap-coded file lists, the records and the access samples that name
+ * it cost a byte or two (a path hash cost 9-10 random bytes each time). */
 struct fent {
 	uint64_t id;
+	uint64_t h;     /* the full path's hash: what the table is looked up by */
 	char *path;
+	int named;      /* its path went out in a message (iog__files_copy) */
 };
 static struct fent *fents;      /* insertion order */
-static uint32_t nfents, fents_cap, fannounced;
+static uint32_t nfents, fents_cap;
 static uint32_t *fhash;         /* open addressing: index + 1 into fents */
 static uint32_t fhash_cap;
 static size_t fbytes;
@@ -485,7 +490,7 @@ static int fhash_grow(void)
 	if (h == NULL)
 		return IOG_ENOMEM;
 	for (uint32_t i = 0; i < nfents; i++) {
-		uint32_t j = (uint32_t)fents[i].id & (cap - 1);
+		uint32_t j = (uint32_t)fents[i].h & (cap - 1);
 		while (h[j])
 			j = (j + 1) & (cap - 1);
 		h[j] = i + 1;
@@ -533,7 +538,9 @@ uint64_t iog__file_id_ix(const char *path, uint32_t *ix)
 	if (path == NULL)
 		return 0;
 	size_t len = strnlen(path, IOGP_MAX_PATH + 1);
-	uint64_t id = path_hash(path);
+	uint64_t h = path_hash(path);
+	/* a file without a place in the table: an id no place can have */
+	uint64_t id = h | (1ull << 63);
 
 	if (len > IOGP_MAX_PATH) {
 		*ix = iog__frec_limit;
@@ -541,9 +548,10 @@ uint64_t iog__file_id_ix(const char *path, uint32_t *ix)
 	}
 	pthread_mutex_lock(&files_lock);
 	if (fhash_cap) {
-		for (uint32_t j = (uint32_t)id & (fhash_cap - 1); fhash[j]; j = (j + 1) & (fhash_cap - 1))
-			if (fents[fhash[j] - 1].id == id) {
+		for (uint32_t j = (uint32_t)h & (fhash_cap - 1); fhash[j]; j = (j + 1) & (fhash_cap - 1))
+			if (fents[fhash[j] - 1].h == h) {
 				*ix = frec_ix(fhash[j] - 1);
+				id = fents[fhash[j] - 1].id;
 				goto out;
 			}
 	}
@@ -570,17 +578,18 @@ uint64_t iog__file_id_ix(const char *path, uint32_t *ix)
 		const char *slash = strrchr(path, '/');
 		shown = slash && slash[1] ? slash + 1 : path;
 	} else if (iog__paths_mode == IOG_PATHS_HASH) {
-		snprintf(hashed, sizeof(hashed), "#%016llx", (unsigned long long)id);
+		snprintf(hashed, sizeof(hashed), "#%016llx", (unsigned long long)h);
 		shown = hashed;
 	}
 	char *p = strdup(shown);
 	if (p == NULL)
 		goto out;
-	fents[nfents] = (struct fent){ id, p };
+	id = (uint64_t)nfents + 1;
+	fents[nfents] = (struct fent){ id, h, p, 0 };
 	if (nfents < iog__frec_limit)
 		__atomic_store_n(&frec_ids[nfents], id, __ATOMIC_RELEASE);
 	*ix = frec_ix(nfents);
-	uint32_t j = (uint32_t)id & (fhash_cap - 1);
+	uint32_t j = (uint32_t)h & (fhash_cap - 1);
 	while (fhash[j])
 		j = (j + 1) & (fhash_cap - 1);
 	__atomic_store_n(&nfents, nfents + 1, __ATOMIC_RELAXED);
@@ -603,30 +612,64 @@ static int file_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int iog__files_copy(int only_new, iogp_file **arr, uint32_t *cap)
+static int arr_reserve(iogp_file **arr, uint32_t *cap, uint32_t n)
 {
-	int rc;
+	if (n <= *cap)
+		return 0;
+	uint32_t c = *cap > 64 ? *cap : 64;
+	while (c < n)
+		c *= 2;
+	iogp_file *a = realloc(*arr, c * sizeof(*a));
+	if (a == NULL)
+		return IOG_ENOMEM;
+	*arr = a;
+	*cap = c;
+	return 0;
+}
+
+/* The names a message needs, ascending by id. A path leaves the process
+ * only when something refers to it: want (nwant ids, any order,
+ * duplicates allowed) lists what a DELTA refers to (its per-file records
+ * and access samples); each of those not named before is put in *arr and
+ * marked named. want == NULL (a SNAPSHOT): every file named so far, so a
+ * receiver that starts from it, or missed the DELTA that named one, has
+ * every name the stream has referred to. A file no record or sample
+ * refers to (past IOGRAM_MAX_FILES and never sampled) is never named: it
+ * is counted in the other files' record. */
+int iog__files_copy(const uint64_t *want, uint32_t nwant, iogp_file **arr, uint32_t *cap)
+{
+	uint32_t n = 0;
 
 	pthread_mutex_lock(&files_lock);
-	uint32_t from = only_new ? fannounced : 0, n = nfents - from;
-	if (n > *cap) {
-		iogp_file *a = realloc(*arr, n * sizeof(*a));
-		if (a == NULL) {
-			pthread_mutex_unlock(&files_lock);
-			return IOG_ENOMEM;
+	if (want == NULL) {
+		for (uint32_t i = 0; i < nfents; i++) {
+			if (!fents[i].named)
+				continue;
+			if (arr_reserve(arr, cap, n + 1) < 0)
+				goto nomem;
+			(*arr)[n++] = (iogp_file){ fents[i].id, fents[i].path };
 		}
-		*arr = a;
-		*cap = n;
+	} else {
+		for (uint32_t k = 0; k < nwant; k++) {
+			uint64_t id = want[k];
+			if (id == 0 || id > nfents || fents[id - 1].named)
+				continue;
+			if (arr_reserve(arr, cap, n + 1) < 0)
+				goto nomem;
+			fents[id - 1].named = 1;
+			(*arr)[n++] = (iogp_file){ id, fents[id - 1].path };
+		}
 	}
-	for (uint32_t i = 0; i < n; i++)
-		(*arr)[i] = (iogp_file){ fents[from + i].id, fents[from + i].path };
-	if (only_new)
-		fannounced = nfents;
-	rc = (int)n;
 	pthread_mutex_unlock(&files_lock);
 	if (n > 1)
 		qsort(*arr, n, sizeof(**arr), file_cmp);
-	return rc;
+	return (int)n;
+nomem:
+	/* what was marked but not handed out is named again next time */
+	for (uint32_t i = 0; want != NULL && i < n; i++)
+		fents[(*arr)[i].id - 1].named = 0;
+	pthread_mutex_unlock(&files_lock);
+	return IOG_ENOMEM;
 }
 
 /* ---- fork ---------------------------------------------------------------------- */
@@ -647,7 +690,9 @@ void iog__registry_child(void)
 {
 	pthread_mutex_unlock(&files_lock);
 	pthread_mutex_unlock(&reg_lock);
-	fannounced = 0;
+	/* a new source: nothing is named to its receivers yet */
+	for (uint32_t i = 0; i < nfents; i++)
+		fents[i].named = 0;
 	/* learning restarts: the parent's values are not the child's */
 	for (uint32_t i = 0; i < iog__nmetrics; i++) {
 		learns[i].len = 0;
