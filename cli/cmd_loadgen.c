@@ -17,6 +17,7 @@ static void loadgen_usage(FILE *out)
 {
 	fprintf(out,
 	"usage: iogram loadgen --sources N --rate HZ [--endpoint E] [--duration S] [--restarts S]\n"
+	"                      [--access N]\n"
 	"                      [--sockets K] [--seed X] [--truth FILE] [--quiet]\n"
 	"                      [--nodes M] [--jobs J]\n\n"
 	"Emulates N agents, each sending a realistic DELTA (10 counters, 6 histograms\n"
@@ -28,7 +29,8 @@ static void loadgen_usage(FILE *out)
 	"--jobs J in job 4000000 + i mod J (default: hosts and jobs from the seed).\n"
 	"--restarts S crashes every source once every S seconds (no BYE, spread over\n"
 	"the period) and brings it back as a new source: new id and pid, same host,\n"
-	"rank and job, counting from zero.\n"
+	"rank and job, counting from zero. --access N samples of file offsets in\n"
+	"every DELTA (default 16, the most a busy agent sends a second; 0 for none).\n"
 	"Sends never block: what the\n"
 	"socket cannot take is dropped and counted, as in the agent.\n\n"
 	"EXAMPLES\n"
@@ -45,6 +47,9 @@ static void loadgen_usage(FILE *out)
  * realistic source keeps a full metric catalog (~170 KB), an emulated one
  * only this and the model's state of it. */
 #define GENERATORS 64
+/* access samples a DELTA carries by default: the most an agent sends a
+ * busy source's viewers each second within its budget (agent/publisher.c) */
+#define LOADGEN_ACCESS 16
 typedef struct gsrc {
 	realistic *r;       /* its generator (shared) */
 	uint64_t id;
@@ -241,12 +246,14 @@ static int loadgen_exec(int argc, char **argv)
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "restarts", required_argument, NULL, 'R' },
+		{ "access", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t n = 0, k = 0, seed = 1, nodes = 0, jobs = 0;
 	int fast = 0;
 	double rate = 0, duration = 10, restarts = 0;
+	uint64_t access = LOADGEN_ACCESS;
 	const char *ep = IOGP_DEFAULT_ENDPOINT, *truth = NULL;
 	int quiet = 0, c;
 	optind = 1;
@@ -293,6 +300,12 @@ static int loadgen_exec(int argc, char **argv)
 		case 'R':
 			if (iogram_parse_double(optarg, &restarts) < 0 || restarts < 0.1) {
 				iogram_err("loadgen: --restarts takes seconds (at least 0.1)");
+				return IOGP_EXIT_USAGE;
+			}
+			break;
+		case 'A':
+			if (iogram_parse_u64(optarg, &access) < 0 || access > REALISTIC_MAX_ACCESS) {
+				iogram_err("loadgen: --access takes 0..%d samples a DELTA", REALISTIC_MAX_ACCESS);
 				return IOGP_EXIT_USAGE;
 			}
 			break;
@@ -348,6 +361,7 @@ static int loadgen_exec(int argc, char **argv)
 			return IOGP_EXIT_ERROR;
 		}
 		realistic_set_interval(gen[i], period);
+		realistic_set_access(gen[i], (uint32_t)access);
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		g.src[i].r = gen[i % (uint64_t)ngen];

@@ -362,19 +362,22 @@ END_TEST
 
 START_TEST(test_usage_errors)
 {
-	const char *bad[][6] = {
+	const char *bad[][8] = {
 		{ "record", NULL },
 		{ "record", "-o", "x.iogr", "--listen", "tcp://0.0.0.0:1", NULL },
 		{ "record", "-o", "x.iogr", "--duration", "abc", NULL },
 		{ "relay", "--listen", "tcp://127.0.0.1:1", NULL },
 		{ "loadgen", "--sources", "0", "--rate", "1", NULL },
 		{ "loadgen", "--rate", "1", NULL },
+		{ "loadgen", "--sources", "1", "--rate", "1", "--access", "257", NULL },
+		{ "loadgen", "--sources", "1", "--rate", "1", "--restarts", "0", NULL },
+		{ "loadgen", "--sources", "1", "--rate", "1", "--fast", "--restarts", "1" },
 		{ "merge", NULL },
 		{ "cat", NULL },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *argv[8] = { (char *)bin };
-		for (int k = 0; k < 6 && bad[i][k]; k++)
+		char *argv[10] = { (char *)bin };
+		for (int k = 0; k < 8 && bad[i][k]; k++)
 			argv[k + 1] = (char *)bad[i][k];
 		pid_t pid = spawn("u", 0, argv);
 		ck_assert_msg(tu_wait(pid, 10) == 2, "case %zu (%s)", i, bad[i][0]);
