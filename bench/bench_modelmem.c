@@ -38,8 +38,10 @@ static int run(uint32_t n, int deltas)
 	iogp_msg_init(&dec);
 	if (!m || !buf)
 		return -1;
-	for (int g = 0; g < GEN; g++)
+	for (int g = 0; g < GEN; g++) {
 		src[g] = realistic_new(1000 + (uint64_t)g);
+		realistic_set_access(src[g], 16);   /* as loadgen: a busy agent's samples a second */
+	}
 	size_t heap1 = mallinfo2().uordblks;
 	double apply = 0;
 	uint64_t applied = 0;

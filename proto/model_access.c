@@ -477,7 +477,9 @@ static uint32_t list_fill(struct abucket *b, uint32_t nb, uint64_t budget)
 	return gone;
 }
 
-/* Over the budget, down to 7/8 of it: each tier of each file gets a fair
+/* Over the budget, down to 7/8 of it (half of a small one: a budget shared
+ * out among thousands of sources is a few DELTAs of samples, and trimming
+ * after each would cost more than the samples): each tier of each file gets a fair
  * share (max-min: those under it keep theirs, the rest share what is left)
  * and is thinned to it densest buckets first; when every bucket is down to
  * one sample, the oldest recent buckets go and run slices pair up; then
@@ -487,7 +489,7 @@ static int store_trim(struct astore *st, uint32_t keep)
 	int r = 0;
 	if (st->n <= keep)
 		return 0;
-	uint64_t target = keep / 8 * 7;
+	uint64_t target = keep >= 1024 ? keep / 8 * 7 : keep / 2;
 	uint32_t nl = st->nst * 2;
 	uint32_t *cnt = malloc((nl ? nl : 1) * sizeof(*cnt));
 	if (!cnt)
@@ -683,9 +685,26 @@ int model__access_apply(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 			continue;
 		r = ring_push(m, s, &msg->access[i]);
 	}
-	if (r == 0 && m->opts.live)
-		r = store_add(m, s, msg, snapshot);
-	return r;
+	if (r != 0 || !m->opts.live)
+		return r;
+	/* A small share (a budget spread over thousands of sources) takes a
+	 * few of the DELTA's samples, evenly spaced, each standing for more
+	 * requests: filling it with all of them only to thin them again
+	 * cost more than the samples did. */
+	uint32_t keep = keep_of(m), adm = keep / 64;
+	if (keep < 1024 && !snapshot && msg->naccess > adm) {
+		iogp_access pick[16];
+		iogp_msg few = *msg;
+
+		adm = adm < 16 ? adm : 16;
+		for (uint32_t i = 0; i < adm; i++)
+			pick[i] = msg->access[(uint32_t)(((uint64_t)i * 2 + 1) * msg->naccess / (2 * adm))];
+		few.access = pick;
+		few.naccess = adm;
+		few.access_seen = msg->access_seen > msg->naccess ? msg->access_seen : msg->naccess;
+		return store_add(m, s, &few, false);
+	}
+	return store_add(m, s, msg, snapshot);
 }
 
 void model__access_free(struct source *s)
