@@ -1230,6 +1230,41 @@ static void random_delta(struct xr_src *s, iogp_msg *m)
 #define XR_NSRC 7
 #define XR_N 2500
 
+/* The file at path reads back as rec[0..n) byte for byte, from the start
+ * and from every keyframe (kft: their times, kfrec: their first records);
+ * rec's payloads are freed. */
+static void readback_same(const char *path, struct orec *rec, int n_rec, const uint64_t *kft,
+                          const int *kfrec, int nk)
+{
+	iogp_replay_reader *r = open_ok(path);
+	struct rrec *got = calloc((size_t)n_rec + 1, sizeof *got);
+	ck_assert_ptr_nonnull(got);
+	int n = read_some(r, got, n_rec + 1);
+	ck_assert_int_eq(n, n_rec);
+	for (int i = 0; i < n; i++)
+		CHECK(got[i].t == rec[i].t && got[i].len == rec[i].len &&
+		      !memcmp(got[i].p, rec[i].p, rec[i].len) && got[i].kf == rec[i].kf,
+		      "record %d differs", i);
+	free_rrecs(got, n);
+	for (int k = 0; k < nk; k++) {
+		ck_assert_int_eq(iogp_replay_seek(r, kft[k]), 0);
+		int m2 = read_some(r, got, n_rec + 1);
+		ck_assert_int_eq(m2, n_rec - kfrec[k]);
+		for (int i = 0; i < m2; i++)
+			CHECK(got[i].len == rec[kfrec[k] + i].len &&
+			      !memcmp(got[i].p, rec[kfrec[k] + i].p, got[i].len),
+			      "keyframe %d record %d differs", k, i);
+		free_rrecs(got, m2);
+	}
+	free(got);
+	iogp_replay_rstats st;
+	iogp_replay_reader_stats(r, &st);
+	ck_assert_uint_eq(st.bad_frames + st.skipped_bytes, 0);
+	iogp_replay_close_reader(r);
+	for (int i = 0; i < n_rec; i++)
+		free(rec[i].p);
+}
+
 /* Random DELTAs (every field, every size, changing id and bin sets, extra
  * sections) from a few sources, with keyframes and flushes: all but the
  * odd one are stored transformed, and all read back byte for byte, from
@@ -1273,31 +1308,7 @@ START_TEST(test_xf_random)
 	ck_assert_int_eq(iogp_replay_close(w), 0);
 	ck_assert_msg(xf * 100 >= XR_N * 95, "only %llu of %d transformed", (unsigned long long)xf, XR_N);
 
-	iogp_replay_reader *r = open_ok(path);
-	static struct rrec got[XR_N + 1];
-	int n = read_some(r, got, XR_N + 1);
-	ck_assert_int_eq(n, XR_N);
-	for (int i = 0; i < n; i++)
-		CHECK(got[i].t == rec[i].t && got[i].len == rec[i].len &&
-		      !memcmp(got[i].p, rec[i].p, rec[i].len) && got[i].kf == rec[i].kf,
-		      "record %d differs", i);
-	free_rrecs(got, n);
-	for (int k = 0; k < nk; k++) {
-		ck_assert_int_eq(iogp_replay_seek(r, kft[k]), 0);
-		int m2 = read_some(r, got, XR_N + 1);
-		ck_assert_int_eq(m2, XR_N - kfrec[k]);
-		for (int i = 0; i < m2; i++)
-			CHECK(got[i].len == rec[kfrec[k] + i].len &&
-			      !memcmp(got[i].p, rec[kfrec[k] + i].p, got[i].len),
-			      "keyframe %d record %d differs", k, i);
-		free_rrecs(got, m2);
-	}
-	iogp_replay_rstats st;
-	iogp_replay_reader_stats(r, &st);
-	ck_assert_uint_eq(st.bad_frames + st.skipped_bytes, 0);
-	iogp_replay_close_reader(r);
-	for (int i = 0; i < XR_N; i++)
-		free(rec[i].p);
+	readback_same(path, rec, XR_N, kft, kfrec, nk);
 }
 END_TEST
 
@@ -1460,31 +1471,7 @@ START_TEST(test_xf_write_msg)
 	ck_assert_msg(xf <= (uint64_t)nplain + (uint64_t)nodd && xf * 100 >= (uint64_t)nplain * 95,
 	              "%llu transformed, %d in the encoder's form", (unsigned long long)xf, nplain);
 
-	iogp_replay_reader *r = open_ok(path);
-	static struct rrec got[XW_N + 1];
-	int n = read_some(r, got, XW_N + 1);
-	ck_assert_int_eq(n, XW_N);
-	for (int i = 0; i < n; i++)
-		CHECK(got[i].t == rec[i].t && got[i].len == rec[i].len &&
-		      !memcmp(got[i].p, rec[i].p, rec[i].len) && got[i].kf == rec[i].kf,
-		      "record %d differs", i);
-	free_rrecs(got, n);
-	for (int k = 0; k < nk; k++) {
-		ck_assert_int_eq(iogp_replay_seek(r, kft[k]), 0);
-		int m2 = read_some(r, got, XW_N + 1);
-		ck_assert_int_eq(m2, XW_N - kfrec[k]);
-		for (int i = 0; i < m2; i++)
-			CHECK(got[i].len == rec[kfrec[k] + i].len &&
-			      !memcmp(got[i].p, rec[kfrec[k] + i].p, got[i].len),
-			      "keyframe %d record %d differs", k, i);
-		free_rrecs(got, m2);
-	}
-	iogp_replay_rstats st;
-	iogp_replay_reader_stats(r, &st);
-	ck_assert_uint_eq(st.bad_frames + st.skipped_bytes, 0);
-	iogp_replay_close_reader(r);
-	for (int i = 0; i < XW_N; i++)
-		free(rec[i].p);
+	readback_same(path, rec, XW_N, kft, kfrec, nk);
 }
 END_TEST
 
