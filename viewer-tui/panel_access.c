@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iogp_sys.h"
 #include "top.h"
 
 #define MAX_DOTS 50000   /* samples asked for a plot (a zoomed 200x60 has 47,000 dots) */
@@ -172,6 +173,41 @@ static int samples_of(const top_frame *f, const afile *af, iogp_access_set *set)
 	return rc;
 }
 
+/* What the panel draws: its files, the one shown and that one's samples.
+ * Recomputed each frame while that is cheap; when it is not (the files and
+ * samples of thousands of sources), no sooner than nine times what the last
+ * took, so the panel stays within a tenth of a core, unless what is shown
+ * changed (layer, selection, file, window). */
+static struct acache {
+	int valid, rc;
+	alist l;
+	long sel;
+	iogp_access_set set;
+	uint64_t due_ns;
+	char sig[sizeof(((top_view *)0)->file_path) + sizeof(((top_view *)0)->sel_node) + 128];
+} ac;
+
+static const struct acache *cached(const top_frame *f)
+{
+	char sig[sizeof(ac.sig)];
+	snprintf(sig, sizeof(sig), "%d|%d|%s|%" PRIu64 "|%.3f|%s", f->v->layer, (int)f->v->sel,
+	         f->v->sel_node, f->v->sel_source, view_window(f->v), f->v->file_path);
+	uint64_t t0 = iogp_mono_ns();
+	if (ac.valid && t0 < ac.due_ns && !strcmp(sig, ac.sig))
+		return &ac;
+	if (ac.valid) {
+		alist_free(&ac.l);
+		iogp_access_set_free(&ac.set);
+	}
+	memset(&ac, 0, sizeof(ac));
+	files(f, &ac.l, &ac.sel);
+	ac.rc = ac.sel >= 0 ? samples_of(f, &ac.l.f[ac.sel], &ac.set) : IOGP_ENOTFOUND;
+	ac.valid = 1;
+	ac.due_ns = iogp_mono_ns() + 9 * (iogp_mono_ns() - t0);
+	snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
+	return &ac;
+}
+
 /* "1,563,000" */
 static void fmt_thousands(char *buf, size_t len, uint64_t v)
 {
@@ -290,28 +326,26 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 {
 	if (r.h <= 0)
 		return;
-	alist l;
-	long sel;
-	files(f, &l, &sel);
+	const struct acache *ch = cached(f);
+	const alist *lp = &ch->l;
+	long sel = ch->sel;
 	char right[96] = "";
-	if (l.n) {
+	if (lp->n) {
 		const char *pre = f->v->file_path[0] ? "" : "busiest ";
 		if (r.w >= 50)
-			snprintf(right, sizeof(right), "%sfile %ld/%zu by bytes, f next", pre, sel + 1, l.n);
+			snprintf(right, sizeof(right), "%sfile %ld/%zu by bytes, f next", pre, sel + 1, lp->n);
 		else if (r.w >= 34)
-			snprintf(right, sizeof(right), "%sfile %ld/%zu", pre, sel + 1, l.n);
+			snprintf(right, sizeof(right), "%sfile %ld/%zu", pre, sel + 1, lp->n);
 		else
-			snprintf(right, sizeof(right), "file %ld/%zu", sel + 1, l.n);
+			snprintf(right, sizeof(right), "file %ld/%zu", sel + 1, lp->n);
 	}
 	panel_title(f, s, r, IOGP_PANEL_ACCESS, NULL, right);
 	if (r.h < 2) {
-		alist_free(&l);
 		return;
 	}
 	if (!access_metric(f)) {
 		draw_textf(s, r.y + 1, r.x, r.w, ST_DIM, "no access samples in the %s layer",
 		           iogp_layer_title(f->v->layer));
-		alist_free(&l);
 		return;
 	}
 	if (sel < 0) {
@@ -319,31 +353,28 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 		           iogp_layer_title(f->v->layer));
 		if (r.h >= 3 && f->v->layer != IOGP_LAYER_POSIX)
 			draw_text(s, r.y + 2, r.x, r.w, ST_DIM, "y shows another layer");
-		alist_free(&l);
 		return;
 	}
-	const afile *af = &l.f[sel];
+	const afile *af = &lp->f[sel];
 	/* the legend goes beside the note (bottom line) when it fits there */
 	char nt[96] = "";
 	int legend_top = 1;
 	draw_name(f, s, (top_rect){ r.y + 1, r.x, 1, r.w }, af, 0);
-	iogp_access_set set;
-	if (samples_of(f, af, &set) < 0 || set.n == 0) {
+	const iogp_access_set *sp = &ch->set;
+	if (ch->rc < 0 || sp->n == 0) {
 		if (r.h >= 3)
 			draw_text(s, r.y + 2, r.x, r.w, ST_DIM,
 			          view_window(f->v) > 0 ? "no samples of this file in the window (w)" :
 			                                  "no samples of this file");
-		iogp_access_set_free(&set);
-		alist_free(&l);
 		return;
 	}
 	/* rows: title, name, plot..., time axis, note (dropped first when short) */
 	int note = r.h >= 6, axis = r.h >= 5;
 	int ph = r.h - 2 - axis - note;
 	uint64_t ymax = 0;
-	for (size_t i = 0; i < set.n; i++) {
-		uint64_t end = set.s[i].offset + set.s[i].size;
-		end = end < set.s[i].offset ? UINT64_MAX : end;
+	for (size_t i = 0; i < sp->n; i++) {
+		uint64_t end = sp->s[i].offset + sp->s[i].size;
+		end = end < sp->s[i].offset ? UINT64_MAX : end;
 		ymax = end > ymax ? end : ymax;
 	}
 	ymax = nice_bytes(ymax);
@@ -354,20 +385,18 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 	int cw = r.w - gut - 1;
 	top_canvas c;
 	if (ph < 1 || cw < 4 || canvas_init(&c, cw, ph) < 0) {
-		iogp_access_set_free(&set);
-		alist_free(&l);
 		return;
 	}
 	uint64_t t0 = window_start(f), t1 = f->now_ns;
 	if (!t0)
-		t0 = set.from_ns && set.from_ns < set.s[0].wall_ns ? set.from_ns : set.s[0].wall_ns;
-	if (set.s[set.n - 1].wall_ns > t1)
-		t1 = set.s[set.n - 1].wall_ns;
+		t0 = sp->from_ns && sp->from_ns < sp->s[0].wall_ns ? sp->from_ns : sp->s[0].wall_ns;
+	if (sp->s[sp->n - 1].wall_ns > t1)
+		t1 = sp->s[sp->n - 1].wall_ns;
 	if (t1 <= t0)
 		t1 = t0 + 1;
 	int W = 2 * cw, H = 4 * ph;
-	for (size_t i = 0; i < set.n; i++) {
-		const iogp_access_sample *a = &set.s[i];
+	for (size_t i = 0; i < sp->n; i++) {
+		const iogp_access_sample *a = &sp->s[i];
 		if (a->wall_ns < t0)
 			continue;
 		double fx = (double)(a->wall_ns - t0) / (double)(t1 - t0);
@@ -386,9 +415,9 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 	if (axis)
 		draw_time_axis(s, py0 + ph, r.x + gut + 1, cw, t0, t1);
 	if (note) {
-		note_text(nt, sizeof(nt), &set, r.w - LEGEND_W - 1);
+		note_text(nt, sizeof(nt), sp, r.w - LEGEND_W - 1);
 		if ((int)strlen(nt) + LEGEND_W + 1 > r.w)
-			note_text(nt, sizeof(nt), &set, r.w);
+			note_text(nt, sizeof(nt), sp, r.w);
 		else
 			legend_top = 0;
 		draw_text(s, r.y + r.h - 1, r.x, r.w, ST_DIM, nt);
@@ -397,8 +426,6 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r)
 	}
 	if (legend_top && r.w >= 30)
 		draw_name(f, s, (top_rect){ r.y + 1, r.x, 1, r.w }, af, 1);
-	iogp_access_set_free(&set);
-	alist_free(&l);
 }
 
 int panel_access_csv(const top_frame *f, FILE *out, char *path, size_t pathlen)
