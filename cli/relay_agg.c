@@ -622,34 +622,22 @@ static int fold(relay_agg *a, uint32_t i)
 	return 0;
 }
 
+/* The message arrays and the per-metric scratch for n metrics: each grows
+ * as grow() grows it from the same capacity, so they keep one. */
 static int scratch(relay_agg *a, uint32_t n)
 {
-	if (n <= a->scratch_cap)
-		return 0;
-	uint32_t c = n + 16;
-	iogp_counter_val *cv = realloc(a->cv, c * sizeof *cv);
-	if (cv)
-		a->cv = cv;
-	iogp_gauge_val *gv = realloc(a->gv, c * sizeof *gv);
-	if (gv)
-		a->gv = gv;
-	iogp_hist_val *hv = realloc(a->hv, c * sizeof *hv);
-	if (hv)
-		a->hv = hv;
-	iogp_exact_val *xv = realloc(a->xv, c * sizeof *xv);
-	if (xv)
-		a->xv = xv;
-	iogp_metric_def *md = realloc(a->md, c * sizeof *md);
-	if (md)
-		a->md = md;
-	sv *t = realloc(a->tmp, c * sizeof *t);
-	if (t) {
-		a->tmp = t;
-		memset(&t[a->scratch_cap], 0, (c - a->scratch_cap) * sizeof *t);
-	}
-	if (!cv || !gv || !hv || !xv || !md || !t)
+	uint32_t c[6];
+	for (int i = 0; i < 6; i++)
+		c[i] = a->scratch_cap;
+	if (grow((void **)&a->cv, &c[0], n, sizeof *a->cv) < 0 ||
+	    grow((void **)&a->gv, &c[1], n, sizeof *a->gv) < 0 ||
+	    grow((void **)&a->hv, &c[2], n, sizeof *a->hv) < 0 ||
+	    grow((void **)&a->xv, &c[3], n, sizeof *a->xv) < 0 ||
+	    grow((void **)&a->md, &c[4], n, sizeof *a->md) < 0 ||
+	    grow((void **)&a->tmp, &c[5], n, sizeof *a->tmp) < 0)
 		return -1;
-	a->scratch_cap = c;
+	memset(&a->tmp[a->scratch_cap], 0, (c[5] - a->scratch_cap) * sizeof *a->tmp);
+	a->scratch_cap = c[5];
 	return 0;
 }
 

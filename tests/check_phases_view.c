@@ -443,14 +443,9 @@ int main(void)
 		fprintf(stderr, "check_phases_view: set IOGRAM_TOP, IOGRAM_BIN, IOGRAM_RUN, IOGRAM_PROGS\n");
 		return 1;
 	}
-	if (tu_system("tmux -V >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "check_phases_view: tmux is needed\n");
+	if (tu_tmux_suite_begin("phases_view", dir, sizeof(dir)) < 0)
 		return 1;
-	}
-	tu_tmpdir(dir, sizeof(dir), "iogram-phases-view");
 	tu_asan_option("verify_asan_link_order=0");
-	setenv("TMUX_TMPDIR", dir, 1);
-	unsetenv("TMUX");
 	snprintf(periodic, sizeof(periodic), "%s/periodic.iogr", dir);
 	snprintf(small, sizeof(small), "%s/small.iogr", dir);
 	snprintf(clean, sizeof(clean), "%s/clean.iogr", dir);
@@ -482,9 +477,6 @@ int main(void)
 #endif
 	};
 	const tu_suite_opts o = { .teardown = tmux_kill, .timeout_s = 120 };
-	int rc = tu_run_cases("phases_view", cases, sizeof(cases) / sizeof(cases[0]), &o);
-	tu_tmux_sweep(dir);   /* the sessions of tests that failed before their teardown */
-	if (rc == 0)
-		tu_rmdir_all(dir);
-	return rc;
+	return tu_tmux_suite_end("phases_view", dir,
+	                         tu_run_cases("phases_view", cases, sizeof(cases) / sizeof(cases[0]), &o));
 }

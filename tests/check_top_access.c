@@ -582,14 +582,9 @@ int main(void)
 		fprintf(stderr, "check_top_access: set IOGRAM_TOP\n");
 		return 1;
 	}
-	if (tu_system("tmux -V >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "check_top_access: tmux is needed\n");
+	if (tu_tmux_suite_begin("top_access", dir, sizeof(dir)) < 0)
 		return 1;
-	}
-	tu_tmpdir(dir, sizeof(dir), "iogram-check-top-access");
 	tu_asan_option("verify_asan_link_order=0");
-	setenv("TMUX_TMPDIR", dir, 1);
-	unsetenv("TMUX");
 	snprintf(rec, sizeof(rec), "%s/access.iogr", dir);
 	Suite *s = suite_create("top_access");
 	TCase *tc = tcase_create("tmux");
@@ -604,10 +599,6 @@ int main(void)
 	tcase_add_test(tc, live_small_things);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
-	sweep();
-	if (!failed)
-		tu_rmdir_all(dir);
-	else
-		fprintf(stderr, "check_top_access: files kept in %s\n", dir);
-	return failed ? 1 : 0;
+	tmux_kill();
+	return tu_tmux_suite_end("top_access", dir, failed);
 }

@@ -194,13 +194,8 @@ int main(void)
 		fprintf(stderr, "check_top_matrix: set IOGRAM_TOP, IOGRAM_SYNTH\n");
 		return 1;
 	}
-	if (tu_system("tmux -V >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "check_top_matrix: tmux is needed\n");
+	if (tu_tmux_suite_begin("top_matrix", dir, sizeof(dir)) < 0)
 		return 1;
-	}
-	tu_tmpdir(dir, sizeof(dir), "iogram-check-top-matrix");
-	setenv("TMUX_TMPDIR", dir, 1);
-	unsetenv("TMUX");
 	snprintf(job, sizeof(job), "%s/job.iogr", dir);
 	if (tu_matrix_job(job) < 0) {
 		fprintf(stderr, "check_top_matrix: cannot write %s\n", job);
@@ -214,11 +209,5 @@ int main(void)
 	tcase_add_test(tc, test_ranks_of_a_node);
 	tcase_add_test(tc, test_no_mpi);
 	suite_add_tcase(s, tc);
-	int failed = tu_run_srunner(s);
-	tu_tmux_sweep(dir);
-	if (!failed)
-		tu_rmdir_all(dir);
-	else
-		fprintf(stderr, "check_top_matrix: files kept in %s\n", dir);
-	return failed ? 1 : 0;
+	return tu_tmux_suite_end("top_matrix", dir, tu_run_srunner(s));
 }

@@ -568,13 +568,8 @@ int main(void)
 		fprintf(stderr, "check_top_nodes: set IOGRAM_TOP, IOGRAM_SYNTH\n");
 		return 1;
 	}
-	if (tu_system("tmux -V >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "check_top_nodes: tmux is needed\n");
+	if (tu_tmux_suite_begin("top_nodes", dir, sizeof(dir)) < 0)
 		return 1;
-	}
-	tu_tmpdir(dir, sizeof(dir), "iogram-check-top-nodes");
-	setenv("TMUX_TMPDIR", dir, 1);
-	unsetenv("TMUX");
 	snprintf(rec, sizeof(rec), "%s/job.iogr", dir);
 	snprintf(truth, sizeof(truth), "%s/truth", dir);
 	snprintf(big, sizeof(big), "%s/big.iogr", dir);
@@ -596,10 +591,6 @@ int main(void)
 	tcase_add_test(tc, test_rates_p99);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
-	sweep();
-	if (!failed)
-		tu_rmdir_all(dir);
-	else
-		fprintf(stderr, "check_top_nodes: files kept in %s\n", dir);
-	return failed ? 1 : 0;
+	tmux_kill();
+	return tu_tmux_suite_end("top_nodes", dir, failed);
 }

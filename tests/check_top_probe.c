@@ -213,13 +213,8 @@ int main(void)
 		fprintf(stderr, "check_top_probe: set IOGRAM_TOP, IOGRAM_FAKE_PROBE, IOGRAM_BIN, IOGRAM_SYNTH\n");
 		return 1;
 	}
-	if (tu_system("tmux -V >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "check_top_probe: tmux is needed\n");
+	if (tu_tmux_suite_begin("top_probe", dir, sizeof(dir)) < 0)
 		return 1;
-	}
-	tu_tmpdir(dir, sizeof(dir), "iogram-check-top-probe");
-	setenv("TMUX_TMPDIR", dir, 1);
-	unsetenv("TMUX");
 	Suite *s = suite_create("top_probe");
 	TCase *tc = tcase_create("tmux");
 	tcase_set_timeout(tc, 120);
@@ -228,11 +223,5 @@ int main(void)
 	tcase_add_test(tc, test_agree_and_none);
 	tcase_add_test(tc, test_live_probe);
 	suite_add_tcase(s, tc);
-	int failed = tu_run_srunner(s);
-	tu_tmux_sweep(dir);
-	if (!failed)
-		tu_rmdir_all(dir);
-	else
-		fprintf(stderr, "check_top_probe: files kept in %s\n", dir);
-	return failed ? 1 : 0;
+	return tu_tmux_suite_end("top_probe", dir, tu_run_srunner(s));
 }

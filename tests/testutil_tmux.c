@@ -1,6 +1,7 @@
 /* testutil_tmux.c - a terminal viewer under test in tmux (testutil_tmux.h). */
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,4 +88,26 @@ const char *tu_snap_file(const char *dir, const char *name, double secs)
 		tu_sleep_ms(100);
 	} while (tu_now() < end);
 	return NULL;
+}
+
+int tu_tmux_suite_begin(const char *name, char *dir, size_t len)
+{
+	if (tu_system("tmux -V >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "check_%s: tmux is needed\n", name);
+		return -1;
+	}
+	tu_tmpdir(dir, len, tu_fmt("iogram-check-%s", name));
+	setenv("TMUX_TMPDIR", dir, 1);
+	unsetenv("TMUX");
+	return 0;
+}
+
+int tu_tmux_suite_end(const char *name, const char *dir, int failed)
+{
+	tu_tmux_sweep(dir);   /* the sessions of tests that failed before their kill */
+	if (!failed)
+		tu_rmdir_all(dir);
+	else
+		fprintf(stderr, "check_%s: files kept in %s\n", name, dir);
+	return failed ? 1 : 0;
 }

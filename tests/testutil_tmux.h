@@ -16,6 +16,12 @@ void tu_tmux_kill(void);
 /* Kill every tmux server with a socket under tmpdir (the TMUX_TMPDIR the
  * test set): the sessions of tests that failed before their teardown. */
 void tu_tmux_sweep(const char *tmpdir);
+/* A tmux suite's start: tmux is there, dir (len bytes) is a new temporary
+ * directory named after the suite and the sessions' TMUX_TMPDIR; 0, or -1
+ * said on stderr. Its end: every session under dir swept, dir removed when
+ * nothing failed (else kept, and said); the exit status. */
+int tu_tmux_suite_begin(const char *name, char *dir, size_t len);
+int tu_tmux_suite_end(const char *name, const char *dir, int failed);
 /* The screen into tu_screen; esc 1: with escape sequences, 2: wrapped
  * lines joined. */
 const char *tu_tmux_capture(int esc);
