@@ -907,7 +907,9 @@ static void summary_send(relay_agg *a, uint32_t i, uint64_t mono, uint64_t wall,
 	m->kind = IOGP_DELTA;
 	m->source = si.id;
 	m->seq = a->seq0 + mb->sum_seq;
-	m->t0_ns = a->last_flush;
+	/* before any flush (a relay started among busy members) no interval
+	 * start is known: not 0, which would make its span the host's uptime */
+	m->t0_ns = a->last_flush ? a->last_flush : mono;
 	m->t1_ns = mono;
 	m->wall_ns = wall;
 	m->ncounters = nc;

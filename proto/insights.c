@@ -135,7 +135,10 @@ static void source_name(const iogp_model *m, size_t i, char *buf, size_t len)
 		snprintf(buf, len, "?");
 		return;
 	}
-	if (si.rank >= 0)
+	const char *members = iogp_model_source_label(m, i, "sources");
+	if (members && iogp_model_source_label(m, i, "aggregate"))   /* as the nodes table names it */
+		snprintf(buf, len, "%s sources (%s)", members, si.node);
+	else if (si.rank >= 0)
 		snprintf(buf, len, "rank %" PRId64 " (%s)", si.rank, si.node);
 	else
 		snprintf(buf, len, "pid %" PRId64 " (%s)", si.pid, si.node);
@@ -237,16 +240,35 @@ static void meta_rule(const iogp_model *m, const iogp_sel *sel, struct out *o)
 	    "(%.0f%% of the time in I/O calls)", ops, t, d, 100.0 * meta / (meta + data));
 }
 
+/* A source's bytes moved and ns in I/O calls; behind an aggregating relay
+ * a member's from its summary (iogp_model_source_roles). */
+static void source_io(const iogp_model *m, const iogp_sel *one, int role, uint64_t *bytes, double *io)
+{
+	if (role == IOGP_ROLE_SUMMARY) {
+		*bytes = counter(m, IOGP_M_SUMMARY_READ_BYTES, one) + counter(m, IOGP_M_SUMMARY_WRITE_BYTES, one);
+		*io = (double)counter(m, IOGP_M_SUMMARY_IO_TIME, one);
+		return;
+	}
+	*bytes = counter(m, IOGP_M_READ_BYTES, one) + counter(m, IOGP_M_WRITE_BYTES, one);
+	*io = hist_sum(m, IOGP_M_READ_LATENCY, one) + hist_sum(m, IOGP_M_WRITE_LATENCY, one) +
+	      hist_sum(m, IOGP_M_META_LATENCY, one);
+}
+
 static void source_rules(const iogp_model *m, const iogp_sel *sel, struct out *o)
 {
-	size_t ns = iogp_model_source_count(m), k = 0, best = 0;
+	size_t all = iogp_model_source_count(m), ns = all, k = 0, best = 0;
 	double *t = malloc((ns + 1) * sizeof *t), *sorted = malloc((ns + 1) * sizeof *sorted);
 	size_t *who = malloc((ns + 1) * sizeof *who);
+	uint8_t *roles = malloc(ns + 1);
 	uint64_t total = 0, top = 0;
-	if (!t || !sorted || !who)
+	if (!t || !sorted || !who || !roles || iogp_model_source_roles(m, roles) < 0)
 		goto out;
-	for (size_t i = 0; i < ns; i++) {
+	for (size_t i = 0; i < all; i++) {
 		iogp_source_info si;
+		if (roles[i] == IOGP_ROLE_SUMMARISED) {
+			ns--;   /* its members' summaries stand for it */
+			continue;
+		}
 		if (iogp_model_source(m, i, &si) < 0)
 			continue;
 		if (sel && sel->kind == IOGP_SEL_NODE && strcmp(si.node, sel->node))
@@ -254,14 +276,14 @@ static void source_rules(const iogp_model *m, const iogp_sel *sel, struct out *o
 		if (sel && sel->kind == IOGP_SEL_SOURCE && si.id != sel->source)
 			continue;
 		iogp_sel one = { .kind = IOGP_SEL_SOURCE, .source = si.id };
-		uint64_t b = counter(m, IOGP_M_READ_BYTES, &one) + counter(m, IOGP_M_WRITE_BYTES, &one);
+		uint64_t b;
+		double io;
+		source_io(m, &one, roles[i], &b, &io);
 		total += b;
 		if (b > top) {
 			top = b;
 			best = i;
 		}
-		double io = hist_sum(m, IOGP_M_READ_LATENCY, &one) + hist_sum(m, IOGP_M_WRITE_LATENCY, &one) +
-		            hist_sum(m, IOGP_M_META_LATENCY, &one);
 		if (io > 0) {
 			t[k] = io;
 			sorted[k] = io;
@@ -300,6 +322,7 @@ out:
 	free(t);
 	free(sorted);
 	free(who);
+	free(roles);
 }
 
 static void phase_rules(const iogp_model *m, struct out *o)

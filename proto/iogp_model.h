@@ -141,6 +141,24 @@ IOGP_API int iogp_model_source_index(const iogp_model *m, uint64_t id, size_t *i
 /* Label value of source i, or NULL. */
 IOGP_API const char *iogp_model_source_label(const iogp_model *m, size_t i, const char *key);
 IOGP_API size_t iogp_model_source_labels(const iogp_model *m, size_t i, const iogp_label **labels);
+/* Behind an aggregating relay (`iogram relay --aggregate node|job
+ * --summaries`) a group's sum comes as one source (label "aggregate") and
+ * each member's summary under the member's own id (label "summary"). Into
+ * roles[0..count-1]: IOGP_ROLE_PLAIN, IOGP_ROLE_SUMMARY, IOGP_ROLE_AGGREGATE,
+ * or IOGP_ROLE_SUMMARISED: an aggregate whose members' summaries are here
+ * too (a node aggregate with a summary on its node, a job aggregate with a
+ * summary of its job), so per-source views show the summaries instead.
+ * O(sources). 0, IOGP_EINVAL or IOGP_ENOMEM. */
+enum { IOGP_ROLE_PLAIN = 0, IOGP_ROLE_SUMMARY, IOGP_ROLE_AGGREGATE, IOGP_ROLE_SUMMARISED };
+IOGP_API int iogp_model_source_roles(const iogp_model *m, uint8_t *roles);
+/* A summary's metrics (cli/relay_agg.h), from the member's POSIX layer:
+ * counters since its first summary, and the gauge: the p99 (ns) of its
+ * reads and writes in the relay's last interval. */
+#define IOGP_M_SUMMARY_READ_BYTES "summary.read.bytes"
+#define IOGP_M_SUMMARY_WRITE_BYTES "summary.write.bytes"
+#define IOGP_M_SUMMARY_OPS "summary.ops"           /* reads + writes */
+#define IOGP_M_SUMMARY_IO_TIME "summary.io_time"   /* ns in read, write and meta calls */
+#define IOGP_M_SUMMARY_P99 "summary.latency.p99"
 
 /* Nodes: distinct node names in order of first appearance. */
 IOGP_API size_t iogp_model_node_count(const iogp_model *m);

@@ -67,6 +67,7 @@ typedef struct iogp_node_table {
 	double median_io_s;   /* median I/O time of the rows that did I/O; NAN: none */
 	size_t with_io;       /* rows that did I/O */
 	int has_qd;           /* the layer has a queue depth */
+	size_t from_summaries; /* rows from a relay's summaries (in a window: no I/O time) */
 } iogp_node_table;
 
 /* Build t (free with iogp_node_table_free, also after an error) from the
@@ -77,7 +78,21 @@ typedef struct iogp_node_table {
  * source was there. A node's rates are over the span of its sources
  * together; its share is its sources' time in I/O calls over their wall
  * times added up (threads and asynchronous requests can take it past
- * 100%). Returns 0, IOGP_ENOMEM. */
+ * 100%).
+ * Behind an aggregating relay (`iogram relay --aggregate node|job
+ * --summaries`, iogp_model_source_roles): a node's row comes from its
+ * node aggregate (its "sources" members counted as its sources, their
+ * wall times as the aggregate's span each), never from the summaries on
+ * it; a node without one (behind a job aggregate) from its members'
+ * summaries; a job aggregate is a row "job NAME" only while no summary of
+ * its members is here. A source row per summary ("rank 3 (node001)"),
+ * none for a summarised aggregate; an aggregate without summaries is one
+ * row "48 sources (node001)". Rows from summaries: read/write bytes/s,
+ * ops/s (reads and writes are one count: all in the direction that moved
+ * bytes, NAN for both when both did), I/O time, I/O share and vs median
+ * since start; p99: the member's last relay interval (a node: NAN); p50
+ * and QD p99: NAN; in a window all but that p99 NAN (no window of the
+ * summaries' counters is kept). Returns 0, IOGP_ENOMEM. */
 int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt_opts *o);
 void iogp_node_table_free(iogp_node_table *t);
 

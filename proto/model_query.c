@@ -85,6 +85,73 @@ size_t iogp_model_source_labels(const iogp_model *m, size_t i, const iogp_label 
 	return m->src[i].nlabels;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A source's labels "summary", "aggregate" and "job" in one pass (a
+ * viewer asks for every source each frame: thousands of them). */
+static void role_labels(const struct source *s, const char **sum, const char **agg, const char **job)
+{
+	*sum = *agg = *job = NULL;
+	for (uint32_t k = 0; k < s->nlabels; k++) {
+		const char *key = s->labels[k].key;
+		if (key[0] == 's' && strcmp(key, "summary") == 0)
+			*sum = s->labels[k].value;
+		else if (key[0] == 'a' && strcmp(key, "aggregate") == 0)
+			*agg = s->labels[k].value;
+		else if (key[0] == 'j' && strcmp(key, "job") == 0)
+			*job = s->labels[k].value;
+	}
+}
+
+int iogp_model_source_roles(const iogp_model *m, uint8_t *roles)
+{
+	if (m == NULL || roles == NULL)
+		return IOGP_EINVAL;
+	const char *sum, *agg, *job;
+	bool any_agg = false, any_sum = false;
+	for (uint32_t i = 0; i < m->nsrc; i++) {
+		role_labels(&m->src[i], &sum, &agg, &job);
+		roles[i] = sum != NULL ? IOGP_ROLE_SUMMARY : agg != NULL ? IOGP_ROLE_AGGREGATE : IOGP_ROLE_PLAIN;
+		any_sum |= sum != NULL;
+		any_agg |= sum == NULL && agg != NULL;
+	}
+	if (!any_agg || !any_sum)
+		return 0;   /* no aggregate has summaries here */
+	/* which nodes and jobs have summaries: their aggregates are summarised */
+	bool *node_sum = calloc(m->nnodes ? m->nnodes : 1, sizeof *node_sum);
+	const char **jobs = malloc(m->nsrc * sizeof *jobs);
+	size_t nj = 0;
+	if (node_sum == NULL || jobs == NULL) {
+		free(node_sum);
+		free(jobs);
+		return IOGP_ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->nsrc; i++) {
+		if (roles[i] != IOGP_ROLE_SUMMARY)
+			continue;
+		role_labels(&m->src[i], &sum, &agg, &job);
+		node_sum[m->src[i].node] = true;
+		if (job != NULL)
+			jobs[nj++] = job;
+	}
+	qsort(jobs, nj, sizeof *jobs, cmp_str);
+	for (uint32_t i = 0; i < m->nsrc; i++) {
+		if (roles[i] != IOGP_ROLE_AGGREGATE)
+			continue;
+		role_labels(&m->src[i], &sum, &agg, &job);
+		bool covered = strcmp(agg, "job") != 0 ? node_sum[m->src[i].node]
+		               : job != NULL && bsearch(&job, jobs, nj, sizeof *jobs, cmp_str) != NULL;
+		if (covered)
+			roles[i] = IOGP_ROLE_SUMMARISED;
+	}
+	free(node_sum);
+	free(jobs);
+	return 0;
+}
+
 size_t iogp_model_node_count(const iogp_model *m)
 {
 	return m != NULL ? m->nnodes : 0;

@@ -10,6 +10,7 @@
 
 #include "iogp_err.h"
 #include "iogp_layers.h"
+#include "iogp_model.h"
 #include "iogp_node_table.h"
 #include "iogp_units.h"
 
@@ -171,6 +172,44 @@ static int fill_counts(ctx *c, const iogp_sel *sel, iogp_nt_row *r)
 	return 0;
 }
 
+/* A row from summaries (IOGP_ROLE_SUMMARY: a member behind an aggregating
+ * relay; POSIX layer only): bytes, requests and I/O time from the
+ * summaries' counters since start, over the span as other rows. The ops
+ * are reads and writes together: all of them go to the one direction that
+ * moved bytes (reads when neither did), both directions NAN when both did.
+ * p99: a source's gauge, its reads' and writes' in the relay's last
+ * interval (NAN for a node: p99s do not add up). p50 and the queue depth:
+ * NAN (not summarised). In a window everything but that p99 is NAN: the
+ * rate rings and the window slots hold neither the summaries' counters
+ * nor their history. */
+static void fill_summary(const ctx *c, const iogp_sel *sel, int layer, iogp_nt_row *r)
+{
+	if (layer != IOGP_LAYER_POSIX)
+		return;
+	int64_t p99 = 0;
+	if (sel->kind == IOGP_SEL_SOURCE && r->span_s > 0 &&
+	    iogp_model_gauge(c->m, IOGP_M_SUMMARY_P99, sel, &p99) == 0 && p99 > 0)
+		r->v[IOGP_NT_P99] = (double)p99;
+	if (c->window)
+		return;
+	uint64_t rb = 0, wb = 0, ops = 0, io = 0;
+	iogp_model_counter(c->m, IOGP_M_SUMMARY_READ_BYTES, sel, &rb);   /* absent: 0 */
+	iogp_model_counter(c->m, IOGP_M_SUMMARY_WRITE_BYTES, sel, &wb);
+	iogp_model_counter(c->m, IOGP_M_SUMMARY_OPS, sel, &ops);
+	iogp_model_counter(c->m, IOGP_M_SUMMARY_IO_TIME, sel, &io);
+	double s = r->span_s;
+	r->v[IOGP_NT_IOTIME] = (double)io / 1e9;
+	r->requests = ops;
+	if (s <= 0)
+		return;
+	r->v[IOGP_NT_READ_BPS] = (double)rb / s;
+	r->v[IOGP_NT_WRITE_BPS] = (double)wb / s;
+	if (!rb || !wb) {
+		r->v[IOGP_NT_READ_OPS] = wb ? 0 : (double)ops / s;
+		r->v[IOGP_NT_WRITE_OPS] = wb ? (double)ops / s : 0;
+	}
+}
+
 /* A source's wall span: from its first interval's start (its monotonic
  * start before its last message) to its last message; in a window, the
  * part inside it. 0 when it has no wall time yet. */
@@ -265,6 +304,95 @@ static int finish(iogp_node_table *t)
 	return 0;
 }
 
+/* Members an aggregate stands for (its label "sources"); 1 for a source. */
+static uint32_t members_of(const iogp_model *m, size_t i, int role)
+{
+	if (role != IOGP_ROLE_AGGREGATE && role != IOGP_ROLE_SUMMARISED)
+		return 1;
+	const char *n = iogp_model_source_label(m, i, "sources");
+	unsigned long v = n ? strtoul(n, NULL, 10) : 0;
+	return v && v < UINT32_MAX ? (uint32_t)v : 1;
+}
+
+/* A job's aggregate: its host, and so its node, is the job's name. */
+static int job_aggregate(const iogp_model *m, size_t i)
+{
+	const char *k = iogp_model_source_label(m, i, "aggregate");
+	return k && !strcmp(k, "job");
+}
+
+/* A row per node, kind[node] what it is made of: 1 its sources' posix.*
+ * metrics (plain sources, a node's aggregate), 2 its summaries when it has
+ * no such source (behind a job aggregate), 0 neither (a job aggregate's
+ * name when its members' summaries are here: their nodes show them).
+ * An aggregate alone (no summaries) is a row: "job NAME" for a job's. */
+static void node_rows(iogp_node_table *t, const iogp_model *m, const nref *refs, const uint8_t *roles,
+                     uint8_t *kind)
+{
+	size_t nn = iogp_model_node_count(m), ns = iogp_model_source_count(m), plain = 0;
+	for (size_t i = 0; i < nn; i++) {
+		row_init(&t->rows[i]);
+		snprintf(t->rows[i].name, sizeof(t->rows[i].name), "%s", iogp_model_node(m, i));
+		snprintf(t->rows[i].node, sizeof(t->rows[i].node), "%s", iogp_model_node(m, i));
+		t->n++;
+	}
+	while (plain < ns && roles[plain] == IOGP_ROLE_PLAIN)
+		plain++;
+	if (plain == ns) {   /* no relay: every node from its sources, as ever */
+		memset(kind, 1, nn);
+		return;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		iogp_source_info si;
+		long ni;
+		if (iogp_model_source(m, i, &si) < 0 || (ni = node_index(refs, nn, m, si.node)) < 0)
+			continue;
+		if (roles[i] == IOGP_ROLE_SUMMARY) {
+			if (!kind[ni])
+				kind[ni] = 2;
+			continue;
+		}
+		int job = job_aggregate(m, i);
+		if (roles[i] == IOGP_ROLE_SUMMARISED && job)
+			continue;
+		kind[ni] = 1;
+		if (job)
+			snprintf(t->rows[ni].name, sizeof(t->rows[ni].name), "job %s", si.node);
+	}
+}
+
+/* A source's row: "rank 3 (node001)", "pid 77 (node001)", an aggregate
+ * of n members (no summaries of them here) "48 sources (node001)";
+ * without the node when the table is one node's. */
+static void source_row(iogp_nt_row *r, const iogp_source_info *si, uint32_t aggregate, int one_node)
+{
+	row_init(r);
+	r->source = si->id;
+	r->rank = si->rank;
+	r->pid = si->pid;
+	snprintf(r->node, sizeof(r->node), "%s", si->node ? si->node : "");
+	const char *what = si->rank >= 0 ? "rank" : "pid";
+	int64_t num = si->rank >= 0 ? si->rank : si->pid;
+	if (aggregate && one_node)
+		snprintf(r->name, sizeof(r->name), "%u sources", aggregate);
+	else if (aggregate)
+		snprintf(r->name, sizeof(r->name), "%u sources (%s)", aggregate, r->node);
+	else if (one_node)
+		snprintf(r->name, sizeof(r->name), "%s %" PRId64, what, num);
+	else
+		snprintf(r->name, sizeof(r->name), "%s %" PRId64 " (%s)", what, num, r->node);
+}
+
+/* Node rows made of nothing (kind 0) left out, the order kept. */
+static void drop_empty(iogp_node_table *t, const uint8_t *kind)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (kind[i])
+			t->rows[k++] = t->rows[i];
+	t->n = k;
+}
+
 int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt_opts *o)
 {
 	memset(t, 0, sizeof(*t));
@@ -293,19 +421,17 @@ int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt
 	size_t cap = t->scope == IOGP_NT_NODES ? nn : ns;
 	nref *refs = calloc(nn ? nn : 1, sizeof(*refs));
 	uint64_t *lo = calloc(cap ? cap : 1, sizeof(uint64_t)), *hi = calloc(cap ? cap : 1, sizeof(uint64_t));
+	uint8_t *roles = malloc(ns ? ns : 1), *kind = calloc(cap ? cap : 1, 1);
 	t->rows = calloc(cap ? cap : 1, sizeof(*t->rows));
-	int rc = refs && lo && hi && t->rows ? 0 : IOGP_ENOMEM;
+	int rc = refs && lo && hi && roles && kind && t->rows ? 0 : IOGP_ENOMEM;
+	if (!rc)
+		rc = iogp_model_source_roles(m, roles);
 	for (size_t i = 0; i < nn && !rc; i++)
 		refs[i] = (nref){ iogp_model_node(m, i), i };
 	if (!rc)
 		qsort(refs, nn, sizeof(*refs), cmp_nref);
-	if (t->scope == IOGP_NT_NODES)
-		for (size_t i = 0; i < nn && !rc; i++) {
-			row_init(&t->rows[i]);
-			snprintf(t->rows[i].name, sizeof(t->rows[i].name), "%s", iogp_model_node(m, i));
-			snprintf(t->rows[i].node, sizeof(t->rows[i].node), "%s", iogp_model_node(m, i));
-			t->n++;
-		}
+	if (t->scope == IOGP_NT_NODES && !rc)
+		node_rows(t, m, refs, roles, kind);
 	/* spans: a node's its sources' together, their wall times added up for the share */
 	for (size_t i = 0; i < ns && !rc; i++) {
 		iogp_source_info si;
@@ -315,36 +441,33 @@ int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt
 		source_span(&c, &si, &a, &b);
 		iogp_nt_row *r;
 		size_t k;
+		uint32_t members = members_of(m, i, roles[i]);
 		if (t->scope == IOGP_NT_NODES) {
 			long ni = node_index(refs, nn, m, si.node);
-			if (ni < 0)
+			/* a node's row: from its posix sources, else its summaries */
+			if (ni < 0 || !kind[ni] || kind[ni] != (roles[i] == IOGP_ROLE_SUMMARY ? 2 : 1) ||
+			    (roles[i] == IOGP_ROLE_SUMMARISED && job_aggregate(m, i)))
 				continue;
 			k = (size_t)ni;
 			r = &t->rows[k];
 		} else {
+			if (roles[i] == IOGP_ROLE_SUMMARISED)
+				continue;   /* its members' summaries are the rows */
 			if (o && o->node && strcmp(o->node, si.node ? si.node : ""))
 				continue;
 			k = t->n++;
 			r = &t->rows[k];
-			row_init(r);
-			r->source = si.id;
-			r->rank = si.rank;
-			r->pid = si.pid;
-			snprintf(r->node, sizeof(r->node), "%s", si.node ? si.node : "");
-			const char *what = si.rank >= 0 ? "rank" : "pid";
-			int64_t num = si.rank >= 0 ? si.rank : si.pid;
-			if (o && o->node)
-				snprintf(r->name, sizeof(r->name), "%s %" PRId64, what, num);
-			else
-				snprintf(r->name, sizeof(r->name), "%s %" PRId64 " (%s)", what, num, r->node);
+			kind[k] = roles[i] == IOGP_ROLE_SUMMARY ? 2 : 1;
+			source_row(r, &si, roles[i] == IOGP_ROLE_AGGREGATE ? members : 0, o && o->node);
 		}
-		r->sources++;
+		r->sources += members;
 		if (b > a) {
 			if (!hi[k] || a < lo[k])
 				lo[k] = a;
 			if (b > hi[k])
 				hi[k] = b;
-			r->proc_s += (double)(b - a) / 1e9;
+			/* an aggregate: its members' wall times, as if there all along */
+			r->proc_s += (double)(b - a) / 1e9 * members;
 		}
 	}
 	for (size_t i = 0; i < t->n && !rc; i++) {
@@ -352,11 +475,21 @@ int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt
 		iogp_sel sel = t->scope == IOGP_NT_NODES ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = r->node }
 		                                        : (iogp_sel){ .kind = IOGP_SEL_SOURCE, .source = r->source };
 		r->span_s = hi[i] > lo[i] ? (double)(hi[i] - lo[i]) / 1e9 : 0;
-		if ((rc = fill_hists(&c, &sel, r)) < 0 || (rc = fill_counts(&c, &sel, r)) < 0)
+		if (!kind[i])
+			continue;   /* left out below */
+		if (kind[i] == 2) {
+			fill_summary(&c, &sel, t->layer, r);
+			t->from_summaries++;
+		}
+		else if ((rc = fill_hists(&c, &sel, r)) < 0 || (rc = fill_counts(&c, &sel, r)) < 0)
 			break;
 		if (r->proc_s > 0 && !isnan(r->v[IOGP_NT_IOTIME]))
 			r->v[IOGP_NT_SHARE] = r->v[IOGP_NT_IOTIME] / r->proc_s;
 	}
+	if (!rc && t->scope == IOGP_NT_NODES)
+		drop_empty(t, kind);
+	free(roles);
+	free(kind);
 	free(refs);
 	free(lo);
 	free(hi);

@@ -6,6 +6,8 @@
  * --truth, also across a relay killed and restarted mid-run, a job restarted
  * under new source ids, and hostile input. */
 #include <check.h>
+#include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include <zmq.h>
 
 #include "iogp.h"
+#include "iogp_node_table.h"
 #include "realistic.h"
 #include "relay_agg.h"
 #include "testutil.h"
@@ -207,6 +210,49 @@ static void to_nothing(void *ctx, iogp_kind kind, uint64_t source, const uint8_t
 	(*(int *)ctx)++;
 }
 
+/* The interval of a member's summary DELTA (source 1) a flush sends. */
+static void summary_t0(void *ctx, iogp_kind kind, uint64_t source, const uint8_t *p, size_t n)
+{
+	static iogp_msg m;
+	if (kind != IOGP_DELTA || source != 1)
+		return;
+	ck_assert_int_eq(iogp_msg_decode(&m, p, n, NULL, 0), 0);
+	((uint64_t *)ctx)[0] = m.t0_ns;
+	((uint64_t *)ctx)[1] = m.t1_ns;
+}
+
+START_TEST(test_summary_interval)
+{
+	/* a relay started among busy members: its first summaries' interval
+	 * starts at that flush, not at 0 (a span of the host's uptime) */
+	relay_agg *a = relay_agg_new(RELAY_AGG_NODE, 1, 1);
+	realistic *r = realistic_new(3);
+	iogp_msg m;
+	iogp_msg_init(&m);
+	uint8_t *buf = malloc(IOGP_MAX_PAYLOAD);
+	uint64_t t[2] = { 0, 0 };
+	for (uint64_t seq = 0; seq < 3; seq++) {
+		if (seq)
+			realistic_delta(r, &m, seq);
+		else
+			realistic_hello(r, &m);
+		m.source = 1;
+		long n = iogp_msg_encode(&m, buf, IOGP_MAX_PAYLOAD);
+		ck_assert_int_eq(relay_agg_feed(a, buf, (size_t)n, 1), 0);
+		if (!seq)
+			continue;
+		relay_agg_flush(a, seq * 5000000000ull, seq, summary_t0, t);
+		/* first [5 s, 5 s], then [5 s, 10 s]: from the previous flush */
+		ck_assert_uint_eq(t[0], 5000000000ull);
+		ck_assert_uint_eq(t[1], seq * 5000000000ull);
+	}
+	free(buf);
+	iogp_msg_free(&m);
+	realistic_free(r);
+	relay_agg_free(a);
+}
+END_TEST
+
 START_TEST(test_inprocess_hostile)
 {
 	/* realistic DELTAs of 8 sources, each also fed damaged (bytes flipped,
@@ -331,6 +377,35 @@ static uint64_t truth_of(const char *truth, const char *metric)
 	return v;
 }
 
+/* Behind node relays under a job relay: the nodes and ranks table from
+ * the members' summaries (the job streams' names are no nodes). */
+static void check_job_tables(const iogp_model *m, const char *truth)
+{
+	iogp_node_table t;
+	iogp_nt_opts o = { .scope = IOGP_NT_NODES };
+	ck_assert_int_eq(iogp_node_table_build(&t, m, &o), 0);
+	ck_assert_uint_eq(t.n, 8);
+	double bytes = 0;
+	uint32_t sources = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		ck_assert_str_eq(t.rows[i].name, tu_fmt("node%04zu", i));
+		bytes += t.rows[i].v[IOGP_NT_READ_BPS] * t.rows[i].span_s;
+		sources += t.rows[i].sources;
+		ck_assert(t.rows[i].v[IOGP_NT_IOTIME] > 0);
+	}
+	uint64_t want = truth_of(truth, "posix.read.bytes");
+	ck_assert_msg(fabs(bytes - (double)want) <= 1e-6 * (double)want, "nodes read %.0f, truth %" PRIu64,
+	              bytes, want);
+	ck_assert_uint_eq(sources, 96);
+	iogp_node_table_free(&t);
+	o.scope = IOGP_NT_SOURCES;
+	ck_assert_int_eq(iogp_node_table_build(&t, m, &o), 0);
+	ck_assert_uint_eq(t.n, 96);
+	for (size_t i = 0; i < t.n; i++)
+		ck_assert_msg(!strncmp(t.rows[i].name, "rank ", 5), "row %s", t.rows[i].name);
+	iogp_node_table_free(&t);
+}
+
 static int stop(pid_t p)
 {
 	return tu_stop(p, SIGTERM, 15);
@@ -384,6 +459,7 @@ START_TEST(test_tree_exact)
 		ck_assert_int_lt(p99, 100000000);
 	}
 	ck_assert_int_eq(summaries, 96);
+	check_job_tables(m, truth);
 	iogp_model_free(m);
 	char *e1 = slurp(tu_fmt("%s/r1.err", dir)), *e2 = slurp(tu_fmt("%s/r2.err", dir));
 	ck_assert_msg(strstr(e1, "from 96 sources into 8 node streams") != NULL, "%s", e1);
@@ -530,6 +606,7 @@ int main(void)
 	const tu_case cases[] = {
 		{ "inprocess_exact", test_inprocess_exact },
 		{ "inprocess_hostile", test_inprocess_hostile },
+		{ "summary_interval", test_summary_interval },
 		{ "tree_exact", test_tree_exact },
 		{ "tree_restarts", test_tree_restarts },
 		{ "hostile_input", test_hostile_input },
