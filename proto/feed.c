@@ -210,7 +210,7 @@ static int ensure_socket(iogp_feed *f, char *err, size_t errlen)
 	}
 	if (f->sub)
 		return 0;
-	if (!(f->buf = malloc(IOGP_MAX_PAYLOAD)))
+	if (!(f->buf = malloc(2 * (size_t)IOGP_MAX_PAYLOAD + 8)))
 		return IOGP_ENOMEM;
 	f->ctx = zmq_ctx_new();
 	f->sub = f->ctx ? iogp_sub_socket(f->ctx, f->o.hwm) : NULL;
@@ -336,21 +336,44 @@ int iogp_feed_take_events(iogp_feed *f, char *buf, size_t len)
 	return n;
 }
 
+/* Messages are taken a few at a time (iogp_model_feed_many fetches the
+ * state of a batch at once): buf holds two payloads' worth, so the next
+ * one always fits whole after those already taken. */
+#define PUMP_BATCH 8
+
 static long pump_live(iogp_feed *f)
 {
 	uint64_t t0 = iogp_mono_ns();
-	long n = 0;
+	long n = 0, taken = 0;   /* applied; taken off the socket, refused ones too */
 	for (;;) {
-		long len = iogp_sub_recv(f->sub, f->buf, IOGP_MAX_PAYLOAD);
-		if (len == -1)
-			break;
-		if (len == -2) {
-			f->malformed++;
-			continue;
+		const void *p[PUMP_BATCH];
+		size_t len[PUMP_BATCH], off = 0, k = 0;
+		long got = 0;
+		for (int tries = 0; k < PUMP_BATCH && off <= IOGP_MAX_PAYLOAD && tries < PUMP_BATCH; tries++) {
+			got = iogp_sub_recv(f->sub, f->buf + off, IOGP_MAX_PAYLOAD);
+			if (got == -1)
+				break;
+			if (got == -2) {
+				f->malformed++;
+				continue;
+			}
+			p[k] = f->buf + off;
+			len[k++] = (size_t)got;
+			off += ((size_t)got + 7) & ~(size_t)7;
 		}
-		apply(f, f->buf, (size_t)len, iogp_wall_ns());
-		/* bounded: a flood must not starve the keyboard */
-		if (++n % 256 == 0 && iogp_mono_ns() - t0 > f->o.budget_ns)
+		uint64_t now = iogp_wall_ns();
+		iogp_model_feed_many(f->m, p, len, k, now);
+		for (size_t i = 0; i < k && f->rec; i++) {
+			int rc = iogp_recorder_add(f->rec, p[i], len[i], now);
+			if (rc == IOGP_EIO || rc == IOGP_ENOMEM)
+				rec_fail(f, rc);
+		}
+		n += (long)k;
+		if (got == -1)
+			break;
+		/* bounded: a flood, of garbage too, must not starve the keyboard */
+		taken += PUMP_BATCH;
+		if (taken % 256 == 0 && iogp_mono_ns() - t0 > f->o.budget_ns)
 			break;
 	}
 	iogp_model_tick(f->m, iogp_wall_ns());

@@ -60,8 +60,9 @@ const char *iogp_layer_metric(int layer, const char *posix_metric);
 /* What a slot measures, for "no <what> in the STDIO layer": "queue depth". */
 const char *iogp_layer_slot_label(int slot);
 /* The viewers' rate set: every layer's read and write bytes (the layer key
- * switches between them), then with_ops POSIX's read and write ops; how
- * many went into out (at most max). */
+ * switches between them), then with_ops POSIX's read and write ops, then
+ * an aggregating relay's summary counters (summary.*); how many went into
+ * out (at most max). */
 unsigned iogp_layer_rate_set(const char **out, unsigned max, int with_ops);
 /* "posix, stdio" into buf (for usage and errors). */
 const char *iogp_layer_names(char *buf, unsigned long len);

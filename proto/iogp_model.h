@@ -14,7 +14,7 @@
 
 typedef struct iogp_model iogp_model;
 
-#define IOGP_MODEL_MAX_RATES 8
+#define IOGP_MODEL_MAX_RATES 12
 
 /* All fields 0 = default; fields added here keep 0 meaning "as before". */
 typedef struct iogp_model_opts {
@@ -98,6 +98,16 @@ IOGP_API int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_
 /* Decode with the model's own scratch message, then apply. Decode errors are
  * counted (iogp_model_stats.bad_messages) and returned. */
 IOGP_API int iogp_model_feed(iogp_model *m, const void *payload, size_t len, uint64_t recv_ns);
+/* A hint, no effect on any result: source's slots and their map toward the
+ * cache, for a caller with other work to do (decoding its DELTA) before it
+ * applies a message of it. */
+IOGP_API void iogp_model_prefetch(const iogp_model *m, uint64_t source);
+/* iogp_model_feed of n payloads in order, all received at recv_ns, with the
+ * same result; faster when sources are many: the state each message touches
+ * is fetched from memory for several messages at once, before they are
+ * applied (model_batch.c). Returns how many were applied without error. */
+IOGP_API size_t iogp_model_feed_many(iogp_model *m, const void *const *payload, const size_t *len,
+                                     size_t n, uint64_t recv_ns);
 
 /* NEW and QUIET, and GONE by silence, are judged against the clock given to
  * iogp_model_tick (the recv_ns clock); a model never ticked reports only

@@ -67,7 +67,7 @@ typedef struct iogp_node_table {
 	double median_io_s;   /* median I/O time of the rows that did I/O; NAN: none */
 	size_t with_io;       /* rows that did I/O */
 	int has_qd;           /* the layer has a queue depth */
-	size_t from_summaries; /* rows from a relay's summaries (in a window: no I/O time) */
+	size_t from_summaries; /* rows from a relay's summaries */
 } iogp_node_table;
 
 /* Build t (free with iogp_node_table_free, also after an error) from the
@@ -90,9 +90,11 @@ typedef struct iogp_node_table {
  * row "48 sources (node001)". Rows from summaries: read/write bytes/s,
  * ops/s (reads and writes are one count: all in the direction that moved
  * bytes, NAN for both when both did), I/O time, I/O share and vs median
- * since start; p99: the member's last relay interval (a node: NAN); p50
- * and QD p99: NAN; in a window all but that p99 NAN (no window of the
- * summaries' counters is kept). Returns 0, IOGP_ENOMEM. */
+ * since start or, in a window, from the summaries' rate rings (the
+ * viewers' rate set holds them: iogp_layer_rate_set; NAN when the model
+ * keeps no rate of them or its ring does not reach back over the window);
+ * p99: the member's last relay interval (a node: NAN); p50 and QD p99:
+ * NAN. Returns 0, IOGP_ENOMEM. */
 int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt_opts *o);
 void iogp_node_table_free(iogp_node_table *t);
 

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "iogp_layers.h"
+#include "iogp_model.h"
 #include "iogp_metrics.h"
 
 static const iogp_layer layers[IOGP_LAYER_N] = {
@@ -105,5 +106,11 @@ unsigned iogp_layer_rate_set(const char **out, unsigned max, int with_ops)
 	for (int k = IOGP_SLOT_READ_OPS; with_ops && k <= IOGP_SLOT_WRITE_OPS; k++)
 		if (n < max)
 			out[n++] = iogp_layer_slot_metric(IOGP_LAYER_POSIX, k);
+	/* an aggregating relay's per-source summaries, for their rows in a
+	 * window (node_table.c); a ring gives them room only if they come */
+	static const char *const sum[] = { IOGP_M_SUMMARY_READ_BYTES, IOGP_M_SUMMARY_WRITE_BYTES,
+	                                   IOGP_M_SUMMARY_OPS, IOGP_M_SUMMARY_IO_TIME };
+	for (unsigned k = 0; k < sizeof(sum) / sizeof(*sum) && n < max; k++)
+		out[n++] = sum[k];
 	return n;
 }

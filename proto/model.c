@@ -217,6 +217,21 @@ uint32_t model__src_find(const iogp_model *m, uint64_t id)
 	return imap_get(&m->src_map, model__hash_u64(id), eq_src, m, &id);
 }
 
+/* Where source id would be in the map: its bucket (stage 0), then the
+ * source its bucket names, unchecked (stage 1). Prefetch hints for a
+ * batch (model_batch.c): never read as an answer. */
+const void *model__src_hint(const iogp_model *m, uint64_t id, int stage)
+{
+	const struct imap *im = &m->src_map;
+
+	if (im->t == NULL)
+		return NULL;
+	const struct imap_ent *e = &im->t[model__hash_u64(id) & im->mask];
+	if (stage == 0)
+		return e;
+	return e->v != 0 && e->v - 1 < m->nsrc ? (const void *)&m->src[e->v - 1] : NULL;
+}
+
 uint32_t model__node_find(const iogp_model *m, const char *name)
 {
 	return imap_get(&m->node_map, hash_str(name), eq_node, m, name);
@@ -407,6 +422,7 @@ void iogp_model_free(iogp_model *m)
 	imap_free(&m->scheme_map);
 	iogp_hist_free(&m->hs);
 	iogp_msg_free(&m->scratch);
+	model__batch_free(m);
 	imap_free(&m->rk_map[0]);
 	imap_free(&m->rk_map[1]);
 	free(m->all);
@@ -814,3 +830,4 @@ void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st)
 	}
 	*st = m->st;
 }
+

@@ -823,6 +823,27 @@ void model__agg_prefetch(const iogp_model *m, const struct source *s, const stru
 	}
 }
 
+void model__agg_prefetch_deep(const iogp_model *m, const struct source *s, const struct slot *sl,
+                              int depth)
+{
+	const struct node *n = &m->nodes[s->node];
+	const struct agg *a;
+
+	if (!m->opts.live || !sl->linked || sl->kind != IOGP_HISTOGRAM || sl->gm >= n->nagg ||
+	    (a = n->agg[sl->gm]) == NULL)
+		return;
+	if (depth == 0) {
+		__builtin_prefetch(a);
+	} else if (depth == 1) {
+		/* a few lines spread over the bins: a DELTA's land all over them */
+		for (uint32_t i = 0; a->cum.b != NULL && i < a->cum.n; i += a->cum.n / 6 + 4)
+			__builtin_prefetch(&a->cum.b[i]);
+		model__wring_prefetch(m, a->nw, 0, false);
+	} else {
+		model__wring_prefetch(m, a->nw, 0, true);
+	}
+}
+
 size_t model__agg_bytes(const iogp_model *m)
 {
 	return m->agg_bytes;

@@ -169,8 +169,8 @@ static void hs_store(iogp_model *m, struct slot *sl)
 	iogp_hist *h = &m->hs;
 
 	sl->bins = h->bins;
-	sl->n = h->n;
-	sl->cap = h->cap;
+	sl->n = (uint32_t)h->n;
+	sl->cap = (uint32_t)h->cap;
 	sl->total = h->total;
 	h->bins = NULL;
 	h->n = h->cap = 0;
@@ -488,7 +488,16 @@ static void times_note(struct source *s, const iogp_msg *msg, bool snapshot)
 static int catalog_apply(iogp_model *m, uint32_t si, const iogp_msg *msg)
 {
 	int r = model__labels_set(m, si, msg);
+	struct source *s = &m->src[si];
 
+	/* a first catalog of an agent's size: slots for exactly its metrics
+	 * (doubling as they came left a third of them empty: ~1 KB a source);
+	 * a bigger one grows as the caps let its metrics in */
+	if (r == 0 && s->slots == NULL && msg->nmetrics > 0 && msg->nmetrics <= 256) {
+		if ((s->slots = malloc((size_t)msg->nmetrics * sizeof *s->slots)) == NULL)
+			return IOGP_ENOMEM;
+		s->slots_cap = msg->nmetrics;
+	}
 	for (uint32_t i = 0; r == 0 && i < msg->nmetrics; i++)
 		r = catalog_add(m, si, &msg->metrics[i]);
 	return r;

@@ -16,44 +16,82 @@
 /* ---- live side: rate rings ---------------------------------------------------- */
 
 /* L bins (ring_bins for the nodes and the whole, source_ring_bins for a
- * source), each holding the increments given to it for every rate metric
- * side by side (one cache line for a DELTA's bin), then a byte per bin with
- * a coverage bit per metric. Absolute bin b (wall / bin_ns) sits at b % L. */
+ * source), each holding the increments given to it for the rate metrics
+ * the ring has seen a non-zero amount of, side by side (one cache line for
+ * a DELTA's bin), then 16 bits per bin with a coverage bit per metric.
+ * Absolute bin b (wall / bin_ns) sits at b % L. A metric gets its column
+ * with its first non-zero amount (the ring is laid out again, rarely): a
+ * reader's source has its read columns only, and a ring of every rate a
+ * viewer keeps (8) for each of 50,000 sources was most of their memory. A
+ * covered bin of a metric without a column holds 0. */
+#define NOCOL 0xffu
+_Static_assert(IOGP_MODEL_MAX_RATES <= 16, "a bin's coverage has 16 bits");
+
 struct rring {
 	uint64_t hi;       /* newest bin held */
-	uint32_t L, pad;
+	uint32_t L;
+	uint8_t ncol;
+	uint8_t col[IOGP_MODEL_MAX_RATES];   /* rate metric -> column, NOCOL */
 	double v[];
 };
 
-static size_t rring_size(const iogp_model *m, uint32_t L)
+static size_t rring_size(uint32_t L, uint32_t ncol)
 {
-	return sizeof(struct rring) + (size_t)L * (m->opts.nrates * sizeof(double) + 1);
+	return sizeof(struct rring) + (size_t)L * (ncol * sizeof(double) + sizeof(uint16_t));
 }
 
-static uint8_t *rring_cov(const iogp_model *m, const struct rring *r)
+static uint16_t *rring_cov(const struct rring *r)
 {
-	return (uint8_t *)(uintptr_t)(r->v + (size_t)m->opts.nrates * r->L);
+	return (uint16_t *)(uintptr_t)(r->v + (size_t)r->ncol * r->L);
 }
 
-static void rring_advance(const iogp_model *m, struct rring *r, uint64_t to)
+static void rring_advance(struct rring *r, uint64_t to)
 {
-	uint32_t L = r->L, nr = m->opts.nrates;
-	uint8_t *cov = rring_cov(m, r);
+	uint32_t L = r->L, nc = r->ncol;
+	uint16_t *cov = rring_cov(r);
 
 	if (to <= r->hi)
 		return;
 	if (to - r->hi >= L) {
-		memset(r->v, 0, (size_t)nr * L * sizeof(double));
-		memset(cov, 0, L);
+		memset(r->v, 0, (size_t)nc * L * sizeof(double));
+		memset(cov, 0, L * sizeof *cov);
 	} else {
 		for (uint64_t b = r->hi + 1; b <= to; b++) {
 			uint32_t p = (uint32_t)(b % L);
 
-			memset(&r->v[(size_t)p * nr], 0, nr * sizeof(double));
+			memset(&r->v[(size_t)p * nc], 0, nc * sizeof(double));
 			cov[p] = 0;
 		}
 	}
 	r->hi = to;
+}
+
+/* Columns for every metric of want that has none: *rp laid out again. */
+static int rring_widen(iogp_model *m, struct rring **rp, uint32_t want)
+{
+	struct rring *r = *rp, *n;
+	uint32_t L = r->L, nc = r->ncol, add = 0;
+
+	for (uint32_t k = want; k != 0; k &= k - 1)
+		add += r->col[__builtin_ctz(k)] == NOCOL;
+	if (add == 0)
+		return 0;
+	if ((n = malloc(rring_size(L, nc + add))) == NULL)
+		return IOGP_ENOMEM;
+	*n = *r;
+	n->ncol = (uint8_t)(nc + add);
+	for (uint32_t k = want; k != 0; k &= k - 1)
+		if (n->col[__builtin_ctz(k)] == NOCOL)
+			n->col[__builtin_ctz(k)] = (uint8_t)nc++;
+	for (uint32_t p = 0; p < L; p++) {
+		memcpy(&n->v[(size_t)p * n->ncol], &r->v[(size_t)p * r->ncol], r->ncol * sizeof(double));
+		memset(&n->v[(size_t)p * n->ncol + r->ncol], 0, add * sizeof(double));
+	}
+	memcpy(rring_cov(n), rring_cov(r), L * sizeof(uint16_t));
+	m->lst.live_bytes += rring_size(L, n->ncol) - rring_size(L, r->ncol);
+	free(r);
+	*rp = n;
+	return 0;
 }
 
 /* A DELTA's wall interval [a, b] and the bins it meets. */
@@ -65,16 +103,26 @@ struct span {
 /* Spread amt (per rate metric in mask) over sp by overlap; the last bin
  * takes the remainder so the parts add up to amt. True when part of the
  * interval was older than the ring (that part is dropped). */
-static bool rring_add(const iogp_model *m, struct rring *r, const struct span *sp,
+static bool rring_add(iogp_model *m, struct rring **rp, const struct span *sp,
                       const double *amt, uint32_t mask)
 {
-	uint32_t L = r->L, nr = m->opts.nrates;
+	uint32_t want = 0;
+
+	for (uint32_t k = mask; k != 0; k &= k - 1)
+		if (amt[__builtin_ctz(k)] != 0)
+			want |= 1u << __builtin_ctz(k);
+	if (rring_widen(m, rp, want) < 0)
+		want = 0;   /* out of memory: the bins are covered, the amounts lost */
+
+	struct rring *r = *rp;
+	uint32_t L = r->L;
 	uint64_t B = m->opts.bin_ns, lo, from;
-	uint8_t *cov = rring_cov(m, r);
+	uint16_t *cov;
 	double acc[IOGP_MODEL_MAX_RATES] = { 0 };
 	bool clipped;
 
-	rring_advance(m, r, sp->last);
+	rring_advance(r, sp->last);
+	cov = rring_cov(r);
 	lo = r->hi >= L - 1 ? r->hi - (L - 1) : 0;
 	if (sp->last < lo)
 		return true;
@@ -82,7 +130,7 @@ static bool rring_add(const iogp_model *m, struct rring *r, const struct span *s
 	from = clipped ? lo : sp->first;
 	for (uint64_t i = from; i <= sp->last; i++) {
 		uint32_t p = (uint32_t)(i % L);
-		double *v = &r->v[(size_t)p * nr];
+		double *v = &r->v[(size_t)p * r->ncol];
 		double w = 1;
 
 		if (sp->b > sp->a) {
@@ -92,7 +140,7 @@ static bool rring_add(const iogp_model *m, struct rring *r, const struct span *s
 
 			w = (double)(x1 - x0) / sp->len;
 		}
-		for (uint32_t k = mask; k != 0; k &= k - 1) {
+		for (uint32_t k = want; k != 0; k &= k - 1) {
 			unsigned j = (unsigned)__builtin_ctz(k);
 			double part;
 
@@ -104,9 +152,9 @@ static bool rring_add(const iogp_model *m, struct rring *r, const struct span *s
 				part = amt[j] * w;
 				acc[j] += part;
 			}
-			v[j] += part;
+			v[r->col[j]] += part;
 		}
-		cov[p] |= (uint8_t)mask;
+		cov[p] |= (uint16_t)mask;
 	}
 	return clipped;
 }
@@ -114,13 +162,14 @@ static bool rring_add(const iogp_model *m, struct rring *r, const struct span *s
 static struct rring *rring_get(iogp_model *m, struct rring **rp, uint64_t hi, uint32_t L)
 {
 	if (*rp == NULL) {
-		size_t sz = rring_size(m, L);
+		size_t sz = rring_size(L, 0);
 
 		*rp = calloc(1, sz);
 		if (*rp == NULL)
 			return NULL;
 		(*rp)->hi = hi;
 		(*rp)->L = L;
+		memset((*rp)->col, NOCOL, sizeof((*rp)->col));
 		m->lst.live_bytes += sz;
 	}
 	return *rp;
@@ -165,7 +214,7 @@ void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, con
 			m->lst.rate_skipped++;
 			return;
 		}
-		clipped |= rring_add(m, r, &sp, amt, s->rate_mask);
+		clipped |= rring_add(m, rings[i], &sp, amt, s->rate_mask);
 	}
 	if (clipped)
 		m->lst.rate_clipped++;
@@ -180,8 +229,8 @@ void model__live_prefetch(const iogp_model *m, const struct source *s, const iog
 			uint32_t p = (uint32_t)(bin % rr[i]->L);
 
 			__builtin_prefetch(rr[i]);
-			__builtin_prefetch(&rr[i]->v[(size_t)p * m->opts.nrates]);
-			__builtin_prefetch(rring_cov(m, rr[i]) + p);
+			__builtin_prefetch(&rr[i]->v[(size_t)p * rr[i]->ncol]);
+			__builtin_prefetch(rring_cov(rr[i]) + p);
 		}
 	}
 	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
@@ -287,16 +336,16 @@ static bool query_bin(uint64_t e, size_t n, size_t i, uint64_t *b)
 }
 
 /* Amount of metric ri in absolute bin b of r, when covered. */
-static bool rring_at(const iogp_model *m, const struct rring *r, uint32_t ri, uint64_t b, double *v)
+static bool rring_at(const struct rring *r, uint32_t ri, uint64_t b, double *v)
 {
 	uint32_t L = r->L, p;
 
 	if (b > r->hi || r->hi - b >= L)
 		return false;
 	p = (uint32_t)(b % L);
-	if (!(rring_cov(m, r)[p] & (1u << ri)))
+	if (!(rring_cov(r)[p] & (1u << ri)))
 		return false;
-	*v = r->v[(size_t)p * m->opts.nrates + ri];
+	*v = r->col[ri] == NOCOL ? 0 : r->v[(size_t)p * r->ncol + r->col[ri]];
 	return true;
 }
 
@@ -339,7 +388,7 @@ int iogp_model_rate(const iogp_model *m, const char *metric, const iogp_sel *sel
 	for (size_t i = 0; i < n; i++) {
 		double v;
 
-		if (query_bin(e, n, i, &b) && rring_at(m, r, ri, b, &v)) {
+		if (query_bin(e, n, i, &b) && rring_at(r, ri, b, &v)) {
 			rate[i] = v * per_s;
 			covered[i] = 1;
 		}
@@ -377,7 +426,7 @@ int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end
 			iogp_rate_across *o = &out[i];
 			double v;
 
-			if (!query_bin(e, n, i, &b) || !rring_at(m, r, ri, b, &v))
+			if (!query_bin(e, n, i, &b) || !rring_at(r, ri, b, &v))
 				continue;
 			v *= per_s;
 			if (o->nodes == 0 || v < o->min) {

@@ -34,24 +34,24 @@ struct imap {
 
 typedef int (*imap_eq)(const void *ctx, uint32_t idx, const void *key);
 
-struct slot {
+struct slot {        /* laid out without holes: a source has ~30-40 of them */
 	uint32_t id;
 	uint32_t gm;        /* global metric (by name) */
 	uint32_t scheme;    /* HISTOGRAM: interned scheme, else NONE */
 	uint8_t kind;
 	uint8_t linked;     /* counted in per-name queries (same kind, first of its name) */
 	uint8_t rate;       /* rate metric index + 1, 0 = none (linked slots only) */
+	uint32_t win_n;     /* its window's entries, to prefetch its newest segment */
+	uint32_t nex;
+	uint32_t n, cap;    /* HISTOGRAM: bins (n <= IOGP_MAX_HIST_BINS) */
 	struct wring *win;  /* window ring, NULL until the first histogram delta (live) */
-	uint32_t win_n;     /* its entries, to prefetch its newest segment */
 	char *own_unit;     /* when the source's unit differs from the metric's */
 	uint64_t counter;
 	int64_t gauge;
 	iogp_bin *bins;     /* HISTOGRAM: sparse cumulative bins */
-	size_t n, cap;
 	uint64_t total;
 	iogp_exact *ex;     /* HISTOGRAM: cumulative exact values, ascending, at
 	                     * most MODEL_EXACT_MAX (allocated whole on first use) */
-	uint32_t nex;
 };
 
 struct file {
@@ -181,6 +181,7 @@ struct iogp_model {
 	uint32_t hs_scheme;
 
 	iogp_msg scratch;
+	iogp_msg *batch;       /* MODEL_BATCH decoded messages (model_batch.c), NULL until used */
 	iogp_model_stats st;
 	uint64_t cost_total;   /* sum of the sources' costs */
 	bool have_recv;
@@ -279,6 +280,8 @@ uint32_t model__src_find(const iogp_model *m, uint64_t id);
 uint32_t model__node_find(const iogp_model *m, const char *name);
 uint32_t model__gm_find(const iogp_model *m, const char *name);
 uint32_t model__slot_by_id(const struct source *s, uint32_t id);
+const void *model__src_hint(const iogp_model *m, uint64_t id, int stage);
+void model__batch_free(iogp_model *m);   /* model_batch.c */
 uint32_t model__slot_by_gm(const struct source *s, uint32_t gm);
 uint32_t model__file_find(const struct source *s, uint64_t id);
 uint32_t model__frec_find(const struct source *s, uint64_t file, uint32_t layer);
@@ -323,6 +326,10 @@ void model__agg_win(iogp_model *m, const struct source *s, const struct slot *sl
                     const iogp_bin *b, uint32_t n);
 void model__agg_move(iogp_model *m, uint32_t si, uint32_t from, uint32_t to);
 void model__agg_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl);
+/* Deeper, for a batch (model_batch.c): depth 0 the node's sum of sl, 1 its
+ * cumulative bins and window header, 2 the window's newest bins. */
+void model__agg_prefetch_deep(const iogp_model *m, const struct source *s, const struct slot *sl,
+                              int depth);
 void model__agg_free(iogp_model *m);
 size_t model__agg_bytes(const iogp_model *m);
 int model__agg_value(const iogp_model *m, uint32_t gi, const iogp_sel *sel, uint64_t *v);
@@ -345,7 +352,11 @@ void model__wring_sub(const iogp_model *m, struct wring *w, uint64_t j, const io
 void model__wring_free(const iogp_model *m, struct wring *w, size_t *bytes);
 int model__wring_hist(const iogp_model *m, const struct wring *w, uint32_t sc, uint64_t jlo,
                       uint64_t jhi, iogp_hist *out);
+void model__wring_prefetch(const iogp_model *m, const struct wring *w, uint32_t n, bool bins);
 void model__win_prefetch(const iogp_model *m, const struct slot *sl);
+/* The newest segment's bins of sl's window (after model__win_prefetch has
+ * brought its header in). */
+void model__win_prefetch_bins(const iogp_model *m, const struct slot *sl);
 
 /* model_live.c: what a DELTA feeds on the live side */
 void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg);

@@ -14,66 +14,62 @@
 
 /* ---- live side: window histograms --------------------------------------------- */
 
-/* Deltas of one histogram metric of one source by window slot: segment k
- * (bins [end[k-1], end[k])) holds slot slot0 + k, sorted by index; one block:
- * header, win_slots segment ends, bins. */
+/* Deltas of one histogram metric of one source (or of a node's sum) by
+ * window slot: segment k < L (bins [end[k-1], end[k])) holds slot slot0 + k,
+ * sorted by index; one block: header, Lcap segment ends, cap bins. A ring
+ * spans only the slots it holds (L <= win_slots): a small share keeps a few
+ * slots behind a few bytes of header. With an end for every slot of the
+ * window (616 bytes at 150 slots) a share of 50,000 sources' budget could
+ * not even hold its header, and every source's window stayed empty. */
 struct wbin {
 	uint32_t idx, count;
 };
 
 struct wring {
-	uint64_t slot0;
-	uint32_t n, cap;
+	uint64_t slot0;     /* the slot of segment 0 (meaningless while L = 0) */
+	uint32_t n, cap;    /* bins held, room for */
+	uint32_t L, Lcap;   /* segments held, room for */
 	uint32_t end[];
 };
 
-static size_t wring_hdr(const iogp_model *m)
+static size_t wring_hdr(uint32_t Lcap)
 {
-	return (sizeof(struct wring) + m->win_slots * sizeof(uint32_t) + 7) & ~(size_t)7;
+	return (sizeof(struct wring) + Lcap * sizeof(uint32_t) + 7) & ~(size_t)7;
 }
 
-static size_t wring_size(const iogp_model *m, uint32_t cap)
+static size_t wring_size(uint32_t Lcap, uint32_t cap)
 {
-	return wring_hdr(m) + (size_t)cap * sizeof(struct wbin);
+	return wring_hdr(Lcap) + (size_t)cap * sizeof(struct wbin);
 }
 
-static struct wbin *wring_bins(const iogp_model *m, const struct wring *w)
+static struct wbin *wring_bins(const struct wring *w)
 {
-	return (struct wbin *)(void *)((char *)(uintptr_t)w + wring_hdr(m));
+	return (struct wbin *)(void *)((char *)(uintptr_t)w + wring_hdr(w->Lcap));
 }
 
-/* Empty segments [0, e); returns how many of them held anything. */
-static uint32_t wring_drop_front(const iogp_model *m, struct wring *w, uint32_t e)
+/* Segment k's bins [*s0, *s1). */
+static void wring_seg(const struct wring *w, uint32_t k, uint32_t *s0, uint32_t *s1)
+{
+	*s0 = k > 0 ? w->end[k - 1] : 0;
+	*s1 = w->end[k];
+}
+
+/* Drop segments [0, e) (e <= L): the ring starts e slots later. Returns
+ * how many of them held anything. */
+static uint32_t wring_drop_front(struct wring *w, uint32_t e)
 {
 	uint32_t drop = e > 0 ? w->end[e - 1] : 0, nonempty = 0;
-	struct wbin *b = wring_bins(m, w);
+	struct wbin *b = wring_bins(w);
 
 	for (uint32_t k = 0; k < e; k++)
 		nonempty += w->end[k] > (k > 0 ? w->end[k - 1] : 0);
-	if (drop == 0)
-		return 0;
 	memmove(b, b + drop, (size_t)(w->n - drop) * sizeof *b);
-	for (uint32_t k = 0; k < m->win_slots; k++)
-		w->end[k] = w->end[k] > drop ? w->end[k] - drop : 0;
+	for (uint32_t k = e; k < w->L; k++)
+		w->end[k - e] = w->end[k] - drop;
 	w->n -= drop;
+	w->L -= e;
+	w->slot0 += e;
 	return nonempty;
-}
-
-/* Move the ring d slots forward. */
-static void wring_shift(const iogp_model *m, struct wring *w, uint64_t d)
-{
-	uint32_t NS = m->win_slots;
-
-	if (d >= NS) {
-		w->n = 0;
-		memset(w->end, 0, NS * sizeof w->end[0]);
-	} else {
-		wring_drop_front(m, w, (uint32_t)d);
-		memmove(w->end, w->end + d, (NS - d) * sizeof w->end[0]);
-		for (uint32_t k = NS - (uint32_t)d; k < NS; k++)
-			w->end[k] = w->n;
-	}
-	w->slot0 += d;
 }
 
 /* Who a ring belongs to: a source's slot (its share of the source's
@@ -99,7 +95,7 @@ static size_t wring_left(const iogp_model *m, const struct wown *o, const struct
 	if (m->opts.window_total && m->nsrc > 0 && m->opts.window_total / m->nsrc < budget)
 		budget = m->opts.window_total / m->nsrc > 1024 ? m->opts.window_total / m->nsrc : 1024;
 	size_t share = budget / (s->nhist > 0 ? s->nhist : 1);
-	size_t own = w != NULL ? wring_size(m, w->cap) : 0;
+	size_t own = w != NULL ? wring_size(w->Lcap, w->cap) : 0;
 	size_t others = s->win_bytes > own ? s->win_bytes - own : 0;
 	size_t left = budget > others ? budget - others : 0;
 
@@ -117,47 +113,113 @@ static void wown_bytes(iogp_model *m, const struct wown *o, size_t old, size_t n
 	}
 }
 
-/* Room for add more entries within the ring's share, evicting the oldest
- * segments before k if that is what it takes. */
-static bool wring_room(iogp_model *m, const struct wown *o, uint32_t k, uint32_t add)
+/* The ring laid out again with room for Lcap segments and cap bins (both
+ * at least what it holds). */
+static bool wring_resize(iogp_model *m, const struct wown *o, uint32_t Lcap, uint32_t cap)
 {
 	struct wring *w = *o->w, *nw;
-	size_t old = wring_size(m, w->cap), left = wring_left(m, o, w);
-	uint32_t need = w->n + add, cap;
+	size_t old = wring_size(w->Lcap, w->cap);
 
-	if (wring_size(m, need) > left) {
-		uint32_t e = 1;
-
-		while (e <= k && wring_size(m, w->n - w->end[e - 1] + add) > left)
-			e++;
-		if (e > k)
+	if (Lcap == w->Lcap) {
+		if ((nw = realloc(w, wring_size(Lcap, cap))) == NULL)
 			return false;
-		m->lst.window_evicted += wring_drop_front(m, w, e);
-		need = w->n + add;
-		if (need <= w->cap && wring_size(m, w->cap) <= left)
-			return true;
-		/* else grow, or shrink to a share that got smaller as sources came */
+	} else {
+		if ((nw = malloc(wring_size(Lcap, cap))) == NULL)
+			return false;
+		memcpy(nw, w, sizeof *w + (size_t)w->L * sizeof w->end[0]);
+		nw->Lcap = Lcap;
+		memcpy(wring_bins(nw), wring_bins(w), (size_t)w->n * sizeof(struct wbin));
+		free(w);
 	}
-	cap = need + need / 2;
-	if (wring_size(m, cap) > left)
-		cap = need;
-	nw = realloc(w, wring_size(m, cap));
-	if (nw == NULL)
-		return false;
-	wown_bytes(m, o, old, wring_size(m, cap));
 	nw->cap = cap;
+	wown_bytes(m, o, old, wring_size(Lcap, cap));
 	*o->w = nw;
 	return true;
 }
 
-static void win_put(iogp_model *m, const struct wown *ow, uint64_t j, const iogp_bin *in,
+/* Room for add more entries within the ring's share, evicting the oldest
+ * segments before k if that is what it takes. */
+static bool wring_room(iogp_model *m, const struct wown *o, uint32_t *k, uint32_t add)
+{
+	struct wring *w = *o->w;
+	size_t left = wring_left(m, o, w);
+	uint32_t need = w->n + add, cap;
+
+	if (wring_size(w->Lcap, need) > left) {
+		uint32_t e = 1;
+
+		while (e <= *k && wring_size(w->Lcap, w->n - w->end[e - 1] + add) > left)
+			e++;
+		if (e > *k)
+			return false;
+		m->lst.window_evicted += wring_drop_front(w, e);
+		*k -= e;
+		need = w->n + add;
+		if (need <= w->cap && wring_size(w->Lcap, w->cap) <= left)
+			return true;
+		/* else grow, or shrink to a share that got smaller as sources came */
+	}
+	cap = need + need / 2;
+	if (wring_size(w->Lcap, cap) > left)
+		cap = need;
+	return wring_resize(m, o, w->Lcap, cap);
+}
+
+/* Make slot j one of the ring's segments: extend its span (back, within
+ * win_slots of its newest; or forward, dropping what falls out of the
+ * window). Its segment index, or -1: older than the ring keeps (counted
+ * late) or no memory (counted dropped). */
+static int64_t wring_slot(iogp_model *m, const struct wown *o, uint64_t j)
+{
+	struct wring *w = *o->w;
+	uint32_t NS = m->win_slots, L2;
+	uint64_t back = 0;
+
+	if (w->L > 0 && j < w->slot0) {
+		back = w->slot0 - j;
+		if (back + w->L > NS) {
+			m->lst.window_late++;
+			return -1;
+		}
+	} else if (w->L > 0 && j - w->slot0 >= NS) {
+		uint64_t d = j - w->slot0 - (NS - 1);
+
+		if (d >= w->L)
+			w->n = w->L = 0;   /* everything falls out */
+		else
+			wring_drop_front(w, (uint32_t)d);
+	}
+	if (w->L == 0)
+		w->slot0 = j;
+	L2 = back > 0 ? w->L + (uint32_t)back : j - w->slot0 + 1 > w->L ? (uint32_t)(j - w->slot0 + 1) : w->L;
+	if (L2 > w->Lcap) {
+		uint32_t c = w->Lcap * 2 > L2 ? w->Lcap * 2 : L2 + 3;
+
+		if (!wring_resize(m, o, c < NS ? c : NS, w->cap)) {
+			m->lst.window_dropped++;
+			return -1;
+		}
+		w = *o->w;
+	}
+	if (back > 0) {
+		memmove(w->end + back, w->end, (size_t)w->L * sizeof w->end[0]);
+		memset(w->end, 0, (size_t)back * sizeof w->end[0]);
+		w->slot0 = j;
+	}
+	for (uint32_t k = back > 0 ? w->L + (uint32_t)back : w->L; k < L2; k++)
+		w->end[k] = w->n;
+	w->L = L2;
+	return (int64_t)(j - w->slot0);
+}
+
+static void win_put(iogp_model *m, const struct wown *o, uint64_t j, const iogp_bin *in,
                     uint32_t nin)
 {
-	uint32_t NS = m->win_slots, usable = 0, add = 0, k, s0, s1, p;
+	uint32_t usable = 0, add = 0, k, s0, s1, p;
 	bool wide = false;
-	struct wring *w = *ow->w;
+	struct wring *w = *o->w;
 	struct wbin *b;
-	int64_t o, q, i;
+	int64_t q, i, at;
 
 	for (uint32_t x = 0; x < nin; x++) {
 		if (in[x].count == 0)
@@ -173,27 +235,23 @@ static void win_put(iogp_model *m, const struct wown *ow, uint64_t j, const iogp
 		return;
 	if (w == NULL) {
 		uint32_t cap = usable < 8 ? 8 : usable;
-		size_t sz = wring_size(m, cap);
+		size_t sz = wring_size(4, cap);
 
-		if (sz > wring_left(m, ow, NULL) || (w = calloc(1, sz)) == NULL) {
+		if (sz > wring_left(m, o, NULL) || (w = calloc(1, sz)) == NULL) {
 			m->lst.window_dropped++;
 			return;
 		}
-		w->slot0 = j >= NS - 1 ? j - (NS - 1) : 0;
 		w->cap = cap;
-		wown_bytes(m, ow, 0, sz);
-		*ow->w = w;
+		w->Lcap = 4;
+		wown_bytes(m, o, 0, sz);
+		*o->w = w;
 	}
-	if (j < w->slot0) {
-		m->lst.window_late++;
+	if ((at = wring_slot(m, o, j)) < 0)
 		return;
-	}
-	if (j - w->slot0 >= NS)
-		wring_shift(m, w, j - w->slot0 - (NS - 1));
-	k = (uint32_t)(j - w->slot0);
-	b = wring_bins(m, w);
-	s0 = k > 0 ? w->end[k - 1] : 0;
-	s1 = w->end[k];
+	w = *o->w;
+	k = (uint32_t)at;
+	b = wring_bins(w);
+	wring_seg(w, k, &s0, &s1);
 	p = s0;
 	for (uint32_t x = 0; x < nin; x++) {
 		if (in[x].count == 0 || in[x].idx > UINT32_MAX)
@@ -203,21 +261,20 @@ static void win_put(iogp_model *m, const struct wown *ow, uint64_t j, const iogp
 		add += p == s1 || b[p].idx != in[x].idx;
 	}
 	if (w->n + add > w->cap) {
-		if (!wring_room(m, ow, k, add)) {
+		if (!wring_room(m, o, &k, add)) {
 			m->lst.window_dropped++;
 			return;
 		}
-		w = *ow->w;
-		b = wring_bins(m, w);
-		s0 = k > 0 ? w->end[k - 1] : 0;
-		s1 = w->end[k];
+		w = *o->w;
+		b = wring_bins(w);
+		wring_seg(w, k, &s0, &s1);
 	}
 	memmove(b + s1 + add, b + s1, (size_t)(w->n - s1) * sizeof *b);
-	for (uint32_t x = k; x < NS; x++)
+	for (uint32_t x = k; x < w->L; x++)
 		w->end[x] += add;
 	w->n += add;
 	/* merge from the back into the widened segment */
-	o = (int64_t)s1 + add - 1;
+	int64_t out = (int64_t)s1 + add - 1;
 	q = (int64_t)s1 - 1;
 	for (i = (int64_t)nin - 1; i >= 0;) {
 		const iogp_bin *x = &in[i];
@@ -225,7 +282,7 @@ static void win_put(iogp_model *m, const struct wown *ow, uint64_t j, const iogp
 		if (x->count == 0 || x->idx > UINT32_MAX) {
 			i--;
 		} else if (q >= (int64_t)s0 && b[q].idx > x->idx) {
-			b[o--] = b[q--];
+			b[out--] = b[q--];
 		} else if (q >= (int64_t)s0 && b[q].idx == x->idx) {
 			uint64_t c = (uint64_t)b[q].count + x->count;
 
@@ -233,13 +290,13 @@ static void win_put(iogp_model *m, const struct wown *ow, uint64_t j, const iogp
 				c = UINT32_MAX;
 				m->lst.window_saturated++;
 			}
-			b[o] = (struct wbin){ b[q].idx, (uint32_t)c };
-			o--, q--, i--;
+			b[out] = (struct wbin){ b[q].idx, (uint32_t)c };
+			out--, q--, i--;
 		} else {
 			if (x->count > UINT32_MAX)
 				m->lst.window_saturated++;
-			b[o--] = (struct wbin){ (uint32_t)x->idx,
-			                        x->count > UINT32_MAX ? UINT32_MAX : (uint32_t)x->count };
+			b[out--] = (struct wbin){ (uint32_t)x->idx,
+			                          x->count > UINT32_MAX ? UINT32_MAX : (uint32_t)x->count };
 			i--;
 		}
 	}
@@ -260,11 +317,14 @@ void model__win_each(const iogp_model *m, const struct wring *w,
 	const struct wbin *b;
 	iogp_bin tmp[64];
 
+	(void)m;
 	if (w == NULL)
 		return;
-	b = wring_bins(m, w);
-	for (uint32_t k = 0; k < m->win_slots; k++) {
-		uint32_t s0 = k > 0 ? w->end[k - 1] : 0, s1 = w->end[k];
+	b = wring_bins(w);
+	for (uint32_t k = 0; k < w->L; k++) {
+		uint32_t s0, s1;
+
+		wring_seg(w, k, &s0, &s1);
 
 		/* in pieces: a piece is ascending, so each is a valid input */
 		while (s0 < s1) {
@@ -300,12 +360,12 @@ void model__wring_sub(const iogp_model *m, struct wring *w, uint64_t j, const io
 	uint32_t k, s0, s1, p, o, gone;
 	struct wbin *b;
 
-	if (w == NULL || j < w->slot0 || j - w->slot0 >= m->win_slots)
+	(void)m;
+	if (w == NULL || j < w->slot0 || j - w->slot0 >= w->L)
 		return;
 	k = (uint32_t)(j - w->slot0);
-	b = wring_bins(m, w);
-	s0 = k > 0 ? w->end[k - 1] : 0;
-	s1 = w->end[k];
+	b = wring_bins(w);
+	wring_seg(w, k, &s0, &s1);
 	p = s0;
 	for (uint32_t x = 0; x < nin; x++) {
 		while (p < s1 && b[p].idx < in[x].idx)
@@ -320,31 +380,48 @@ void model__wring_sub(const iogp_model *m, struct wring *w, uint64_t j, const io
 	if (gone == 0)
 		return;
 	memmove(b + o, b + s1, (size_t)(w->n - s1) * sizeof *b);
-	for (uint32_t x = k; x < m->win_slots; x++)
+	for (uint32_t x = k; x < w->L; x++)
 		w->end[x] -= gone;
 	w->n -= gone;
 }
 
 void model__wring_free(const iogp_model *m, struct wring *w, size_t *bytes)
 {
+	(void)m;
 	if (w != NULL)
-		*bytes -= wring_size(m, w->cap);
+		*bytes -= wring_size(w->Lcap, w->cap);
 	free(w);
+}
+
+/* A ring's header, where its newest slot begins, and (bins: once the
+ * header is in) that slot's bins. */
+void model__wring_prefetch(const iogp_model *m, const struct wring *w, uint32_t n, bool bins)
+{
+	(void)m;
+	if (w == NULL)
+		return;
+	if (bins) {
+		uint32_t s0 = w->L >= 2 ? w->end[w->L - 2] : 0;
+
+		if (s0 < w->n)
+			__builtin_prefetch(&wring_bins(w)[s0]);
+		return;
+	}
+	/* the header and the first ends; the ring's newest bins are read
+	 * once these are in (bins = true) */
+	__builtin_prefetch(w);
+	__builtin_prefetch((const char *)w + 64);
+	(void)n;
 }
 
 void model__win_prefetch(const iogp_model *m, const struct slot *sl)
 {
-	const struct wbin *b;
+	model__wring_prefetch(m, sl->win, sl->win_n, false);
+}
 
-	if (sl->win == NULL)
-		return;
-	b = wring_bins(m, sl->win);
-	__builtin_prefetch(sl->win);
-	__builtin_prefetch((const char *)sl->win + 64);
-	if (sl->win_n > 0)
-		__builtin_prefetch(&b[sl->win_n - 1]);
-	if (sl->win_n > 8)
-		__builtin_prefetch(&b[sl->win_n - 9]);
+void model__win_prefetch_bins(const iogp_model *m, const struct slot *sl)
+{
+	model__wring_prefetch(m, sl->win, sl->win_n, true);
 }
 
 /* ---- window queries ---------------------------------------------------------- */
@@ -385,13 +462,15 @@ static void ring_add(struct win_ctx *c, const iogp_model *m, const struct wring 
 	if (c->jhi < w->slot0)
 		return;
 	hi = c->jhi - w->slot0;
-	if (hi >= m->win_slots)
-		hi = m->win_slots - 1;
-	if (lo > hi)
+	if (hi >= w->L)
+		hi = (uint64_t)w->L - 1;
+	if (w->L == 0 || lo > hi)
 		return;
-	b = wring_bins(m, w);
+	b = wring_bins(w);
 	for (uint64_t k = lo; k <= hi; k++) {
-		uint32_t s0 = k > 0 ? w->end[k - 1] : 0, s1 = w->end[k];
+		uint32_t s0, s1;
+
+		wring_seg(w, (uint32_t)k, &s0, &s1);
 
 		/* exact values sit past the bins, ascending (model_priv.h) */
 		while (s1 > s0 && b[s1 - 1].idx >= MODEL_WIN_EXACT &&

@@ -80,6 +80,8 @@ static int hist_of(const ctx *c, int slot, const iogp_sel *sel, iogp_hist *h)
  * window the rate ring's bins over it where the ring holds the counter and
  * reaches back far enough, else the size histogram's count or sum. NAN
  * when the layer has none of them. */
+static double ring_sum(ctx *c, const char *name, const iogp_sel *sel);
+
 static double count_of(ctx *c, int counter_slot, int size_slot, int bytes, const iogp_sel *sel)
 {
 	const char *name = c->metric[counter_slot];
@@ -89,6 +91,20 @@ static double count_of(ctx *c, int counter_slot, int size_slot, int bytes, const
 			return NAN;
 		return (double)v;
 	}
+	double v = ring_sum(c, name, sel);
+	if (!isnan(v))
+		return v;
+	iogp_hist h;
+	int rc = hist_of(c, size_slot, sel, &h);
+	v = rc < 0 && rc != IOGP_ESCHEME ? NAN : bytes ? iogp_hist_sum(&h) : (double)h.total;
+	iogp_hist_free(&h);
+	return v;
+}
+
+/* Counter name's increments in the window from the rate ring, when the
+ * ring holds it and reaches back far enough; NAN otherwise. */
+static double ring_sum(ctx *c, const char *name, const iogp_sel *sel)
+{
 	uint64_t bin = c->mo->bin_ns ? c->mo->bin_ns : 1000000000ull;
 	uint64_t b0 = c->ws / bin, b1 = (c->now ? c->now - 1 : 0) / bin;
 	size_t n = (size_t)(b1 - b0 + 1);
@@ -113,11 +129,7 @@ static double count_of(ctx *c, int counter_slot, int size_slot, int bytes, const
 			return sum;
 		}
 	}
-	iogp_hist h;
-	int rc = hist_of(c, size_slot, sel, &h);
-	double v = rc < 0 && rc != IOGP_ESCHEME ? NAN : bytes ? iogp_hist_sum(&h) : (double)h.total;
-	iogp_hist_free(&h);
-	return v;
+	return NAN;
 }
 
 /* Quantiles, I/O time and queue depth of a selection into r. */
@@ -174,15 +186,15 @@ static int fill_counts(ctx *c, const iogp_sel *sel, iogp_nt_row *r)
 
 /* A row from summaries (IOGP_ROLE_SUMMARY: a member behind an aggregating
  * relay; POSIX layer only): bytes, requests and I/O time from the
- * summaries' counters since start, over the span as other rows. The ops
- * are reads and writes together: all of them go to the one direction that
- * moved bytes (reads when neither did), both directions NAN when both did.
- * p99: a source's gauge, its reads' and writes' in the relay's last
- * interval (NAN for a node: p99s do not add up). p50 and the queue depth:
- * NAN (not summarised). In a window everything but that p99 is NAN: the
- * rate rings and the window slots hold neither the summaries' counters
- * nor their history. */
-static void fill_summary(const ctx *c, const iogp_sel *sel, int layer, iogp_nt_row *r)
+ * summaries' counters, since start or, in a window, from their rate rings
+ * (the viewers' rate set holds summary.*: iogp_layer_rate_set); blank
+ * when the ring does not reach back over the window. The ops are reads and
+ * writes together: all of them go to the one direction that moved bytes
+ * (reads when neither did), both directions NAN when both did. p99: a
+ * source's gauge, its reads' and writes' in the relay's last interval
+ * (NAN for a node: p99s do not add up). p50 and the queue depth: NAN (not
+ * summarised). */
+static void fill_summary(ctx *c, const iogp_sel *sel, int layer, iogp_nt_row *r)
 {
 	if (layer != IOGP_LAYER_POSIX)
 		return;
@@ -190,23 +202,28 @@ static void fill_summary(const ctx *c, const iogp_sel *sel, int layer, iogp_nt_r
 	if (sel->kind == IOGP_SEL_SOURCE && r->span_s > 0 &&
 	    iogp_model_gauge(c->m, IOGP_M_SUMMARY_P99, sel, &p99) == 0 && p99 > 0)
 		r->v[IOGP_NT_P99] = (double)p99;
-	if (c->window)
-		return;
-	uint64_t rb = 0, wb = 0, ops = 0, io = 0;
-	iogp_model_counter(c->m, IOGP_M_SUMMARY_READ_BYTES, sel, &rb);   /* absent: 0 */
-	iogp_model_counter(c->m, IOGP_M_SUMMARY_WRITE_BYTES, sel, &wb);
-	iogp_model_counter(c->m, IOGP_M_SUMMARY_OPS, sel, &ops);
-	iogp_model_counter(c->m, IOGP_M_SUMMARY_IO_TIME, sel, &io);
-	double s = r->span_s;
-	r->v[IOGP_NT_IOTIME] = (double)io / 1e9;
-	r->requests = ops;
+	static const char *const name[4] = { IOGP_M_SUMMARY_READ_BYTES, IOGP_M_SUMMARY_WRITE_BYTES,
+	                                     IOGP_M_SUMMARY_OPS, IOGP_M_SUMMARY_IO_TIME };
+	double v[4];
+	for (int k = 0; k < 4; k++) {
+		uint64_t x = 0;
+		if (c->window)
+			v[k] = ring_sum(c, name[k], sel);
+		else
+			v[k] = iogp_model_counter(c->m, name[k], sel, &x) < 0 ? 0 : (double)x;   /* absent: 0 */
+		if (isnan(v[k]))
+			return;
+	}
+	double s = r->span_s, rb = v[0], wb = v[1];
+	r->v[IOGP_NT_IOTIME] = v[3] / 1e9;
+	r->requests = (uint64_t)(v[2] + 0.5);
 	if (s <= 0)
 		return;
-	r->v[IOGP_NT_READ_BPS] = (double)rb / s;
-	r->v[IOGP_NT_WRITE_BPS] = (double)wb / s;
-	if (!rb || !wb) {
-		r->v[IOGP_NT_READ_OPS] = wb ? 0 : (double)ops / s;
-		r->v[IOGP_NT_WRITE_OPS] = wb ? (double)ops / s : 0;
+	r->v[IOGP_NT_READ_BPS] = rb / s;
+	r->v[IOGP_NT_WRITE_BPS] = wb / s;
+	if (rb == 0 || wb == 0) {
+		r->v[IOGP_NT_READ_OPS] = wb != 0 ? 0 : v[2] / s;
+		r->v[IOGP_NT_WRITE_OPS] = wb != 0 ? v[2] / s : 0;
 	}
 }
 

@@ -2774,6 +2774,90 @@ START_TEST(test_hist_window)
 }
 END_TEST
 
+/* Window rings hold only the slots they span: data older than a ring's
+ * first slot but within the window (a node's sources whose clocks differ,
+ * a source whose clock stepped back) extends it backwards; data older than
+ * the window is counted late; a jump past the window empties it. Every
+ * answer equals the deltas given for the slots asked. */
+START_TEST(test_window_late)
+{
+	iogp_model *m = live_model(0);
+	struct sender s[2];
+	struct mbuf *b = mbuf_new();
+	uint64_t slot = 5 * SEC, t = T0_WALL - T0_WALL % slot + 100 * slot;
+	/* (sender, slots before t) in arrival order: both extend rings back */
+	static const int order[][2] = { { 0, 0 }, { 1, 7 }, { 0, 3 }, { 1, 2 }, { 0, 11 } };
+	uint64_t want_node = 0, want_src0 = 0, late0 = 0;
+	iogp_model_live lv;
+	iogp_hist h;
+	iogp_sel node = sel_node("wl"), src0;
+
+	seed(SEED + 103);
+	for (int i = 0; i < 2; i++) {
+		sender_init(&s[i], 0x78000 + (uint64_t)i, "wl", 200 + i, i, NULL);
+		make_hello(b, &s[i]);
+		apply_ok(m, &b->msg, t);
+	}
+	src0 = sel_src(s[0].id);
+	for (size_t k = 0; k < sizeof(order) / sizeof(*order); k++) {
+		struct sender *x = &s[order[k][0]];
+
+		make_delta(b, x, NULL, 0);
+		b->msg.wall_ns = t - (uint64_t)order[k][1] * slot + SEC;
+		apply_ok(m, &b->msg, t);
+		for (uint32_t j = 0; j < b->msg.nhists; j++) {
+			if (b->msg.hists[j].id != hist_id(x, 2))   /* posix.read.latency */
+				continue;
+			for (uint32_t q = 0; q < b->msg.hists[j].nbins; q++) {
+				want_node += b->msg.hists[j].bins[q].count;
+				want_src0 += order[k][0] == 0 ? b->msg.hists[j].bins[q].count : 0;
+			}
+		}
+	}
+	iogp_model_tick(m, t + 2 * SEC);
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.latency", &node, 60 * SEC, &h), 0);
+	CHECK(h.total == want_node && want_node > 0, "node window %" PRIu64 ", given %" PRIu64, h.total, want_node);
+	iogp_hist_free(&h);
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.latency", &src0, 60 * SEC, &h), 0);
+	CHECK(h.total == want_src0 && want_src0 > 0, "source window %" PRIu64 ", given %" PRIu64, h.total, want_src0);
+	iogp_hist_free(&h);
+	/* 15 s holds slots t-3 .. t: the delta 11 slots back is not in it */
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.latency", &src0, 15 * SEC, &h), 0);
+	CHECK(h.total < want_src0, "15 s window %" PRIu64 " holds everything", h.total);
+	iogp_hist_free(&h);
+	iogp_model_get_live(m, &lv);
+	CHECK(lv.window_late == 0 && lv.window_dropped == 0, "late %" PRIu64 " dropped %" PRIu64,
+	      lv.window_late, lv.window_dropped);
+
+	/* older than the window behind the newest slot: late, left out */
+	make_delta(b, &s[0], NULL, 0);
+	b->msg.wall_ns = t - 70 * slot;
+	apply_ok(m, &b->msg, t);
+	iogp_model_get_live(m, &lv);
+	late0 = lv.window_late;
+	CHECK(late0 > 0, "nothing counted late");
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.latency", &src0, 0, &h), 0);
+	CHECK(h.total == want_src0, "a late delta counted: %" PRIu64 ", %" PRIu64, h.total, want_src0);
+	iogp_hist_free(&h);
+
+	/* a jump past the window: what it held falls out, the new slot stays */
+	make_delta(b, &s[0], NULL, 0);
+	b->msg.wall_ns = t + 200 * slot + SEC;
+	apply_ok(m, &b->msg, t + 200 * slot);
+	iogp_model_tick(m, t + 200 * slot + 2 * SEC);
+	uint64_t jumped = 0;
+	for (uint32_t j = 0; j < b->msg.nhists; j++)
+		if (b->msg.hists[j].id == hist_id(&s[0], 2))
+			for (uint32_t q = 0; q < b->msg.hists[j].nbins; q++)
+				jumped += b->msg.hists[j].bins[q].count;
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.latency", &src0, 0, &h), 0);
+	CHECK(h.total == jumped, "after the jump %" PRIu64 ", want %" PRIu64, h.total, jumped);
+	iogp_hist_free(&h);
+	free(b);
+	iogp_model_free(m);
+}
+END_TEST
+
 /* A source whose histograms do not fit its window budget stays within it:
  * oldest slots go first, the newest delta is always there. */
 START_TEST(test_window_budget)
@@ -3044,7 +3128,7 @@ int main(void)
 		{ "stress", test_stress }, { "rate_drift", test_rate_drift },
 		{ "rate_across", test_rate_across }, { "live_opts", test_live_opts },
 		{ "rate_ring_wrap", test_rate_ring_wrap }, { "hist_window", test_hist_window },
-		{ "window_budget", test_window_budget }, { "lifecycle", test_lifecycle },
+		{ "window_budget", test_window_budget }, { "window_late", test_window_late }, { "lifecycle", test_lifecycle },
 		{ "msgs_per_s", test_msgs_per_s }, { "live_stress", test_live_stress },
 	};
 	const tu_suite_opts o = { .timeout_s = 60 };

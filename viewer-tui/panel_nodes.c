@@ -269,9 +269,6 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 			snprintf(line, sizeof(line), "median I/O time %s of %zu %s; slowest %s %s (%s the median)",
 			         med, t.with_io, t.scope == IOGP_NT_NODES ? "nodes" : "processes",
 			         t.rows[ord[0]].name, slow, ratio);
-		} else if (t.from_summaries && win > 0) {
-			/* a relay's summaries keep no history: nothing to show in a window */
-			snprintf(line, sizeof(line), "a relay's summaries: I/O time since start only (w)");
 		} else {
 			snprintf(line, sizeof(line), "no time in I/O calls %s", w);
 		}
