@@ -4,6 +4,7 @@
  * BENCH_DELTAS DELTAs of 1 s; heap in use (mallinfo2) per source, the
  * live side's share (rate rings, windows) and the apply time per DELTA.
  * Target (issue 16): <= 16 KB per source with the default history. */
+#include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ static int run(uint32_t n, int deltas)
 		return -1;
 	for (int g = 0; g < GEN; g++) {
 		src[g] = realistic_new(1000 + (uint64_t)g);
-		realistic_set_access(src[g], 16);   /* as loadgen: a busy agent's samples a second */
+		/* as loadgen: a busy agent's samples a second (BENCH_ACCESS=0: none) */
+		realistic_set_access(src[g], getenv("BENCH_ACCESS") ? (uint32_t)atoi(getenv("BENCH_ACCESS")) : 16);
 	}
 	size_t heap1 = mallinfo2().uordblks;
 	double apply = 0;
@@ -60,26 +62,75 @@ static int run(uint32_t n, int deltas)
 		if (iogp_model_apply(m, &msg, T0_WALL) < 0)
 			return -1;
 	}
-	for (int s = 1; s <= deltas; s++)
+	/* the last FEED rounds go in as payloads: one at a time
+	 * (iogp_model_feed, as the viewers did) and in batches of 8
+	 * (iogp_model_feed_many, as they do), in turns */
+	enum { FEED = 4 };
+	double feed_t[2] = { 0, 0 };
+	uint64_t fed[2] = { 0, 0 };
+	size_t cap = (size_t)n * 2048, used;
+	uint8_t *pay = malloc(cap);
+	size_t *off = malloc(((size_t)n + 1) * sizeof *off);
+	if (!pay || !off)
+		return -1;
+	for (int s = 1; s <= deltas; s++) {
+		int feed = s > deltas - FEED ? 1 + s % 2 : 0;   /* 1: singles, 2: batches */
+		used = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			realistic_delta(src[i % GEN], &msg, (uint64_t)s);
 			msg.source = 0x100000 + i;
 			msg.wall_ns = T0_WALL + (uint64_t)s * 1000000000ull + i;
+			if (feed) {
+				long len = iogp_msg_encode(&msg, pay + used, cap - used);
+				if (len <= 0)
+					return -1;
+				off[i] = used;
+				used += (size_t)len;
+				continue;
+			}
 			double t0 = tu_now();
 			if (iogp_model_apply(m, &msg, msg.wall_ns) < 0)
 				return -1;
 			apply += tu_now() - t0;
 			applied++;
 		}
+		if (!feed)
+			continue;
+		off[n] = used;
+		uint64_t recv = T0_WALL + (uint64_t)s * 1000000000ull + n;
+		double t0 = tu_now();
+		for (uint32_t i = 0; i < n;) {
+			const void *p[8];
+			size_t len[8], k = 0;
+			for (; k < (feed == 2 ? 8u : 1u) && i < n; k++, i++) {
+				p[k] = pay + off[i];
+				len[k] = off[i + 1] - off[i];
+			}
+			if (feed == 1 ? iogp_model_feed(m, p[0], len[0], recv) < 0 :
+			    iogp_model_feed_many(m, p, len, k, recv) != k)
+				return -1;
+		}
+		feed_t[feed - 1] += tu_now() - t0;
+		fed[feed - 1] += n;
+	}
+	free(pay);
+	free(off);
 	iogp_model_tick(m, T0_WALL + (uint64_t)(deltas + 1) * 1000000000ull);
 	iogp_model_live lv;
 	iogp_model_get_live(m, &lv);
 	size_t heap = mallinfo2().uordblks;
 	/* the generators' own memory is not the model's */
 	double per = ((double)heap - (double)heap0 - (double)(heap1 - heap0)) / n;
-	printf("%6u sources x %d DELTAs: model heap %.1f KB per source (live rings and windows %.1f KB), "
-	       "apply %.2f us per DELTA%s\n", n, deltas, per / 1024, (double)lv.live_bytes / n / 1024,
+	iogp_access_mem am;
+	iogp_model_access_mem(m, &am);
+	printf("%6u sources x %d DELTAs: model heap %.1f KB per source (live rings and windows %.1f KB, "
+	       "access samples %.1f KB), apply %.2f us per DELTA%s\n", n, deltas, per / 1024,
+	       (double)lv.live_bytes / n / 1024, (double)am.bytes / n / 1024,
 	       apply * 1e6 / (double)applied, per > 16384 ? "  ABOVE TARGET (16 KB)" : "");
+	printf("%6u sources: window deltas dropped %" PRIu64 " of %" PRIu64 ", slots evicted %" PRIu64 "\n",
+	       n, lv.window_dropped, (uint64_t)n * (uint64_t)deltas * REALISTIC_NHISTS, lv.window_evicted);
+	printf("%6u sources: decode and apply %.2f us per DELTA one at a time, %.2f us in batches of 8\n",
+	       n, feed_t[0] * 1e6 / (double)(fed[0] ? fed[0] : 1), feed_t[1] * 1e6 / (double)(fed[1] ? fed[1] : 1));
 	for (int g = 0; g < GEN; g++)
 		realistic_free(src[g]);
 	free(buf);
@@ -94,8 +145,12 @@ int main(void)
 	int deltas = getenv("BENCH_DELTAS") ? atoi(getenv("BENCH_DELTAS")) : 40;
 	static const uint32_t ns[] = { 1000, 5000, 20000, 50000 };
 	int bad = 0;
+	uint32_t one = getenv("BENCH_N") ? (uint32_t)atoi(getenv("BENCH_N")) : 0;   /* one size */
 	for (size_t k = 0; k < sizeof(ns) / sizeof(*ns); k++)
-		bad |= run(ns[k], deltas) < 0;
+		if (!one || one == ns[k])
+			bad |= run(ns[k], deltas) < 0;
+	if (one && one != 1000 && one != 5000 && one != 20000 && one != 50000)
+		bad |= run(one, deltas) < 0;
 	if (bad)
 		fprintf(stderr, "bench_modelmem: a run failed\n");
 	return bad;

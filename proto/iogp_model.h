@@ -55,9 +55,11 @@ typedef struct iogp_model_opts {
 	/* Access samples over the whole run (live only, iogp_model_access_query). */
 	uint32_t access_keep;     /* samples kept per source, 0 = 8192, min 128 */
 	uint64_t access_total;    /* samples all sources keep, ring and run together,
-	                           * 0 = no limit: with it each source gets
-	                           * access_total / sources, half in its ring (at
-	                           * least 16), half over the run (at least 128), so
+	                           * 0 = no limit: with it each source gets the
+	                           * bytes of access_total / sources samples of 32
+	                           * bytes, all told: half for its ring (48-byte
+	                           * entries, at least 16), half over the run (at
+	                           * most access_total / sources / 2 samples), so
 	                           * memory stays bounded as sources grow. A ring
 	                           * grows as samples come, up to its share. */
 } iogp_model_opts;
@@ -98,10 +100,6 @@ IOGP_API int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_
 /* Decode with the model's own scratch message, then apply. Decode errors are
  * counted (iogp_model_stats.bad_messages) and returned. */
 IOGP_API int iogp_model_feed(iogp_model *m, const void *payload, size_t len, uint64_t recv_ns);
-/* A hint, no effect on any result: source's slots and their map toward the
- * cache, for a caller with other work to do (decoding its DELTA) before it
- * applies a message of it. */
-IOGP_API void iogp_model_prefetch(const iogp_model *m, uint64_t source);
 /* iogp_model_feed of n payloads in order, all received at recv_ns, with the
  * same result; faster when sources are many: the state each message touches
  * is fetched from memory for several messages at once, before they are
@@ -219,7 +217,11 @@ IOGP_API const char *iogp_model_file_path(const iogp_model *m, size_t i, uint64_
  * most opts.access_keep samples (beyond it the fullest file's buckets are
  * halved) and access_keep / 16 files (beyond them the one with the fewest
  * requests goes): 32 bytes a sample, so at most ~280 KiB per source at the
- * defaults (a busy file alone keeps ~7,000 samples and is not thinned). Every sample stands for requests: the DELTA's access_seen over
+ * defaults (a busy file alone keeps ~7,000 samples and is not thinned).
+ * With opts.access_total a share under 32 KB (thousands of sources) keeps
+ * 8 coarse run slices and recent buckets of 8 s and more, a few samples
+ * each, and only the files its bytes hold (1 KB each: the first it saw;
+ * the others' samples are not kept). Every sample stands for requests: the DELTA's access_seen over
  * its samples (the agent's reservoir is uniform over the interval's
  * requests of every access metric and file).
  *
@@ -274,9 +276,13 @@ typedef struct iogp_access_file {
 IOGP_API int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q,
                                      iogp_access_file **out, size_t *n);
 
-/* What the per-file samples hold over all sources. */
+/* What the per-file samples hold over all sources. bytes: all they hold
+ * (buckets, tables, malloc's overhead); with access_total a source's
+ * bytes + ring bytes stay within access_total x 32 / sources (at least a
+ * 16-entry ring and a file's few samples). */
 typedef struct iogp_access_mem {
 	uint64_t samples, streams, bytes;
+	uint64_t ring_bytes;       /* the rings of iogp_model_access (48 B an entry) */
 	uint64_t max_source;       /* samples of the fullest source (<= access_keep) */
 	uint64_t thinned;          /* samples dropped for access_keep */
 	uint64_t evicted;          /* files let go beyond access_keep / 16 per source

@@ -4,22 +4,29 @@
  * (iogp_model_access_query).
  *
  * Per (source, access metric, file) the samples of each DELTA make a
- * bucket: at most ACC_Q of them, evenly spaced, and the requests they stand
+ * bucket: at most q of them, evenly spaced, and the requests they stand
  * for. Buckets go to two tiers:
- *  - run: ACC_NRUN slices of equal width from the file's first request;
+ *  - run: nrun slices of equal width from the file's first request;
  *    when the run outgrows them the width doubles and neighbours merge, so
- *    "since start" keeps up to ACC_NRUN x ACC_Q samples spread evenly;
+ *    "since start" keeps up to nrun x q samples spread evenly;
  *  - recent (the last ACC_HORIZON): an exponential histogram: a level holds
- *    ACC_B buckets, then its two oldest merge into one of the next level,
- *    so a window of the last N seconds finds buckets about N / ACC_B long
+ *    b buckets, then its two oldest merge into one of the next level,
+ *    so a window of the last N seconds finds buckets about N / b long
  *    at its start, and several hundred samples over all of it.
- * Merging keeps ACC_Q samples, every 2nd or so, from each half in
+ * Merging keeps q samples, every 2nd or so, from each half in
  * proportion to the requests it stands for. A query takes the tier that
  * gives more samples for its window and thins the denser buckets to the
  * density of the sparsest, so what it returns is uniform over the requests
  * of the time asked for. A source keeps at most opts.access_keep samples:
- * beyond it the fullest tier of its fullest file is halved. Memory: 32
- * bytes a sample, 48 a bucket. */
+ * beyond it the fullest tier of its fullest file is halved.
+ *
+ * Memory: with opts.access_total a source's access samples hold at most
+ * access_total x 32 bytes / sources, all told (ring, buckets, tables and
+ * malloc's overhead, counted as blocks are sized): half for the ring, half
+ * for the store. A store whose half is small (under 32 KB: thousands of
+ * sources) takes a coarse shape (SHAPE[1]) so structure does not outweigh
+ * samples; beyond its bytes it is thinned, then loses its oldest recent
+ * buckets, halves its run slices and lets its quietest files go. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +34,35 @@
 #include "iogp_err.h"
 #include "model_priv.h"
 
-#define ACC_Q 64u                        /* samples a bucket keeps */
-#define ACC_B 8u                         /* recent: buckets a level holds */
-#define ACC_W0 1000000000ull             /* a level-0 bucket spans at most 1 s */
+#define ACC_QMAX 64u                     /* samples a bucket keeps, at most */
 #define ACC_HORIZON 300000000000ull      /* what the recent tier covers */
-#define ACC_NRUN 64u                     /* run slices */
 #define ACC_KEEP 8192u                   /* samples per source, default */
 #define ACC_MAX_OUT 100000u              /* samples a query returns, default */
+#define ACC_SMALL 32768u                 /* a store budget below this takes the small shape */
+#define ACC_SCAN 8u                      /* streams found by scanning, before a hash table */
+#define ACC_OVH 16u                      /* malloc's header and rounding, per block */
+#define ACC_STACK 256u                   /* a DELTA's samples sorted on the stack, up to */
+#define ACC_FILE_BYTES 1024u             /* a small store's bytes per file it keeps */
 
 enum { TIER_RECENT = 0, TIER_RUN = 1 };
+
+/* A store's shape: fine buckets for a full share; for a small one few and
+ * coarse (a level-0 bucket of 8 s merges 8 DELTAs in place instead of
+ * adding a bucket each; a bucket a level), so the buckets cost about what
+ * their samples do, and only as many files as its bytes hold a few
+ * samples of (ACC_FILE_BYTES each): the first seen, the others' samples
+ * are let go as they come rather than thinned after. */
+struct ashape {
+	uint32_t q;          /* samples a bucket keeps */
+	uint32_t b;          /* recent: buckets a level holds */
+	uint32_t nrun;       /* run slices */
+	uint64_t w0;         /* a level-0 bucket spans at most this */
+};
+
+static const struct ashape SHAPE[2] = {
+	{ 64, 8, 64, 1000000000ull },
+	{ 4, 1, 8, 8000000000ull },
+};
 
 struct asample {
 	uint64_t t, off, size;
@@ -45,7 +72,7 @@ struct asample {
 struct abucket {
 	uint64_t t0, t1;         /* source CLOCK_MONOTONIC span of its requests */
 	double req;              /* requests the samples stand for */
-	struct asample *s;       /* time order */
+	struct asample *s;       /* time order; exactly n (NULL when none) */
 	uint32_t n;
 	uint8_t level, exact;    /* exact: req counted, not estimated */
 };
@@ -55,55 +82,120 @@ struct astream {
 	uint64_t file;
 	struct abucket *rec;     /* recent: oldest first, levels never rise towards the newest */
 	uint32_t nrec, reccap;
-	struct abucket *run;     /* ACC_NRUN slices of run_w from run_t0; NULL until the first */
+	struct abucket *run;     /* nrun slices of run_w from run_t0; NULL until the first */
 	uint64_t run_t0, run_w;
 	uint32_t n[2];           /* samples held per tier */
 	uint8_t rec_cut;         /* the recent tier has let old buckets go */
+	uint8_t nrun;            /* run slices (halved when the bytes are short) */
 	double req;              /* requests its samples stood for, all told */
 };
 
 struct astore {
 	struct astream *st;
 	uint32_t nst, stcap;
-	uint32_t *hash;          /* stream index + 1, 0 = empty */
+	uint32_t *hash;          /* stream index + 1, 0 = empty; none up to ACC_SCAN streams */
 	uint32_t hcap;
+	uint8_t small;           /* SHAPE[1] */
 	uint64_t n;              /* samples held */
+	uint64_t bytes;          /* held, all told (acc_resize) */
 	uint64_t evicted;        /* files let go for the cap on files (fewest requests first) */
 	uint64_t thinned;        /* samples dropped for the budget */
 };
+
+/* ---- budgets ------------------------------------------------------------- */
+
+/* Bytes a source's access samples may hold, ring and store together: its
+ * share of access_total samples of 32 bytes; UINT64_MAX without a total. */
+static uint64_t share_bytes(const iogp_model *m)
+{
+	if (!m->opts.access_total || !m->nsrc)
+		return UINT64_MAX;
+	return m->opts.access_total * sizeof(struct asample) / m->nsrc;
+}
+
+/* The store's half of it. */
+static uint64_t store_budget(const iogp_model *m)
+{
+	uint64_t b = share_bytes(m);
+	return b == UINT64_MAX ? b : b / 2;
+}
+
+static uint32_t keep_of(const iogp_model *m)
+{
+	uint64_t k = m->opts.access_keep ? m->opts.access_keep : ACC_KEEP;
+
+	if (m->opts.access_total && m->nsrc && m->opts.access_total / m->nsrc / 2 < k)
+		k = m->opts.access_total / m->nsrc / 2;   /* its share of the total */
+	return k < 2 * ACC_QMAX ? 2 * ACC_QMAX : (uint32_t)k;
+}
+
+/* Size a block the store holds from old to now bytes (0: none; freed),
+ * counting it with malloc's overhead. */
+static int acc_resize(struct astore *st, void *pp, size_t old, size_t now)
+{
+	void **p = pp;
+	if (now == 0) {
+		free(*p);
+		*p = NULL;
+	} else if (now != old) {
+		void *q = realloc(*p, now);
+		if (!q)
+			return IOGP_ENOMEM;
+		*p = q;
+	}
+	st->bytes += now ? now + ACC_OVH : 0;
+	st->bytes -= old ? old + ACC_OVH : 0;
+	return 0;
+}
+
 /* ---- the ring: each source's newest samples -------------------------------- */
 
-/* The entries a source's ring may hold: its share of access_total. */
+/* The entries a source's ring may hold: half of its share's bytes (its
+ * entries are 48 bytes), at least 16. */
 static uint32_t ring_limit(const iogp_model *m)
 {
-	uint64_t share = m->opts.access_total && m->nsrc ? m->opts.access_total / m->nsrc / 2 : UINT64_MAX;
+	uint64_t b = share_bytes(m);
+	uint64_t share = b == UINT64_MAX ? b : b / 2 / sizeof(iogp_access);
 
 	share = share < 16 ? 16 : share;
 	return share < m->opts.access_ring ? (uint32_t)share : m->opts.access_ring;
 }
 
+/* The ring re-made with cap entries, its newest (up to cap) first in it,
+ * oldest first: it grows as samples come, and gives back what a smaller
+ * share (more sources) no longer allows. */
+static int ring_resize(struct source *s, uint32_t cap)
+{
+	iogp_access *r = malloc((size_t)cap * sizeof *r);
+	uint32_t keep = s->ring_n < cap ? s->ring_n : cap;
+
+	if (r == NULL)
+		return IOGP_ENOMEM;
+	for (uint32_t i = 0; i < keep; i++) {   /* the newest keep, oldest first */
+		uint32_t back = keep - i;
+		r[i] = s->ring[(s->ring_head + s->ring_cap - back) % s->ring_cap];
+	}
+	free(s->ring);
+	s->ring = r;
+	s->ring_n = keep;
+	s->ring_head = keep == cap ? 0 : keep;
+	s->ring_cap = cap;
+	return 0;
+}
+
 static int ring_push(const iogp_model *m, struct source *s, const iogp_access *a)
 {
 	uint32_t lim = ring_limit(m);
+	int r = 0;
 
-	if (s->ring == NULL || (s->ring_n == s->ring_cap && s->ring_cap < lim)) {
-		/* grow, oldest first: the ring starts small and doubles */
-		uint32_t cap = s->ring == NULL ? (lim < 64 ? lim : 64) : s->ring_cap * 2 < lim ? s->ring_cap * 2 : lim;
-		iogp_access *r = malloc((size_t)cap * sizeof *r);
-
-		if (r == NULL)
-			return IOGP_ENOMEM;
-		if (s->ring != NULL) {
-			uint32_t tail = s->ring_cap - s->ring_head;
-
-			memcpy(r, s->ring + s->ring_head, (size_t)tail * sizeof *r);
-			memcpy(r + tail, s->ring, (size_t)s->ring_head * sizeof *r);
-			free(s->ring);
-		}
-		s->ring = r;
-		s->ring_head = s->ring_n;
-		s->ring_cap = cap;
-	}
+	if (s->ring == NULL)   /* the ring starts small and doubles */
+		r = ring_resize(s, lim < 64 ? lim : 64);
+	else if (s->ring_n == s->ring_cap && s->ring_cap < lim)
+		r = ring_resize(s, s->ring_cap * 2 < lim ? s->ring_cap * 2 : lim);
+	else if (s->ring_cap > lim)
+		r = ring_resize(s, lim);
+	if (r < 0)
+		return r;
 	s->ring[s->ring_head] = *a;
 	s->ring_head = s->ring_head + 1 == s->ring_cap ? 0 : s->ring_head + 1;
 	if (s->ring_n < s->ring_cap)
@@ -121,39 +213,60 @@ static const iogp_access *ring_newest(const iogp_model *m, const struct source *
 
 /* ---- buckets -------------------------------------------------------------- */
 
-static uint32_t keep_of(const iogp_model *m)
+/* A number in [0, 1) that depends only on x and y: chance, repeatably. */
+static double chance(double x, double y)
 {
-	uint64_t k = m->opts.access_keep ? m->opts.access_keep : ACC_KEEP;
-
-	if (m->opts.access_total && m->nsrc && m->opts.access_total / m->nsrc / 2 < k)
-		k = m->opts.access_total / m->nsrc / 2;   /* its share of the total */
-	return k < 2 * ACC_Q ? 2 * ACC_Q : (uint32_t)k;
+	uint64_t u, v;
+	memcpy(&u, &x, sizeof(u));
+	memcpy(&v, &y, sizeof(v));
+	return model__hash_u64(u * 0x9e3779b97f4a7c15ull ^ v) / 4294967296.0;
 }
 
 /* k of the n samples in, evenly spaced in time order, into out (out may be
- * in: the indices read never fall behind those written). */
+ * in: the indices read never fall behind those written). A few (k < 8)
+ * start at a chance offset, not mid-way: thousands of sources' buckets
+ * thinned to their middle sample would leave their edges empty. */
 static void pick(struct asample *out, const struct asample *in, uint32_t n, uint32_t k)
 {
+	double at = k < 8 && k < n ? chance((double)in[0].t, (double)in[n - 1].off + n) : 0.5;
 	for (uint32_t j = 0; j < k; j++)
-		out[j] = in[(uint32_t)(((double)j + 0.5) * n / k)];
+		out[j] = in[(uint32_t)(((double)j + at) * n / k)];
 }
 
 /* How many of each side a bucket of at most q keeps: in proportion to the
- * requests each stands for, at least one of a side that has samples. */
+ * requests each stands for, at least one of a side that has samples. A
+ * small bucket (q < 8) rounds by chance instead: the newest side's one
+ * sample every merge would crowd the end of its time. */
 static void split(uint32_t q, double ra, uint32_t na, double rb, uint32_t nb, uint32_t *ka,
                   uint32_t *kb)
 {
+	double tot = ra + rb;
+	if (q < 8 && na && nb && tot > 0) {
+		/* a small bucket's samples stand for equal requests: a side
+		 * thinned before (a slice down to one sample) would otherwise be
+		 * outnumbered by the newest DELTA's */
+		double per = fmax(ra / na, rb / nb), x = ra / per, y = rb / per;
+		uint32_t ea = (uint32_t)x + (x - floor(x) > chance(ra, rb));
+		uint32_t eb = (uint32_t)y + (y - floor(y) > chance(rb, ra));
+		na = ea < na ? ea : na;
+		nb = eb < nb ? eb : nb;
+	}
 	if (na + nb <= q) {
 		*ka = na;
 		*kb = nb;
 		return;
 	}
-	double tot = ra + rb;
-	uint32_t a = tot > 0 ? (uint32_t)llround(q * ra / tot) : q * na / (na + nb);
-	if (a == 0 && na > 0)
-		a = 1;
-	if (a == q && nb > 0 && q > 1)
-		a = q - 1;
+	uint32_t a;
+	if (q < 8 && tot > 0) {
+		double x = q * ra / tot;
+		a = (uint32_t)x + (x - floor(x) > chance(ra, rb));
+	} else {
+		a = tot > 0 ? (uint32_t)llround(q * ra / tot) : q * na / (na + nb);
+		if (a == 0 && na > 0)
+			a = 1;
+		if (a == q && nb > 0 && q > 1)
+			a = q - 1;
+	}
 	if (a > na)
 		a = na;
 	uint32_t b = q - a < nb ? q - a : nb;
@@ -167,64 +280,72 @@ static int bucket_empty(const struct abucket *b)
 	return b->n == 0 && b->req == 0;
 }
 
-/* a (older) takes b (newer) in, keeping at most q samples; b is emptied. */
-static int bucket_merge(struct abucket *a, struct abucket *b, uint32_t q)
+/* A bucket's samples array sized to n (keeping its first n): exactly, so
+ * its bytes are its samples'. */
+static int bucket_size(struct astore *st, struct abucket *b, uint32_t n)
 {
-	if (bucket_empty(b)) {
-		free(b->s);
-		memset(b, 0, sizeof(*b));
-		return 0;
-	}
-	if (bucket_empty(a)) {
-		uint8_t level = a->level;
-		free(a->s);
-		*a = *b;
-		a->level = level > b->level ? level : b->level;
-		memset(b, 0, sizeof(*b));
-		if (a->n > q) {
-			pick(a->s, a->s, a->n, q);
-			a->n = q;
-		}
-		return 0;
-	}
-	uint32_t ka, kb;
-	split(q, a->req, a->n, b->req, b->n, &ka, &kb);
-	struct asample *s = malloc((size_t)(ka + kb ? ka + kb : 1) * sizeof(*s));
-	if (!s)
-		return IOGP_ENOMEM;
-	pick(s, a->s, a->n, ka);
-	pick(s + ka, b->s, b->n, kb);
-	free(a->s);
-	free(b->s);
-	a->s = s;
-	a->n = ka + kb;
-	a->t0 = a->t0 < b->t0 ? a->t0 : b->t0;
-	a->t1 = a->t1 > b->t1 ? a->t1 : b->t1;
-	a->req += b->req;
-	a->exact = a->exact && b->exact;
-	memset(b, 0, sizeof(*b));
-	return 0;
+	int r = acc_resize(st, &b->s, (size_t)b->n * sizeof(*b->s), (size_t)n * sizeof(*b->s));
+	if (r == 0)
+		b->n = n;
+	return r;
 }
 
-static int bucket_copy(struct abucket *dst, const struct abucket *src)
+static void bucket_free(struct astore *st, struct abucket *b)
 {
-	*dst = *src;
-	dst->s = malloc((size_t)(src->n ? src->n : 1) * sizeof(*dst->s));
-	if (!dst->s)
-		return IOGP_ENOMEM;
-	memcpy(dst->s, src->s, (size_t)src->n * sizeof(*dst->s));
+	bucket_size(st, b, 0);
+	memset(b, 0, sizeof(*b));
+}
+
+/* a (older, or empty) takes b (newer) in, keeping at most q samples; b
+ * stays as it was (its owner frees it). */
+static int bucket_merge(struct astore *st, struct abucket *a, const struct abucket *b, uint32_t q)
+{
+	struct asample tmp[ACC_QMAX];
+	uint32_t ka = 0, kb;
+	int fresh = bucket_empty(a);
+
+	if (bucket_empty(b))
+		return 0;
+	if (fresh)
+		kb = b->n < q ? b->n : q;
+	else
+		split(q, a->req, a->n, b->req, b->n, &ka, &kb);
+	pick(tmp, a->s, a->n, ka);
+	pick(tmp + ka, b->s, b->n, kb);
+	if (bucket_size(st, a, ka + kb) < 0)
+		return IOGP_ENOMEM;   /* a as it was */
+	memcpy(a->s, tmp, (size_t)(ka + kb) * sizeof(*tmp));
+	if (fresh) {
+		a->t0 = b->t0;
+		a->t1 = b->t1;
+		a->exact = b->exact;
+	} else {
+		a->t0 = a->t0 < b->t0 ? a->t0 : b->t0;
+		a->t1 = a->t1 > b->t1 ? a->t1 : b->t1;
+		a->exact = a->exact && b->exact;
+	}
+	a->req += b->req;
+	a->level = a->level > b->level ? a->level : b->level;
 	return 0;
 }
 
 /* ---- the recent tier ---------------------------------------------------------- */
 
-/* While a level has more than ACC_B buckets its two oldest merge into one
- * of the next level; buckets older than the horizon go. */
-static int recent_compact(struct astream *a)
+/* Samples a list of buckets holds. */
+static uint32_t list_count(const struct abucket *b, uint32_t nb)
 {
-	uint32_t before = 0;
-	for (uint32_t i = 0; i < a->nrec; i++)
-		before += a->rec[i].n;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < nb; i++)
+		n += b[i].n;
+	return n;
+}
+
+/* While a level has more than b buckets its two oldest merge into one
+ * of the next level; buckets older than the horizon go. */
+static int recent_compact(struct astore *st, struct astream *a)
+{
+	const struct ashape *sh = &SHAPE[st->small];
+	uint32_t before = list_count(a->rec, a->nrec);
 	int r = 0;
 	for (uint32_t level = 0; level < 64 && r == 0; level++) {
 		uint32_t first = UINT32_MAX, count = 0;
@@ -233,10 +354,11 @@ static int recent_compact(struct astream *a)
 				first = first == UINT32_MAX ? i : first;
 				count++;
 			}
-		if (count <= ACC_B)
+		if (count <= sh->b)
 			break;
-		if ((r = bucket_merge(&a->rec[first], &a->rec[first + 1], ACC_Q)) < 0)
+		if ((r = bucket_merge(st, &a->rec[first], &a->rec[first + 1], sh->q)) < 0)
 			break;   /* out of memory: both stay */
+		bucket_free(st, &a->rec[first + 1]);
 		a->rec[first].level = (uint8_t)(level + 1);
 		memmove(&a->rec[first + 1], &a->rec[first + 2], (a->nrec - first - 2) * sizeof(*a->rec));
 		a->nrec--;
@@ -244,80 +366,94 @@ static int recent_compact(struct astream *a)
 	uint64_t newest = a->nrec ? a->rec[a->nrec - 1].t1 : 0;
 	while (a->nrec > 1 && a->rec[0].t1 + ACC_HORIZON < newest) {
 		a->rec_cut = 1;
-		free(a->rec[0].s);
+		bucket_free(st, &a->rec[0]);
 		memmove(&a->rec[0], &a->rec[1], (a->nrec - 1) * sizeof(*a->rec));
 		a->nrec--;
 	}
-	uint32_t after = 0;
-	for (uint32_t i = 0; i < a->nrec; i++)
-		after += a->rec[i].n;
-	a->n[TIER_RECENT] += after - before;
+	a->n[TIER_RECENT] += list_count(a->rec, a->nrec) - before;
 	return r;
 }
 
-static int recent_add(struct astream *a, struct abucket *nb)
+static int recent_add(struct astore *st, struct astream *a, const struct abucket *nb)
 {
+	const struct ashape *sh = &SHAPE[st->small];
 	struct abucket *last = a->nrec ? &a->rec[a->nrec - 1] : NULL;
-	if (last && last->level == 0 && nb->t0 >= last->t0 && nb->t1 <= last->t0 + ACC_W0) {
+	if (last && last->level == 0 && nb->t0 >= last->t0 && nb->t1 <= last->t0 + sh->w0) {
 		uint32_t old = last->n;
-		int r = bucket_merge(last, nb, ACC_Q);
+		int r = bucket_merge(st, last, nb, sh->q);
 		a->n[TIER_RECENT] = a->n[TIER_RECENT] - old + last->n;
 		return r;
 	}
 	if (a->nrec == a->reccap) {
-		uint32_t c = a->reccap ? a->reccap * 2 : 8;
-		struct abucket *b = realloc(a->rec, c * sizeof(*b));
-		if (!b)
+		uint32_t c = a->reccap ? a->reccap * 2 : 4;
+		if (acc_resize(st, &a->rec, a->reccap * sizeof(*a->rec), c * sizeof(*a->rec)) < 0)
 			return IOGP_ENOMEM;
-		a->rec = b;
 		a->reccap = c;
 	}
-	a->rec[a->nrec++] = *nb;
-	memset(nb, 0, sizeof(*nb));
-	a->n[TIER_RECENT] += a->rec[a->nrec - 1].n;
-	return recent_compact(a);
+	struct abucket *b = &a->rec[a->nrec];
+	memset(b, 0, sizeof(*b));
+	if (bucket_merge(st, b, nb, sh->q) < 0)
+		return IOGP_ENOMEM;
+	a->nrec++;
+	a->n[TIER_RECENT] += b->n;
+	return recent_compact(st, a);
+}
+
+/* Fit the recent array to its buckets after some went (its bytes count). */
+static void recent_fit(struct astore *st, struct astream *a)
+{
+	uint32_t c = a->nrec > 2 ? a->nrec : 2;
+	if (a->reccap > 2 * c &&
+	    acc_resize(st, &a->rec, a->reccap * sizeof(*a->rec), c * sizeof(*a->rec)) == 0)
+		a->reccap = c;
 }
 
 /* ---- the run tier --------------------------------------------------------------- */
 
-/* Twice as wide: slice i takes 2i and 2i + 1, keeping at most q samples. */
-static int run_coarsen(struct astream *a, uint32_t q)
+/* Twice as wide: slice i takes 2i and 2i + 1, keeping at most q samples;
+ * shrink: half as many slices then (the same time), for the bytes. */
+static int run_coarsen(struct astore *st, struct astream *a, uint32_t q, int shrink)
 {
 	int r = 0;
-	uint32_t held = 0;
-	for (uint32_t i = 0; i < ACC_NRUN / 2; i++) {
+	uint32_t half = a->nrun / 2;
+	for (uint32_t i = 0; i < half; i++) {
 		struct abucket x = a->run[2 * i], y = a->run[2 * i + 1];
 		memset(&a->run[2 * i], 0, 2 * sizeof(*a->run));
-		int e = bucket_merge(&x, &y, q);
+		int e = bucket_merge(st, &x, &y, q);
 		r = e < 0 ? e : r;
-		free(y.s);
+		bucket_free(st, &y);
 		a->run[i] = x;
-		held += x.n;
 	}
-	memset(&a->run[ACC_NRUN / 2], 0, ACC_NRUN / 2 * sizeof(*a->run));
+	memset(&a->run[half], 0, (a->nrun - half) * sizeof(*a->run));
 	a->run_w *= 2;
-	a->n[TIER_RUN] = held;
+	if (shrink && half > 0 &&
+	    acc_resize(st, &a->run, a->nrun * sizeof(*a->run), half * sizeof(*a->run)) == 0)
+		a->nrun = (uint8_t)half;
+	a->n[TIER_RUN] = list_count(a->run, a->nrun);
 	return r;
 }
 
-static int run_add(struct astream *a, struct abucket *nb)
+static int run_add(struct astore *st, struct astream *a, const struct abucket *nb)
 {
+	const struct ashape *sh = &SHAPE[st->small];
 	if (!a->run) {
-		if (!(a->run = calloc(ACC_NRUN, sizeof(*a->run))))
+		if (acc_resize(st, &a->run, 0, sh->nrun * sizeof(*a->run)) < 0)
 			return IOGP_ENOMEM;
+		memset(a->run, 0, sh->nrun * sizeof(*a->run));
+		a->nrun = (uint8_t)sh->nrun;
 		a->run_t0 = nb->t0;
-		a->run_w = ACC_W0;
+		a->run_w = sh->w0 < 1000000000ull ? sh->w0 : 1000000000ull;
 	}
 	uint64_t mid = nb->t0 / 2 + nb->t1 / 2;
 	uint64_t off = mid > a->run_t0 ? mid - a->run_t0 : 0;
 	int r = 0;
-	while (off / a->run_w >= ACC_NRUN && r == 0 && a->run_w < (1ull << 62))
-		r = run_coarsen(a, ACC_Q);
+	while (off / a->run_w >= a->nrun && r == 0 && a->run_w < (1ull << 62))
+		r = run_coarsen(st, a, sh->q, 0);
 	uint64_t i = off / a->run_w;
-	if (i >= ACC_NRUN)
-		i = ACC_NRUN - 1;
+	if (i >= a->nrun)
+		i = a->nrun - 1u;
 	uint32_t old = a->run[i].n;
-	int e = bucket_merge(&a->run[i], nb, ACC_Q);
+	int e = bucket_merge(st, &a->run[i], nb, sh->q);
 	a->n[TIER_RUN] = a->n[TIER_RUN] - old + a->run[i].n;
 	return e < 0 ? e : r;
 }
@@ -331,8 +467,14 @@ static uint32_t stream_hash(uint32_t id, uint64_t file)
 
 static uint32_t stream_find(const struct astore *st, uint32_t id, uint64_t file)
 {
-	if (!st || !st->hcap)
+	if (!st)
 		return NONE;
+	if (!st->hcap) {   /* a few streams: a scan costs less than a table */
+		for (uint32_t i = 0; i < st->nst; i++)
+			if (st->st[i].id == id && st->st[i].file == file)
+				return i;
+		return NONE;
+	}
 	for (uint32_t k = stream_hash(id, file) & (st->hcap - 1);; k = (k + 1) & (st->hcap - 1)) {
 		uint32_t v = st->hash[k];
 		if (!v)
@@ -342,20 +484,22 @@ static uint32_t stream_find(const struct astore *st, uint32_t id, uint64_t file)
 	}
 }
 
-static void stream_free(struct astream *a)
+static void stream_free(struct astore *st, struct astream *a)
 {
 	for (uint32_t j = 0; j < a->nrec; j++)
-		free(a->rec[j].s);
-	free(a->rec);
-	for (uint32_t j = 0; a->run && j < ACC_NRUN; j++)
-		free(a->run[j].s);
-	free(a->run);
+		bucket_free(st, &a->rec[j]);
+	acc_resize(st, &a->rec, a->reccap * sizeof(*a->rec), 0);
+	for (uint32_t j = 0; a->run && j < a->nrun; j++)
+		bucket_free(st, &a->run[j]);
+	acc_resize(st, &a->run, a->run ? a->nrun * sizeof(*a->run) : 0, 0);
 	memset(a, 0, sizeof(*a));
 }
 
 /* Index the streams again (after one left). */
 static void stream_rehash(struct astore *st)
 {
+	if (!st->hcap)
+		return;
 	memset(st->hash, 0, st->hcap * sizeof(*st->hash));
 	for (uint32_t i = 0; i < st->nst; i++) {
 		uint32_t k = stream_hash(st->st[i].id, st->st[i].file) & (st->hcap - 1);
@@ -380,7 +524,7 @@ static void stream_evict(struct astore *st)
 	}
 	st->n -= (uint64_t)st->st[v].n[0] + st->st[v].n[1];
 	st->evicted++;
-	stream_free(&st->st[v]);
+	stream_free(st, &st->st[v]);
 	st->st[v] = st->st[--st->nst];
 	stream_rehash(st);
 }
@@ -389,32 +533,29 @@ static uint32_t stream_new(struct astore *st, uint32_t id, uint64_t file, uint32
 {
 	if (st->nst >= max && st->nst > 0)
 		stream_evict(st);
-	if ((st->nst + 1) * 2 > st->hcap) {
-		uint32_t c = st->hcap ? st->hcap * 2 : 16;
-		uint32_t *h = calloc(c, sizeof(*h));
-		if (!h)
+	if (st->nst + 1 > ACC_SCAN && (st->nst + 1) * 2 > st->hcap) {
+		uint32_t c = st->hcap ? st->hcap * 2 : 32;
+		if (acc_resize(st, &st->hash, st->hcap * sizeof(*st->hash), c * sizeof(*st->hash)) < 0)
 			return NONE;
-		free(st->hash);
-		st->hash = h;
 		st->hcap = c;
 		stream_rehash(st);
 	}
 	if (st->nst == st->stcap) {
-		uint32_t c = st->stcap ? st->stcap * 2 : 4;
-		struct astream *a = realloc(st->st, c * sizeof(*a));
-		if (!a)
+		uint32_t c = st->stcap ? st->stcap * 2 : 1;
+		if (acc_resize(st, &st->st, st->stcap * sizeof(*st->st), c * sizeof(*st->st)) < 0)
 			return NONE;
-		st->st = a;
 		st->stcap = c;
 	}
 	uint32_t i = st->nst++;
 	memset(&st->st[i], 0, sizeof(st->st[i]));
 	st->st[i].id = id;
 	st->st[i].file = file;
-	uint32_t k = stream_hash(id, file) & (st->hcap - 1);
-	while (st->hash[k])
-		k = (k + 1) & (st->hcap - 1);
-	st->hash[k] = i + 1;
+	if (st->hcap) {
+		uint32_t k = stream_hash(id, file) & (st->hcap - 1);
+		while (st->hash[k])
+			k = (k + 1) & (st->hcap - 1);
+		st->hash[k] = i + 1;
+	}
 	return i;
 }
 
@@ -440,15 +581,15 @@ static uint64_t fill_count(const struct abucket *b, uint32_t nb, double ratio)
 	return c;
 }
 
-/* Thin a list of buckets to at most budget samples, densest buckets first:
- * the fewest requests per sample any bucket keeps is raised until the list
- * fits (water filling), so what is left stays as uniform as it can. The
- * samples dropped. */
-static uint32_t list_fill(struct abucket *b, uint32_t nb, uint64_t budget)
+/* The fewest requests per sample a list of buckets keeps to hold at most
+ * budget samples (water filling: densest buckets thinned first). */
+static double fill_ratio(const struct abucket *b, uint32_t nb, uint64_t budget)
 {
-	uint64_t have = fill_count(b, nb, 0x1p-60);
-	if (have <= budget)
-		return 0;
+	uint32_t held = 0;
+	for (uint32_t j = 0; j < nb; j++)
+		held += b[j].n > 0;
+	if (budget <= held)   /* one sample a bucket, as the search would find */
+		return 0x1p1000;
 	double lo = 0x1p-60, hi = 1;
 	for (uint32_t j = 0; j < nb; j++)
 		hi = b[j].req > hi ? b[j].req : hi;
@@ -462,93 +603,136 @@ static uint32_t list_fill(struct abucket *b, uint32_t nb, uint64_t budget)
 		else
 			hi = mid;
 	}
+	return hi;
+}
+
+/* Thin a list of buckets to at most budget samples, densest buckets first,
+ * so what is left stays as uniform as it can. The samples dropped. */
+static uint32_t list_fill(struct astore *st, struct abucket *b, uint32_t nb, uint64_t budget)
+{
+	if (fill_count(b, nb, 0x1p-60) <= budget)
+		return 0;
+	double ratio = fill_ratio(b, nb, budget);
 	uint32_t gone = 0;
 	for (uint32_t j = 0; j < nb; j++) {
 		if (!b[j].n)
 			continue;
-		double k = ceil(b[j].req / hi);
+		double k = ceil(b[j].req / ratio);
 		uint32_t keep = k < 1 ? 1 : k < b[j].n ? (uint32_t)k : b[j].n;
 		if (keep < b[j].n) {
-			pick(b[j].s, b[j].s, b[j].n, keep);
-			gone += b[j].n - keep;
+			uint32_t n = b[j].n;
+			pick(b[j].s, b[j].s, n, keep);
+			bucket_size(st, &b[j], keep);   /* shrinking: b[j].n is keep either way */
 			b[j].n = keep;
+			gone += n - keep;
 		}
 	}
 	return gone;
 }
 
-/* Over the budget, down to 7/8 of it (half of a small one: a budget shared
+/* Samples to trim to: 7/8 of keep (half of a small one: a budget shared
  * out among thousands of sources is a few DELTAs of samples, and trimming
- * after each would cost more than the samples): each tier of each file gets a fair
- * share (max-min: those under it keep theirs, the rest share what is left)
- * and is thinned to it densest buckets first; when every bucket is down to
- * one sample, the oldest recent buckets go and run slices pair up; then
- * the files with the fewest requests go. */
-static int store_trim(struct astore *st, uint32_t keep)
+ * after each would cost more than the samples), and what fits in 3/4 of
+ * the bytes beside the structure. */
+static uint64_t trim_target(const struct astore *st, uint32_t keep, uint64_t budget)
+{
+	uint64_t t = keep >= 1024 ? keep / 8 * 7 : keep / 2;
+	if (budget == UINT64_MAX)
+		return t;
+	uint64_t to = budget / 4 * 3, held = st->n * sizeof(struct asample);
+	uint64_t fixed = st->bytes > held ? st->bytes - held : 0;
+	uint64_t room = to > fixed ? (to - fixed) / sizeof(struct asample) : 0;
+	return room < t ? room : t;
+}
+
+/* The fair share of target samples among nl lists of cnt samples: the
+ * level below which every list keeps all (max-min). */
+static uint64_t fair_share(const uint32_t *cnt, uint32_t nl, uint64_t target, uint32_t *srt)
+{
+	memcpy(srt, cnt, nl * sizeof(*srt));
+	for (uint32_t i = 1; i < nl; i++)   /* insertion sort: lists are few */
+		for (uint32_t k = i; k > 0 && srt[k - 1] > srt[k]; k--) {
+			uint32_t t = srt[k];
+			srt[k] = srt[k - 1];
+			srt[k - 1] = t;
+		}
+	uint64_t left = target, share = target;
+	for (uint32_t i = 0; i < nl; i++) {
+		share = left / (nl - i);
+		if (srt[i] > share)
+			break;
+		left -= srt[i];
+	}
+	return share;
+}
+
+/* When every bucket is down to one sample: fewer buckets. Short of bytes,
+ * run slices beyond the shape's go at once (a store that took the small
+ * shape as sources came). Then each stream's oldest recent bucket goes
+ * (the run tier has its time), else its run slices pair up (and, short of
+ * bytes, halve). The samples dropped. */
+static uint64_t trim_buckets(struct astore *st, int shrink, int *r)
+{
+	const struct ashape *sh = &SHAPE[st->small];
+	uint64_t gone = 0;
+	for (uint32_t i = 0; i < st->nst && *r == 0; i++) {
+		struct astream *a = &st->st[i];
+		uint32_t before = a->n[TIER_RUN];
+		while (shrink && a->run && a->nrun > sh->nrun && *r == 0)
+			*r = run_coarsen(st, a, sh->q, 1);
+		if (a->n[TIER_RUN] < before) {
+			gone += before - a->n[TIER_RUN];
+		} else if (a->nrec > 1) {
+			uint32_t g = a->rec[0].n;
+			bucket_free(st, &a->rec[0]);
+			memmove(&a->rec[0], &a->rec[1], (a->nrec - 1) * sizeof(*a->rec));
+			a->nrec--;
+			a->rec_cut = 1;
+			a->n[TIER_RECENT] -= g;
+			gone += g;
+			recent_fit(st, a);
+		} else if (a->n[TIER_RUN] > 1) {
+			*r = run_coarsen(st, a, 1, shrink && a->nrun > 2);
+			gone += before - a->n[TIER_RUN];
+		}
+	}
+	return gone;
+}
+
+/* Over keep or the bytes: each tier of each file gets a fair share of
+ * trim_target and is thinned to it densest buckets first; when every
+ * bucket is down to one sample, fewer buckets (trim_buckets); then the
+ * files with the fewest requests go. */
+static int store_trim(struct astore *st, uint32_t keep, uint64_t budget)
 {
 	int r = 0;
-	if (st->n <= keep)
-		return 0;
-	uint64_t target = keep >= 1024 ? keep / 8 * 7 : keep / 2;
 	uint32_t nl = st->nst * 2;
-	uint32_t *cnt = malloc((nl ? nl : 1) * sizeof(*cnt));
+	uint32_t buf[2 * 2 * ACC_SCAN];
+	uint32_t *cnt = nl <= 2 * ACC_SCAN ? buf : malloc(2 * (size_t)nl * sizeof(*cnt));
 	if (!cnt)
 		return IOGP_ENOMEM;
-	for (int pass = 0; st->n > target && pass < 16 && r == 0; pass++) {
+	for (int pass = 0; pass < 32 && r == 0; pass++) {
+		uint64_t target = trim_target(st, keep, budget);
+		if (st->n <= target && st->bytes <= budget)
+			break;
 		for (uint32_t i = 0; i < nl; i++)
 			cnt[i] = st->st[i / 2].n[i % 2];
-		/* the fair share: the level below which every list keeps all */
-		uint32_t *srt = malloc((nl ? nl : 1) * sizeof(*srt));
-		if (!srt) {
-			r = IOGP_ENOMEM;
-			break;
-		}
-		memcpy(srt, cnt, nl * sizeof(*srt));
-		for (uint32_t i = 1; i < nl; i++)   /* insertion sort: lists are few */
-			for (uint32_t k = i; k > 0 && srt[k - 1] > srt[k]; k--) {
-				uint32_t t = srt[k];
-				srt[k] = srt[k - 1];
-				srt[k - 1] = t;
-			}
-		uint64_t left = target, share = target;
-		for (uint32_t i = 0; i < nl; i++) {
-			share = left / (nl - i);
-			if (srt[i] > share)
-				break;
-			left -= srt[i];
-		}
-		free(srt);
+		uint64_t share = fair_share(cnt, nl, target, cnt + nl);
 		uint64_t gone = 0;
 		for (uint32_t i = 0; i < nl; i++) {
 			struct astream *a = &st->st[i / 2];
 			int t = (int)(i % 2);
 			if (cnt[i] <= share)
 				continue;
-			uint32_t g = t == TIER_RUN ? (a->run ? list_fill(a->run, ACC_NRUN, share) : 0) :
-			             list_fill(a->rec, a->nrec, share);
+			uint32_t g = t == TIER_RUN ? (a->run ? list_fill(st, a->run, a->nrun, share) : 0) :
+			             list_fill(st, a->rec, a->nrec, share);
 			a->n[t] -= g;
 			gone += g;
 		}
-		if (!gone) {   /* one sample a bucket: fewer buckets */
-			for (uint32_t i = 0; i < st->nst && r == 0; i++) {
-				struct astream *a = &st->st[i];
-				if (a->nrec > 1) {
-					uint32_t g = a->rec[0].n;   /* the run tier has its time */
-					free(a->rec[0].s);
-					memmove(&a->rec[0], &a->rec[1], (a->nrec - 1) * sizeof(*a->rec));
-					a->nrec--;
-					a->rec_cut = 1;
-					a->n[TIER_RECENT] -= g;
-					gone += g;
-				} else if (a->n[TIER_RUN] > 1) {
-					uint32_t before = a->n[TIER_RUN];
-					r = run_coarsen(a, 1);
-					gone += before - a->n[TIER_RUN];
-				}
-			}
-		}
+		if (!gone)
+			gone = trim_buckets(st, budget != UINT64_MAX, &r);
 		if (!gone) {   /* one sample a tier everywhere */
-			while (st->n > target && st->nst > 1) {
+			while ((st->n > target || st->bytes > budget) && st->nst > 1) {
 				uint64_t before = st->n;
 				stream_evict(st);
 				st->thinned += before - st->n;
@@ -558,7 +742,8 @@ static int store_trim(struct astore *st, uint32_t keep)
 		st->thinned += gone;
 		st->n -= gone;
 	}
-	free(cnt);
+	if (cnt != buf)
+		free(cnt);
 	return r;
 }
 
@@ -574,28 +759,29 @@ static int cmp_pending(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* One stream's samples of a message as a bucket. */
-static int bucket_of(struct abucket *b, const iogp_msg *msg, const struct pending *p, uint32_t n,
-                     double req, int exact, bool snapshot)
+/* One stream's n samples of a message as a bucket, its samples in buf
+ * (room for n; at most q kept). */
+static void bucket_of(struct abucket *b, struct asample *buf, const iogp_msg *msg,
+                      const struct pending *p, uint32_t n, double req, int exact, bool snapshot,
+                      uint32_t q)
 {
 	memset(b, 0, sizeof(*b));
-	if (!(b->s = malloc((size_t)n * sizeof(*b->s))))
-		return IOGP_ENOMEM;
+	b->s = buf;
 	uint64_t lo = UINT64_MAX, hi = 0;
-	for (uint32_t q = 0; q < n; q++) {
-		const iogp_access *x = &msg->access[p[q].idx];
-		b->s[q] = (struct asample){ x->t_ns, x->offset, x->size, x->op };
+	for (uint32_t k = 0; k < n; k++) {
+		const iogp_access *x = &msg->access[p[k].idx];
+		b->s[k] = (struct asample){ x->t_ns, x->offset, x->size, x->op };
 		lo = x->t_ns < lo ? x->t_ns : lo;
 		hi = x->t_ns > hi ? x->t_ns : hi;
 	}
 	/* they come in time order; keep them so if they did not */
-	for (uint32_t q = 1; q < n; q++)
-		for (uint32_t z = q; z > 0 && b->s[z - 1].t > b->s[z].t; z--) {
+	for (uint32_t k = 1; k < n; k++)
+		for (uint32_t z = k; z > 0 && b->s[z - 1].t > b->s[z].t; z--) {
 			struct asample t = b->s[z];
 			b->s[z] = b->s[z - 1];
 			b->s[z - 1] = t;
 		}
-	b->n = n < ACC_Q ? n : ACC_Q;
+	b->n = n < q ? n : q;
 	if (b->n < n)
 		pick(b->s, b->s, n, b->n);
 	b->req = req;
@@ -606,7 +792,6 @@ static int bucket_of(struct abucket *b, const iogp_msg *msg, const struct pendin
 		b->t0 = msg->t0_ns < lo ? msg->t0_ns : lo;
 		b->t1 = msg->t1_ns > hi ? msg->t1_ns : hi;
 	}
-	return 0;
 }
 
 static uint64_t stream_newest(const struct astream *a)
@@ -615,59 +800,84 @@ static uint64_t stream_newest(const struct astream *a)
 	return b && b->n ? b->s[b->n - 1].t : 0;
 }
 
-static int store_add(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot)
+static struct astore *store_new(uint64_t budget)
 {
-	uint32_t keep = keep_of(m);
-	if (!s->acc && !(s->acc = calloc(1, sizeof(*s->acc))))
-		return IOGP_ENOMEM;
-	struct astore *st = s->acc;
-	struct pending *p = malloc(msg->naccess * sizeof(*p));
-	if (!p)
-		return IOGP_ENOMEM;
-	uint32_t np = 0;
+	struct astore *st = calloc(1, sizeof(*st));
+	if (st) {
+		st->small = budget < ACC_SMALL;
+		st->bytes = sizeof(*st) + ACC_OVH;
+	}
+	return st;
+}
+
+/* The message's samples by stream into p (*np of them); a SNAPSHOT's
+ * only where newer than what the stream has. */
+static int store_pending(struct astore *st, const iogp_msg *msg, bool snapshot, uint32_t keep,
+                         uint64_t budget, struct pending *p, uint32_t *np)
+{
+	uint64_t max = st->small ? budget / ACC_FILE_BYTES : keep / 16;
+	*np = 0;
 	for (uint32_t i = 0; i < msg->naccess; i++) {
 		const iogp_access *x = &msg->access[i];
 		uint32_t k = stream_find(st, x->id, x->file);
-		if (k == NONE && (k = stream_new(st, x->id, x->file, keep / 16)) == NONE) {
-			free(p);
-			return IOGP_ENOMEM;
+		if (k == NONE && st->small && st->nst >= (max ? max : 1)) {
+			st->thinned++;   /* no room for another file's buckets */
+			continue;
 		}
-		/* a SNAPSHOT repeats samples: only what is newer than the stream has */
+		if (k == NONE && (k = stream_new(st, x->id, x->file, keep / 16)) == NONE)
+			return IOGP_ENOMEM;
 		if (snapshot && x->t_ns <= stream_newest(&st->st[k]))
 			continue;
-		p[np++] = (struct pending){ k, i };
+		p[(*np)++] = (struct pending){ k, i };
 	}
-	qsort(p, np, sizeof(*p), cmp_pending);
+	if (*np > 1)
+		qsort(p, *np, sizeof(*p), cmp_pending);
+	return 0;
+}
+
+static int store_add(iogp_model *m, struct source *s, const iogp_msg *msg, bool snapshot)
+{
+	uint32_t keep = keep_of(m);
+	uint64_t budget = store_budget(m);
+	if (!s->acc && !(s->acc = store_new(budget)))
+		return IOGP_ENOMEM;
+	struct astore *st = s->acc;
+	st->small = budget < ACC_SMALL;   /* sources came or went: the shape follows */
+	/* a DELTA's few samples sort on the stack */
+	struct pending pbuf[ACC_STACK], *p = pbuf;
+	struct asample sbuf[ACC_STACK], *sb = sbuf;
+	if (msg->naccess > ACC_STACK) {
+		p = malloc(msg->naccess * sizeof(*p));
+		sb = malloc(msg->naccess * sizeof(*sb));
+	}
+	uint32_t np = 0;
+	int r = !p || !sb ? IOGP_ENOMEM : store_pending(st, msg, snapshot, keep, budget, p, &np);
 	/* each sample stands for access_seen / naccess requests: the agent's
 	 * reservoir of the interval is over all its access metrics and files */
 	double w = !snapshot && msg->access_seen >= msg->naccess && msg->naccess ?
 	           (double)msg->access_seen / msg->naccess : 1;
 	int one = np > 0 && p[0].stream == p[np - 1].stream && np == msg->naccess && !snapshot;
-	int r = 0;
 	for (uint32_t i = 0; i < np && r == 0;) {
 		uint32_t j = i;
 		while (j < np && p[j].stream == p[i].stream)
 			j++;
 		struct astream *a = &st->st[p[i].stream];
-		struct abucket b, c;
-		r = bucket_of(&b, msg, p + i, j - i, one ? (double)msg->access_seen : w * (j - i), one,
-		              snapshot);
-		if (r == 0 && (r = bucket_copy(&c, &b)) < 0)
-			free(b.s);
-		if (r == 0) {
-			a->req += b.req;
-			r = recent_add(a, &b);
-			free(b.s);
-			int e = run_add(a, &c);
-			free(c.s);
-			r = r < 0 ? r : e;
-		}
+		struct abucket b;
+		bucket_of(&b, sb, msg, p + i, j - i, one ? (double)msg->access_seen : w * (j - i), one,
+		          snapshot, SHAPE[st->small].q);
+		a->req += b.req;
+		r = recent_add(st, a, &b);
+		int e = run_add(st, a, &b);
+		r = r < 0 ? r : e;
 		i = j;
 	}
-	free(p);
+	if (p != pbuf) {
+		free(p);
+		free(sb);
+	}
 	st->n = store_count(st);
-	if (r == 0)
-		r = store_trim(st, keep);
+	if (r == 0 && (st->n > keep || st->bytes > budget))
+		r = store_trim(st, keep, budget);
 	return r;
 }
 
@@ -715,7 +925,7 @@ void model__access_free(struct source *s)
 	if (!st)
 		return;
 	for (uint32_t i = 0; i < st->nst; i++)
-		stream_free(&st->st[i]);
+		stream_free(st, &st->st[i]);
 	free(st->st);
 	free(st->hash);
 	free(st);
@@ -836,7 +1046,7 @@ static int walk_query(const iogp_model *m, const iogp_access_query *q, int tier,
 			if ((q->metric && a->id != id) || (q->path && strcmp(stream_path(s, a->file), q->path)))
 				continue;
 			const struct abucket *bs = tier == TIER_RUN ? a->run : a->rec;
-			uint32_t nb = tier == TIER_RUN ? (a->run ? ACC_NRUN : 0) : a->nrec;
+			uint32_t nb = tier == TIER_RUN ? (a->run ? a->nrun : 0) : a->nrec;
 			if (tier == TIER_RECENT && a->rec_cut && (!nb || bs[0].t0 > from))
 				*covered = 0;
 			for (uint32_t j = 0; j < nb && r == 0; j++) {
@@ -1145,17 +1355,15 @@ void iogp_model_access_mem(const iogp_model *m, iogp_access_mem *out)
 	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; m && i < m->nsrc; i++) {
 		const struct astore *st = m->src[i].acc;
+		if (m->src[i].ring)
+			out->ring_bytes += m->src[i].ring_cap * sizeof(iogp_access) + ACC_OVH;
 		if (!st)
 			continue;
 		out->samples += st->n;
 		out->streams += st->nst;
 		out->evicted += st->evicted;
 		out->thinned += st->thinned;
-		out->bytes += sizeof(*st) + st->stcap * sizeof(*st->st) + st->hcap * sizeof(*st->hash) +
-		              st->n * sizeof(struct asample);
-		for (uint32_t j = 0; j < st->nst; j++)
-			out->bytes += (st->st[j].reccap + (st->st[j].run ? ACC_NRUN : 0)) *
-			              sizeof(struct abucket);
+		out->bytes += st->bytes;
 		if (st->n > out->max_source)
 			out->max_source = st->n;
 	}

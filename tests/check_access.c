@@ -337,7 +337,9 @@ START_TEST(total_budget)
 	for (size_t i = 0; i < NS; i++) {
 		const iogp_access *p1, *p2;
 		size_t n2, n1 = iogp_model_access(m, i, &p1, &n2, &p2);
-		ck_assert_uint_eq(n1 + n2, 256);   /* its share: total / sources / 2 */
+		/* its share: half the bytes of total / sources samples of 32 B,
+		 * in entries of 48 B */
+		ck_assert_uint_eq(n1 + n2, 256 * 32 / sizeof(iogp_access));
 		/* the newest, oldest first: the last second's 40 end it */
 		const iogp_access *last = n2 > 0 ? &p2[n2 - 1] : &p1[n1 - 1];
 		ck_assert_uint_eq(last->offset, ((uint64_t)SECS * PER + PER - 1) * 4096);
@@ -355,6 +357,109 @@ START_TEST(total_budget)
 }
 END_TEST
 
+/* Thousands of sources sharing a small access_total (iogram-top's 4 Mi
+ * samples at 50,000 sources is ~2.6 KB a source): rings and stores hold
+ * within its bytes, all told, and a query over the run still finds
+ * samples of nearly every source, spread over the run. */
+START_TEST(many_sources_bytes)
+{
+	enum { NS = 3000, SECS = 60 };
+	tu_acc_job j = { .seconds = SECS, .nsources = NS, .nfiles = 2,
+	                 .files = { { "/data/in", IOGP_FR_POSIX, 2000, 4096, IOGP_OP_READ, 1ull << 30, 1, 0, 0 },
+	                            { "/data/out", IOGP_FR_POSIX, 1000, 1 << 20, IOGP_OP_WRITE, 0, 0, 0, 0 } } };
+	iogp_model_opts o = { .live = 1, .access_total = (uint64_t)NS * 64 };   /* 2 KB a source */
+	iogp_model *m = iogp_model_new(&o);
+	ck_assert_ptr_nonnull(m);
+	tu_acc_run(&j, m, NULL);
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	uint64_t budget = o.access_total * 32;
+	ck_assert_msg(mem.bytes + mem.ring_bytes <= budget, "%" PRIu64 " + %" PRIu64 " bytes of %" PRIu64,
+	              mem.bytes, mem.ring_bytes, budget);
+	ck_assert_msg(mem.bytes <= budget / 2, "store %" PRIu64 " bytes of %" PRIu64, mem.bytes, budget / 2);
+	ck_assert_uint_ge(mem.samples, NS);
+	iogp_access_set set;
+	query(m, "posix.access", NULL, 0, &set);
+	ck_assert_uint_gt(set.n, 2 * NS);
+	uint8_t *seen = calloc(NS, 1);
+	size_t sources = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		ck_assert_uint_lt(set.s[i].source, NS);
+		sources += !seen[set.s[i].source];
+		seen[set.s[i].source] = 1;
+	}
+	free(seen);
+	ck_assert_msg(sources >= NS * 9 / 10, "%zu of %d sources", sources, NS);
+	/* source s starts s x 10 ms after the first (testutil_access.c): by
+	 * its own time, every 10 s of its run has its part of the samples */
+	size_t per[SECS / 10] = { 0 };
+	for (size_t i = 0; i < set.n; i++) {
+		uint64_t t = set.s[i].wall_ns - TU_ACC_EPOCH_NS - set.s[i].source * 10000000ull;
+		per[t / 10000000000ull < SECS / 10 ? t / 10000000000ull : SECS / 10 - 1]++;
+	}
+	for (int k = 0; k < SECS / 10; k++)
+		ck_assert_msg(per[k] > set.n / 10 && per[k] < set.n / 4, "10 s slice %d: %zu of %zu", k,
+		              per[k], set.n);
+	iogp_access_set_free(&set);
+	iogp_model_free(m);
+}
+END_TEST
+
+/* Sources id0 .. id0 + n - 1 say HELLO, then send secs DELTAs of per
+ * samples each (4 files, sequential offsets) from second sec0 on. */
+static void feed_sources(iogp_model *m, uint64_t id0, uint32_t n, uint64_t sec0, uint32_t secs)
+{
+	enum { PER = 32 };
+	iogp_metric_def d = { .id = 50, .kind = IOGP_ACCESS, .name = "posix.access", .unit = "" };
+	iogp_label l = { "host", "n1" };
+	for (uint64_t id = id0; id < id0 + n; id++) {
+		iogp_msg h = { .kind = IOGP_HELLO, .source = id, .labels = &l, .nlabels = 1,
+		               .metrics = &d, .nmetrics = 1 };
+		ck_assert_int_eq(iogp_model_apply(m, &h, 1), 0);
+	}
+	iogp_access a[PER];
+	for (uint64_t sec = sec0; sec < sec0 + secs; sec++)
+		for (uint64_t id = id0; id < id0 + n; id++) {
+			uint64_t t0 = sec * 1000000000ull;
+			for (int k = 0; k < PER; k++)
+				a[k] = (iogp_access){ 50, t0 + (uint64_t)k * 1000, 1 + k % 4, 0,
+				                      (sec * PER + (uint64_t)k) * 4096, 4096 };
+			iogp_msg msg = { .kind = IOGP_DELTA, .source = id, .seq = sec, .t0_ns = t0 - 1000000000ull,
+			                 .t1_ns = t0 + 999999999ull, .wall_ns = TU_ACC_EPOCH_NS + t0,
+			                 .access = a, .naccess = PER, .access_seen = 10 * PER };
+			ck_assert_int_eq(iogp_model_apply(m, &msg, msg.wall_ns), 0);
+		}
+}
+
+/* Sources that came first, with a large share each, give it back as
+ * thousands more join: rings and stores within the bytes, all told. */
+START_TEST(late_sources_bytes)
+{
+	enum { FIRST = 20, MORE = 2980 };
+	iogp_model_opts o = { .live = 1, .access_total = (uint64_t)(FIRST + MORE) * 64 };
+	iogp_model *m = iogp_model_new(&o);
+	ck_assert_ptr_nonnull(m);
+	feed_sources(m, 1, FIRST, 1, 30);
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	ck_assert_uint_gt(mem.bytes, (uint64_t)FIRST * 8192);   /* a large share each, at first */
+	feed_sources(m, FIRST + 1, MORE, 31, 10);
+	feed_sources(m, 1, FIRST, 41, 1);   /* the first speak again */
+	iogp_model_access_mem(m, &mem);
+	uint64_t budget = o.access_total * 32;
+	ck_assert_msg(mem.bytes + mem.ring_bytes <= budget, "%" PRIu64 " + %" PRIu64 " bytes of %" PRIu64,
+	              mem.bytes, mem.ring_bytes, budget);
+	iogp_access_set set;
+	iogp_sel one = { .kind = IOGP_SEL_SOURCE, .source = 1 };
+	iogp_access_query q = { .metric = "posix.access", .sel = &one };
+	ck_assert_int_eq(iogp_model_access_query(m, &q, &set), 0);
+	ck_assert_uint_gt(set.n, 0);   /* the first source still has samples over its run */
+	ck_assert_uint_lt(set.s[0].wall_ns, TU_ACC_EPOCH_NS + 20000000000ull);
+	iogp_access_set_free(&set);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
@@ -365,6 +470,8 @@ int main(void)
 		{ "budget_and_sources", budget_and_sources },
 		{ "many_files", many_files },
 		{ "total_budget", total_budget },
+		{ "many_sources_bytes", many_sources_bytes },
+		{ "late_sources_bytes", late_sources_bytes },
 	};
 	return tu_run_suite("access", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
 }
