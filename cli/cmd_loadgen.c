@@ -21,8 +21,9 @@ static void loadgen_usage(FILE *out)
 	"                      [--sockets K] [--seed X] [--truth FILE] [--quiet]\n"
 	"                      [--nodes M] [--jobs J]\n\n"
 	"Emulates N agents, each sending a realistic DELTA (10 counters, 6 histograms\n"
-	"of ~10 bins) HZ times a second, a SNAPSHOT every 10 s and to every new\n"
-	"subscriber, and a final SNAPSHOT + BYE at the end, over K sockets (default\n"
+	"of ~10 bins) HZ times a second, a SNAPSHOT as an agent sends them (once its\n"
+	"DELTAs since the last add up to 16 times its size, or after 300 s) and to\n"
+	"every new subscriber, and a final SNAPSHOT + BYE at the end, over K sockets (default\n"
 	"min(N, 16)) connected to E (default " IOGP_DEFAULT_ENDPOINT "). --truth writes the\n"
 	"totals it sent (metric,value) when it ends, and every histogram bin\n"
 	"(metric@bin,count). --nodes M puts source i on host node%%04u of i mod M,\n"
@@ -57,6 +58,8 @@ typedef struct gsrc {
 	uint8_t *tmpl;      /* --fast: encoded DELTA with the seq varint cut out */
 	size_t tmpl_len;
 	uint64_t seq, deltas, next_ns;
+	uint64_t since, snap;  /* DELTA bytes since its last SNAPSHOT; that one's bytes */
+	uint64_t snap_ns;      /* when it was sent */
 	uint64_t restart_ns;   /* --restarts: when it next crashes */
 	uint64_t down_until;   /* crashed: silent until then, then a new source */
 	int sock;
@@ -143,11 +146,11 @@ static int make_template(lg *g, gsrc *s)
 	return 0;
 }
 
-static void send_payload(lg *g, int sock, const iogp_msg *m, uint64_t now)
+static long send_payload(lg *g, int sock, const iogp_msg *m, uint64_t now)
 {
 	long len = iogp_msg_encode(m, g->buf, IOGP_MAX_PAYLOAD);
 	if (len < 0)
-		return;
+		return 0;
 	if (!g->fast)
 		iogp_model_feed(g->model, g->buf, (size_t)len, now);
 	char topic[64];
@@ -155,15 +158,18 @@ static void send_payload(lg *g, int sock, const iogp_msg *m, uint64_t now)
 	if (zmq_send(g->socks[sock], topic, (size_t)tl, ZMQ_DONTWAIT | ZMQ_SNDMORE) < 0 ||
 	    zmq_send(g->socks[sock], g->buf, (size_t)len, ZMQ_DONTWAIT) < 0) {
 		g->dropped++;
-		return;
+		return len;
 	}
 	g->sent++;
 	g->bytes += (uint64_t)len;
+	return len;
 }
 
 static void send_hello(lg *g, int i, uint64_t now)
 {
 	gsrc *s = &g->src[i];
+	s->since = s->snap = 0;   /* a new life: no SNAPSHOT yet */
+	s->snap_ns = now;
 	realistic_hello(s->r, &g->msg);
 	/* the generator's labels with this source's identity */
 	iogp_label lab[IOGP_MAX_LABELS];
@@ -195,7 +201,18 @@ static void send_snapshot(lg *g, int i, uint64_t now, uint16_t flags)
 		return;
 	g->snap.seq = g->src[i].seq++;
 	g->snap.flags = flags;
-	send_payload(g, g->src[i].sock, &g->snap, now);
+	g->src[i].snap = (uint64_t)send_payload(g, g->src[i].sock, &g->snap, now);
+	g->src[i].since = 0;
+	g->src[i].snap_ns = now;
+}
+
+/* An agent's periodic SNAPSHOT (agent/publisher.c): once the DELTAs since
+ * the last one add up to SNAP_RATIO times its size, or SNAP_MAX_NS after it. */
+#define SNAP_RATIO 16
+#define SNAP_MAX_NS 300000000000ull
+static int snapshot_due(const gsrc *s, uint64_t now)
+{
+	return (s->snap > 0 && s->since >= SNAP_RATIO * s->snap) || now - s->snap_ns >= SNAP_MAX_NS;
 }
 
 static void write_truth(lg *g, const char *path)
@@ -377,7 +394,7 @@ static int loadgen_exec(int argc, char **argv)
 		send_hello(&g, (int)i, wall0);
 	}
 	iogram_catch_signals();
-	uint64_t end = start + (uint64_t)(duration * 1e9), next_snap = start + 10000000000ull;
+	uint64_t end = start + (uint64_t)(duration * 1e9);
 	uint64_t next_status = start + 1000000000ull, last_sent = 0;
 	int tty = iogram_isatty_stderr() && !quiet;
 	char sub[256];
@@ -424,7 +441,9 @@ static int loadgen_exec(int argc, char **argv)
 				g.msg.source = s->id;
 				g.msg.seq = s->seq++;
 				g.msg.wall_ns = wall;   /* viewers place rates on the real clock */
-				send_payload(&g, s->sock, &g.msg, wall);
+				s->since += (uint64_t)send_payload(&g, s->sock, &g.msg, wall);
+				if (snapshot_due(s, wall))
+					send_snapshot(&g, (int)(s - g.src), wall, 0);
 			}
 			s->next_ns += period;
 			if (s->next_ns < now)   /* fell behind: do not burst */
@@ -435,12 +454,6 @@ static int loadgen_exec(int argc, char **argv)
 				s->down_until = now + 5 * period;
 				s->restart_ns += (uint64_t)(restarts * 1e9);
 			}
-		}
-		if (!fast && now >= next_snap) {
-			for (int i = 0; i < g.n; i++)
-				if (!g.src[i].down_until)
-					send_snapshot(&g, i, wall, 0);
-			next_snap = now + 10000000000ull;
 		}
 		if (tty && now >= next_status) {
 			fprintf(stderr, "\rloadgen: %" PRIu64 " msg/s, %" PRIu64 " sent, %" PRIu64 " dropped   ",

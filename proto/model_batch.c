@@ -27,60 +27,68 @@ static void pf(const void *p)
 		__builtin_prefetch(p);
 }
 
+/* What a message's steps found, so each lookup is done once: its source
+ * and the slots of its first values. */
+struct pf {
+	uint32_t si;            /* NONE: not a DELTA, or an unknown source */
+	uint32_t n, nh;         /* values, of which histograms (first) */
+	uint32_t id[PF_VALUES];
+	uint32_t x[PF_VALUES];  /* their slots (step 3 on) */
+};
+
 /* Step `stage` of the chain for a DELTA (nothing for the other kinds: they
  * are rare and touch more than a hint could say). */
-static void fetch(const iogp_model *m, const iogp_msg *msg, int stage)
+static void fetch(const iogp_model *m, const iogp_msg *msg, struct pf *f, int stage)
 {
-	const struct source *s;
-	uint32_t si, n = 0, ids[PF_VALUES];
-
-	if (msg->kind != IOGP_DELTA)
-		return;
 	if (stage <= 1) {
-		const char *p = model__src_hint(m, msg->source, stage);
+		const char *p = msg->kind == IOGP_DELTA ? model__src_hint(m, msg->source, stage) : NULL;
 
 		pf(p);
 		for (size_t o = 64; stage == 1 && p != NULL && o < sizeof(struct source); o += 64)
 			pf(p + o);
 		return;
 	}
-	if ((si = model__src_find(m, msg->source)) == NONE)
+	if (stage == 2) {
+		f->si = msg->kind == IOGP_DELTA ? model__src_find(m, msg->source) : NONE;
+		f->n = 0;
+		for (uint32_t i = 0; i < msg->nhists && f->n < PF_VALUES; i++)
+			f->id[f->n++] = msg->hists[i].id;
+		f->nh = f->n;
+		for (uint32_t i = 0; i < msg->ncounters && f->n < PF_VALUES; i++)
+			f->id[f->n++] = msg->counters[i].id;
+		for (uint32_t i = 0; i < msg->ngauges && f->n < PF_VALUES; i++)
+			f->id[f->n++] = msg->gauges[i].id;
+	}
+	if (f->si == NONE)
 		return;
-	s = &m->src[si];
-	for (uint32_t i = 0; i < msg->nhists && n < PF_VALUES; i++)
-		ids[n++] = msg->hists[i].id;
-	for (uint32_t i = 0; i < msg->ncounters && n < PF_VALUES; i++)
-		ids[n++] = msg->counters[i].id;
-	for (uint32_t i = 0; i < msg->ngauges && n < PF_VALUES; i++)
-		ids[n++] = msg->gauges[i].id;
+	const struct source *s = &m->src[f->si];
 	switch (stage) {
 	case 2:   /* the slot map's buckets, the rate rings' headers, the node */
-		for (uint32_t i = 0; i < n && s->by_id.t != NULL; i++)
-			pf(&s->by_id.t[model__hash_u64(ids[i]) & s->by_id.mask]);
+		for (uint32_t i = 0; i < f->n && s->by_id.t != NULL; i++)
+			pf(&s->by_id.t[model__hash_u64(f->id[i]) & s->by_id.mask]);
 		pf(s->rr);
 		pf(&m->nodes[s->node]);
 		break;
 	case 3:   /* the slots */
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t x = model__slot_by_id(s, ids[i]);
-
-			if (x != NONE)
-				pf(&s->slots[x]);
-		}
+		for (uint32_t i = 0; i < f->n; i++)
+			if ((f->x[i] = model__slot_by_id(s, f->id[i])) != NONE)
+				pf(&s->slots[f->x[i]]);
 		break;
 	case 4:   /* what the slots name: windows, rate bins, the node's sums */
-		if (m->opts.live)
-			model__live_prefetch(m, s, msg);
+		if (!m->opts.live)
+			break;
+		model__rates_prefetch(m, s, msg->wall_ns);
+		for (uint32_t i = 0; i < f->n; i++)
+			if (f->x[i] != NONE)
+				model__slot_prefetch(m, s, &s->slots[f->x[i]]);
 		break;
 	default:  /* the windows' newest bins; the node's sums, step by step */
-		for (uint32_t i = 0; i < msg->nhists && m->opts.live; i++) {
-			uint32_t x = model__slot_by_id(s, msg->hists[i].id);
-
-			if (x == NONE)
+		for (uint32_t i = 0; i < f->nh && m->opts.live; i++) {
+			if (f->x[i] == NONE)
 				continue;
 			if (stage == 5)
-				model__win_prefetch_bins(m, &s->slots[x]);
-			model__agg_prefetch_deep(m, s, &s->slots[x], stage - 5);
+				model__win_prefetch_bins(m, &s->slots[f->x[i]]);
+			model__agg_prefetch_deep(m, s, &s->slots[f->x[i]], stage - 5);
 		}
 		break;
 	}
@@ -106,6 +114,7 @@ size_t iogp_model_feed_many(iogp_model *m, const void *const *payload, const siz
 	for (size_t b = 0; b < n; b += MODEL_BATCH) {
 		size_t nb = n - b < MODEL_BATCH ? n - b : MODEL_BATCH;
 		int dec[MODEL_BATCH];
+		struct pf f[MODEL_BATCH];
 
 		for (size_t k = 0; k < nb; k++) {
 			dec[k] = payload[b + k] == NULL && len[b + k] > 0 ? IOGP_EINVAL :
@@ -116,9 +125,11 @@ size_t iogp_model_feed_many(iogp_model *m, const void *const *payload, const siz
 		for (int stage = 0; stage <= 7 && nb > 1; stage++)
 			for (size_t k = 0; k < nb; k++)
 				if (dec[k] >= 0)
-					fetch(m, &m->batch[k], stage);
+					fetch(m, &m->batch[k], &f[k], stage);
+		m->batched = nb > 1;
 		for (size_t k = 0; k < nb; k++)
 			ok += dec[k] >= 0 && iogp_model_apply(m, &m->batch[k], recv_ns) >= 0;
+		m->batched = false;
 	}
 	return ok;
 }

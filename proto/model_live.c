@@ -220,9 +220,11 @@ void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, con
 		m->lst.rate_clipped++;
 }
 
-void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg)
+/* The bins of a DELTA ending at wall_ns in the source's, its node's and
+ * the whole model's rate rings. */
+void model__rates_prefetch(const iogp_model *m, const struct source *s, uint64_t wall_ns)
 {
-	uint64_t bin = msg->wall_ns > 0 ? (msg->wall_ns - 1) / m->opts.bin_ns : 0;
+	uint64_t bin = wall_ns > 0 ? (wall_ns - 1) / m->opts.bin_ns : 0;
 	const struct rring *rr[3] = { s->rr, m->nodes[s->node].rr, m->all };
 	for (int i = 0; i < 3; i++) {
 		if (rr[i] != NULL) {
@@ -233,23 +235,28 @@ void model__live_prefetch(const iogp_model *m, const struct source *s, const iog
 			__builtin_prefetch(rring_cov(rr[i]) + p);
 		}
 	}
-	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
-		uint32_t x = model__slot_by_id(s, msg->hists[i].id);
-		const struct slot *sl;
+}
 
-		if (x == NONE)
-			continue;
-		sl = &s->slots[x];
+/* What slot sl of a DELTA will touch beyond itself: its bins, its window,
+ * its node's sum (model_window.c, model_agg.c). */
+void model__slot_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl)
+{
+	if (sl->kind == IOGP_HISTOGRAM) {
 		if (sl->bins != NULL)
 			__builtin_prefetch(sl->bins);
-		model__win_prefetch(m, sl);   /* model_window.c */
+		model__win_prefetch(m, sl);
 	}
-	/* the node's sums (model_agg.c) */
+	model__agg_prefetch(m, s, sl);
+}
+
+void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg)
+{
+	model__rates_prefetch(m, s, msg->wall_ns);
 	for (uint32_t i = 0; i < msg->nhists && i < 32; i++) {
 		uint32_t x = model__slot_by_id(s, msg->hists[i].id);
 
 		if (x != NONE)
-			model__agg_prefetch(m, s, &s->slots[x]);
+			model__slot_prefetch(m, s, &s->slots[x]);
 	}
 	if (msg->ncounters > 0) {
 		uint32_t x = model__slot_by_id(s, msg->counters[0].id);

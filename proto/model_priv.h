@@ -182,6 +182,7 @@ struct iogp_model {
 
 	iogp_msg scratch;
 	iogp_msg *batch;       /* MODEL_BATCH decoded messages (model_batch.c), NULL until used */
+	bool batched;          /* applying a batch: what it touches was fetched */
 	iogp_model_stats st;
 	uint64_t cost_total;   /* sum of the sources' costs */
 	bool have_recv;
@@ -360,6 +361,8 @@ void model__win_prefetch_bins(const iogp_model *m, const struct slot *sl);
 
 /* model_live.c: what a DELTA feeds on the live side */
 void model__live_prefetch(const iogp_model *m, const struct source *s, const iogp_msg *msg);
+void model__rates_prefetch(const iogp_model *m, const struct source *s, uint64_t wall_ns);
+void model__slot_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl);
 void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, const double *amt);
 
 /* model_query.c: selections */

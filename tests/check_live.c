@@ -1,5 +1,6 @@
 /* check_live.c - iogram record / relay / merge / cat / loadgen as real
  * processes on real loopback sockets. */
+#include <inttypes.h>
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -145,6 +146,62 @@ START_TEST(test_loadgen_restarts)
 	}
 	ck_assert_uint_eq(linked, restarts);
 	iogp_model_free(m);
+}
+END_TEST
+
+/* loadgen's SNAPSHOTs come as an agent's (agent/publisher.c): once a
+ * source's DELTAs since its last add up to 16 times that one's size, not
+ * every 10 s for every source at once. */
+START_TEST(test_loadgen_snapshots)
+{
+	int p = tu_free_port();
+	char *file = tu_fmt("%s/s.iogr", dir);
+	pid_t rec = SPAWN("rec", "record", "--listen", tu_ep(p), "-o", file);
+	tu_sleep_ms(200);
+	pid_t lg = SPAWN("lg", "loadgen", "--sources", "3", "--rate", "200", "--duration", "12",
+	                 "--endpoint", tu_ep(p));
+	ck_assert_int_eq(tu_wait(lg, 60), 0);
+	tu_sleep_ms(500);
+	ck_assert_int_eq(stop(rec), 0);
+	iogp_replay_reader *r;
+	char err[256];
+	ck_assert_int_eq(iogp_replay_open(&r, file, err, sizeof(err)), 0);
+	struct { uint64_t id, since, snap, periodic, deltas; } src[3] = { { 0 } };
+	iogp_replay_rec rc;
+	iogp_msg m;
+	iogp_msg_init(&m);
+	while (iogp_replay_next(r, &rc) == 0) {
+		if (rc.keyframe || iogp_msg_decode(&m, rc.payload, rc.len, NULL, 0) < 0)
+			continue;
+		int k = 0;
+		while (k < 3 && src[k].id && src[k].id != m.source)
+			k++;
+		ck_assert_int_lt(k, 3);
+		src[k].id = m.source;
+		if (m.kind == IOGP_DELTA) {
+			src[k].since += rc.len;
+			src[k].deltas++;
+		} else if (m.kind == IOGP_SNAPSHOT && !(m.flags & IOGP_F_FINAL)) {
+			/* the first answers the recorder's subscription */
+			if (src[k].snap) {
+				ck_assert_msg(src[k].since >= 16 * src[k].snap,
+				              "a SNAPSHOT after %" PRIu64 " B of DELTAs, the last was %" PRIu64 " B",
+				              src[k].since, src[k].snap);
+				src[k].periodic++;
+			}
+			src[k].snap = rc.len;
+			src[k].since = 0;
+		}
+	}
+	for (int k = 0; k < 3; k++) {
+		ck_assert_uint_ge(src[k].deltas, 1500);
+		/* 12 s of 200 DELTAs a second: several by size, none by the clock */
+		ck_assert_msg(src[k].periodic >= 2 && src[k].since < 16 * src[k].snap,
+		              "source %d: %" PRIu64 " periodic SNAPSHOTs, %" PRIu64 " B of DELTAs after the last",
+		              k, src[k].periodic, src[k].since);
+	}
+	iogp_msg_free(&m);
+	iogp_replay_close_reader(r);
 }
 END_TEST
 
@@ -400,7 +457,7 @@ int main(void)
 {
 	const tu_case cases[] = {
 		{ "record_direct", test_record_direct }, { "relay_tree_256", test_relay_tree_256 },
-		{ "loadgen_restarts", test_loadgen_restarts },
+		{ "loadgen_restarts", test_loadgen_restarts }, { "loadgen_snapshots", test_loadgen_snapshots },
 		{ "recorder_restart_resyncs", test_recorder_restart_resyncs },
 		{ "malformed_counted", test_malformed_counted },
 		{ "disk_full_stops_cleanly", test_disk_full_stops_cleanly },
