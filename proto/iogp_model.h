@@ -62,6 +62,13 @@ typedef struct iogp_model_opts {
 	                           * most access_total / sources / 2 samples), so
 	                           * memory stays bounded as sources grow. A ring
 	                           * grows as samples come, up to its share. */
+
+	uint32_t no_phases;       /* 1: DELTAs' file records open no activity runs
+	                           * (iogp_model_phases is empty); the recorder's
+	                           * keyframes do not hold them */
+	uint32_t no_access;       /* 1: access samples are checked but not kept
+	                           * (iogp_model_access is empty; access_seen still
+	                           * adds up): keyframes leave them out */
 } iogp_model_opts;
 
 IOGP_API iogp_model *iogp_model_new(const iogp_model_opts *opts);  /* NULL on ENOMEM */
@@ -100,6 +107,10 @@ IOGP_API int iogp_model_apply(iogp_model *m, const iogp_msg *msg, uint64_t recv_
 /* Decode with the model's own scratch message, then apply. Decode errors are
  * counted (iogp_model_stats.bad_messages) and returned. */
 IOGP_API int iogp_model_feed(iogp_model *m, const void *payload, size_t len, uint64_t recv_ns);
+/* A hint, no effect on any result: source's slots and their map toward the
+ * cache, for a caller with other work to do (decoding its DELTA) before it
+ * applies a message of it. */
+IOGP_API void iogp_model_prefetch(const iogp_model *m, uint64_t source);
 /* iogp_model_feed of n payloads in order, all received at recv_ns, with the
  * same result; faster when sources are many: the state each message touches
  * is fetched from memory for several messages at once, before they are

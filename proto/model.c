@@ -232,6 +232,33 @@ const void *model__src_hint(const iogp_model *m, uint64_t id, int stage)
 	return e->v != 0 && e->v - 1 < m->nsrc ? (const void *)&m->src[e->v - 1] : NULL;
 }
 
+/* n bytes at p toward the cache, at most max of them. */
+static void prefetch_range(const void *p, size_t n, size_t max)
+{
+	for (size_t o = 0; p != NULL && o < n && o < max; o += 64)
+		__builtin_prefetch((const char *)p + o);
+}
+
+/* What a DELTA's values are looked up in and added to (iogp_model.h): the
+ * slots and their maps, of an agent's size (~40 slots, a few files) in
+ * full; of a bigger source a part, as a big table is reached piecemeal and
+ * fetching it all would only push out the rest. */
+void iogp_model_prefetch(const iogp_model *m, uint64_t source)
+{
+	uint32_t si = m != NULL ? model__src_find(m, source) : NONE;
+
+	if (si == NONE)
+		return;
+	const struct source *s = &m->src[si];
+
+	prefetch_range(s->slots, (size_t)s->nslots * sizeof *s->slots, 8192);
+	if (s->by_id.t != NULL)
+		prefetch_range(s->by_id.t, ((size_t)s->by_id.mask + 1) * sizeof *s->by_id.t, 2048);
+	if (s->fr_map.t != NULL)
+		prefetch_range(s->fr_map.t, ((size_t)s->fr_map.mask + 1) * sizeof *s->fr_map.t, 2048);
+	prefetch_range(s->fr, (size_t)s->nfr * sizeof *s->fr, 2048);
+}
+
 uint32_t model__node_find(const iogp_model *m, const char *name)
 {
 	return imap_get(&m->node_map, hash_str(name), eq_node, m, name);

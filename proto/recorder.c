@@ -40,11 +40,13 @@ int iogp_recorder_open(iogp_recorder **rp, const char *path,
 	 * of records at 64 busy sources (bench_disk). */
 	if (!r->o.kf_ratio)
 		r->o.kf_ratio = 16;
-	/* Keyframes leave the access ring out (iogp_model_snapshot) and nothing
-	 * reads the recorder's: one sample per source, not 4096 (~200 KB of
-	 * memory touched per busy source). */
-	if (!r->o.model.access_ring)
-		r->o.model.access_ring = 1;
+	/* Keyframes leave access samples out (iogp_model_snapshot) and nothing
+	 * reads the recorder's: none kept, not 4096 a source (~200 KB of
+	 * memory touched per busy source); nor the activity runs (phases) its
+	 * file records open: keyframes hold the records, readers rebuild the
+	 * runs. */
+	r->o.model.no_access = 1;
+	r->o.model.no_phases = 1;
 	r->model = iogp_model_new(&r->o.model);
 	if (!r->model) {
 		free(r);
@@ -178,10 +180,16 @@ static int snapshot_redundant(iogp_recorder *r, const void *payload, size_t len)
 
 int iogp_recorder_add(iogp_recorder *r, const void *payload, size_t len, uint64_t recv_ns)
 {
-	/* Decoded once, for the model and the writer's DELTA transform. */
+	/* A DELTA's source state (model and transform: thousands of sources
+	 * outgrow the caches) is asked for first, so it arrives while the
+	 * payload is decoded, once, for the model and the writer's transform. */
+	iogp_kind kind;
+	uint64_t source;
+	if (iogp_msg_peek(payload, len, &kind, NULL, &source, NULL) == 0 && kind == IOGP_DELTA) {
+		iogp_model_prefetch(r->model, source);
+		replay__prefetch(r->w, source);
+	}
 	int rc = iogp_msg_decode(&r->in, payload, len, NULL, 0);
-	if (rc >= 0 && r->in.kind == IOGP_DELTA)
-		replay__prefetch(r->w, r->in.source);
 	if (rc >= 0 && r->in.kind == IOGP_SNAPSHOT && snapshot_redundant(r, payload, len)) {
 		r->snapshots_skipped++;
 		return 0;

@@ -340,7 +340,8 @@ static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len,
                      const iogp_msg *m)
 {
 	iogp_kind kind;
-	if (iogp_msg_peek(payload, len, &kind, NULL, NULL, NULL) < 0 || kind != IOGP_DELTA)
+	if (m ? m->kind != IOGP_DELTA :
+	    iogp_msg_peek(payload, len, &kind, NULL, NULL, NULL) < 0 || kind != IOGP_DELTA)
 		return 0;
 	long rl = rest_gather(w, payload, len);
 	if (rl < 0)

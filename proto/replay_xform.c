@@ -317,10 +317,15 @@ static int xdec_bins(struct xrec *o, const uint8_t **pp, const uint8_t *end,
 	uint32_t q = 0;
 	for (uint64_t k = 0; k < last; k++) {
 		iogp_bin *b = &o->b[at + k];
-		while (q < np && pb[q].idx < b->idx)
-			q++;
+		uint64_t pred;
 		VGET(v);
-		uint64_t pred = q < np && pb[q].idx == b->idx ? pb[q].count : 0;
+		if (mode == B_SAME) {   /* pb's indexes, in place: no search */
+			pred = pb[k].count;
+		} else {
+			while (q < np && pb[q].idx < b->idx)
+				q++;
+			pred = q < np && pb[q].idx == b->idx ? pb[q].count : 0;
+		}
 		b->count = xscale(pred, total, ptotal) + UNZ(v);
 		if (!b->count || (has_total && b->count > UINT64_MAX - sum))
 			return IOGP_ECORRUPT;
@@ -733,9 +738,14 @@ static uint8_t *xenc_bins(uint8_t *q, const iogp_bin *pb, uint32_t np,
 	uint64_t ptotal = has_total ? xtotal(pb, np) : 0;
 	uint32_t last = has_total && n ? n - 1 : n;
 	for (i = j = 0; j < last; j++) {
-		while (i < np && pb[i].idx < nb[j].idx)
-			i++;
-		uint64_t pred = i < np && pb[i].idx == nb[j].idx ? pb[i].count : 0;
+		uint64_t pred;
+		if (same) {   /* pb's indexes, in place: no search */
+			pred = pb[j].count;
+		} else {
+			while (i < np && pb[i].idx < nb[j].idx)
+				i++;
+			pred = i < np && pb[i].idx == nb[j].idx ? pb[i].count : 0;
+		}
 		q = vput(q, ZZ(nb[j].count - xscale(pred, total, ptotal)));
 	}
 	return q;

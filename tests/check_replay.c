@@ -1649,6 +1649,173 @@ START_TEST(test_recorder_snapshot_skip)
 END_TEST
 
 /* The inner records of the one pack of a file written as one zstd frame. */
+/* What one DELTA of check_recorder_sums holds besides its counters. */
+struct sums_parts {
+	iogp_gauge_val g;
+	iogp_hist_val h;
+	iogp_bin b[2];
+	iogp_exact_val x;
+	iogp_exact xv;
+	iogp_filerec fr;
+	iogp_access a[2];
+};
+
+/* DELTA k (1..) of check_recorder_sums: counter i (id i + 1) adds i + k,
+ * the gauge (id nc + 1) is k, the histogram (nc + 2) adds k to bin 3, 1 to
+ * bin 5 and k to its exact value 4096, one file's reads at time k s, two
+ * access samples (metric nc + 3) drawn from k requests. */
+static void sums_delta(iogp_msg *m, uint32_t nc, uint64_t k, iogp_counter_val *c,
+                       struct sums_parts *x)
+{
+	for (uint32_t i = 0; i < nc; i++)
+		c[i] = (iogp_counter_val){ i + 1, i + k };
+	x->g = (iogp_gauge_val){ nc + 1, (int64_t)k };
+	x->b[0] = (iogp_bin){ 3, k };
+	x->b[1] = (iogp_bin){ 5, 1 };
+	x->h = (iogp_hist_val){ nc + 2, 2, x->b };
+	x->xv = (iogp_exact){ 4096, k };
+	x->x = (iogp_exact_val){ nc + 2, 1, &x->xv };
+	memset(&x->fr, 0, sizeof x->fr);
+	x->fr.file = 1;
+	x->fr.op[0] = (iogp_filerec_op){ .ops = 10, .bytes = 40960, .time_ns = 1000, .consec = 10,
+	                                 .max_req = 4096, .first_ns = k * 1000000000ull,
+	                                 .last_ns = k * 1000000000ull + 1000 };
+	for (int i = 0; i < 2; i++)
+		x->a[i] = (iogp_access){ .id = nc + 3, .t_ns = k * 1000000000ull + (uint64_t)i,
+		                         .file = 1, .op = IOGP_OP_READ, .offset = 4096 * (uint64_t)i,
+		                         .size = 4096 };
+	m->kind = IOGP_DELTA;
+	m->seq = k + 1;
+	m->t0_ns = (k - 1) * 1000000000ull;
+	m->t1_ns = k * 1000000000ull + 5000;
+	m->wall_ns = 1790000000000000000ull + m->t1_ns;
+	m->nmetrics = 0;
+	m->ncounters = nc;
+	m->counters = c;
+	m->ngauges = 1;
+	m->gauges = &x->g;
+	m->nhists = 1;
+	m->hists = &x->h;
+	m->nexact = 1;
+	m->exact = &x->x;
+	m->nfilerecs = 1;
+	m->filerecs = &x->fr;
+	m->naccess = 2;
+	m->access = x->a;
+	m->access_seen = k;
+}
+
+static size_t access_kept(const iogp_model *m, size_t si)
+{
+	const iogp_access *a, *a2;
+	size_t n2 = 0, n = iogp_model_access(m, si, &a, &n2, &a2);
+	return n + n2;
+}
+
+/* The recorder's model holds each value's sum, for DELTAs of up to 256
+ * values (their slots found once, for the check and the sums) and of more,
+ * and keyframes give a reader the same state. It keeps no access samples
+ * and opens no activity runs (phases), which a reader of the file does. */
+static void check_recorder_sums(uint32_t nc)
+{
+	char path[128], err[256];
+	path_of(path, sizeof path, nc > 64 ? "sums-wide.iogr" : "sums.iogr");
+	iogp_recorder *rc;
+	iogp_recorder_opts ro = { .replace = 1 };
+	ck_assert_int_eq(iogp_recorder_open(&rc, path, &ro, err, sizeof err), 0);
+	iogp_metric_def *d = calloc(nc + 3, sizeof *d);
+	char (*names)[16] = calloc(nc + 3, sizeof *names);
+	iogp_counter_val *c = calloc(nc, sizeof *c);
+	ck_assert(d && names && c);
+	for (uint32_t i = 0; i < nc + 3; i++) {
+		snprintf(names[i], sizeof names[i], "m%u", i);
+		d[i] = (iogp_metric_def){ .id = i + 1, .name = names[i], .unit = "ops",
+		                          .kind = i < nc ? IOGP_COUNTER : i == nc ? IOGP_GAUGE :
+		                          i == nc + 1 ? IOGP_HISTOGRAM : IOGP_ACCESS };
+	}
+	d[nc + 1].bins = (iogp_bins){ .kind = IOGP_BINS_NATIVE, .k = 4 };
+	iogp_msg m;
+	memset(&m, 0, sizeof m);
+	m.version = IOGP_WIRE_VERSION;
+	m.kind = IOGP_HELLO;
+	m.source = 77;
+	m.seq = 1;
+	m.nmetrics = nc + 3;
+	m.metrics = d;
+	uint64_t t = 1790000000000000000ull;
+	ck_assert_int_eq(iogp_recorder_add_msg(rc, &m, t), 0);
+	struct sums_parts x;
+	const uint64_t nd = 20;
+	for (uint64_t k = 1; k <= nd; k++) {
+		sums_delta(&m, nc, k, c, &x);
+		ck_assert_int_eq(iogp_recorder_add_msg(rc, &m, t += 1000000), 0);
+	}
+	ck_assert_int_eq(iogp_recorder_keyframe(rc, t += 1000000), 0);
+
+	const iogp_model *rm = iogp_recorder_model(rc);
+	iogp_msg snap, back;
+	iogp_msg_init(&snap);
+	iogp_msg_init(&back);
+	size_t si;
+	ck_assert_int_eq(iogp_model_source_index(rm, 77, &si), 0);
+	ck_assert_int_eq(iogp_model_snapshot(rm, si, 0, &snap), 0);
+	ck_assert_uint_eq(snap.ncounters, nc);
+	for (uint32_t i = 0; i < nc; i++)
+		CHECK(snap.counters[i].id == i + 1 && snap.counters[i].value == nd * i + nd * (nd + 1) / 2,
+		      "counter %u: %" PRIu64, i + 1, snap.counters[i].value);
+	ck_assert_uint_eq(snap.ngauges, 1);
+	ck_assert_int_eq(snap.gauges[0].value, (int64_t)nd);
+	ck_assert_uint_eq(snap.nhists, 1);
+	ck_assert_uint_eq(snap.hists[0].nbins, 2);
+	ck_assert_uint_eq(snap.hists[0].bins[0].count, nd * (nd + 1) / 2);
+	ck_assert_uint_eq(snap.hists[0].bins[1].count, nd);
+	ck_assert_uint_eq(snap.nexact, 1);
+	ck_assert_uint_eq(snap.exact[0].v[0].count, nd * (nd + 1) / 2);
+	ck_assert_uint_eq(snap.nfilerecs, 1);
+	ck_assert_uint_eq(snap.filerecs[0].op[0].ops, 10 * nd);
+	ck_assert_uint_eq(snap.access_seen, nd * (nd + 1) / 2);
+	ck_assert_uint_eq(access_kept(rm, si), 0);
+	iogp_phase *ph = NULL;
+	size_t nph = 9;
+	ck_assert_int_eq(iogp_model_phases(rm, NULL, &ph, &nph, NULL), 0);
+	ck_assert_uint_eq(nph, 0);
+	free(ph);
+
+	/* a reader rebuilds the same state, the samples and the activity runs */
+	long n1 = iogp_msg_encode(&snap, NULL, 0);
+	uint8_t *e1 = malloc((size_t)n1);
+	ck_assert_int_eq(iogp_msg_encode(&snap, e1, (size_t)n1), n1);
+	ck_assert_int_eq(iogp_recorder_close(rc), 0);
+	iogp_model *lm = iogp_model_new(NULL);
+	iogp_load_stats ls;
+	memset(&ls, 0, sizeof ls);
+	ck_assert_int_eq(iogp_load_file(path, lm, &ls, err, sizeof err), 0);
+	ck_assert_int_eq(iogp_model_source_index(lm, 77, &si), 0);
+	ck_assert_int_eq(iogp_model_snapshot(lm, si, 0, &back), 0);
+	long n2 = iogp_msg_encode(&back, NULL, 0);
+	uint8_t *e2 = malloc((size_t)n2);
+	ck_assert_int_eq(iogp_msg_encode(&back, e2, (size_t)n2), n2);
+	ck_assert(n1 == n2 && !memcmp(e1, e2, (size_t)n1));
+	ck_assert_uint_eq(access_kept(lm, si), 2 * nd);
+	ck_assert_int_eq(iogp_model_phases(lm, NULL, &ph, &nph, NULL), 0);
+	ck_assert_uint_gt(nph, 0);
+	free(ph);
+	free(e1);
+	free(e2);
+	iogp_model_free(lm);
+	iogp_msg_free(&snap);
+	iogp_msg_free(&back);
+	free(d);
+	free(names);
+	free(c);
+}
+
+START_TEST(test_recorder_sums) { check_recorder_sums(10); }
+END_TEST
+
+START_TEST(test_recorder_sums_wide) { check_recorder_sums(300); }
+END_TEST
+
 static uint8_t *one_pack(const uint8_t *f, size_t len, size_t *hl, size_t *n)
 {
 	*hl = f[10] | (size_t)f[11] << 8;
@@ -2295,6 +2462,8 @@ int main(void)
 	tcase_add_test(tc, test_xf_write_msg);
 	tcase_add_test(tc, test_xf_write_msg_same_file);
 	tcase_add_test(tc, test_recorder_snapshot_skip);
+	tcase_add_test(tc, test_recorder_sums);
+	tcase_add_test(tc, test_recorder_sums_wide);
 	suite_add_tcase(s, tc);
 	TCase *tt = tcase_create("damage");
 	tcase_set_timeout(tt, 240);
