@@ -70,12 +70,26 @@ extern uint32_t iog__sizes_gen;
  * record and are counted). Each thread counts into its own records, in
  * chunks of IOG_FREC_CHUNK files allocated when it first touches one, with
  * plain stores (no lock, no lookup: the index travels in the descriptor's
- * entry); the publisher sums the threads' records. */
+ * entry); the publisher sums the threads' records.
+ * A DELTA carries at most iog__frec_budget records (IOGRAM_FILE_BUDGET,
+ * default IOG_FREC_BUDGET; 0: no budget), those whose change is largest
+ * times the intervals it has waited (so a file that waits rises), and
+ * every one that has waited IOG_FREC_MAX_WAIT intervals: a file's record
+ * lags at most that (30 s at the default interval), and what waits
+ * coalesces (the publisher keeps what it sent, cumulative, so the next
+ * increment carries everything since: a phase then spans the waiting
+ * intervals). iog_flush(), and the DELTA before every SNAPSHOT (periodic,
+ * a new subscriber's, the final one at exit), send every record that
+ * waits, so the DELTAs alone add up to every total (live windows, phases)
+ * and each SNAPSHOT carries every file's exact totals. Counters never
+ * wait; histograms may (publisher.c, HIST_MAX_WAIT). */
 #define IOG_FREC_CHUNK 16
 #define IOG_FREC_LAYERS 3            /* IOGP_FR_POSIX, IOGP_FR_STDIO, IOGP_FR_MPIIO */
 #define IOG_FREC_MAX 8192            /* the most IOGRAM_MAX_FILES may ask for */
 #define IOG_FREC_CHUNKS ((IOG_FREC_MAX + 1 + IOG_FREC_CHUNK - 1) / IOG_FREC_CHUNK)
 #define IOG_FREC_NONE UINT32_MAX      /* a descriptor without a file record */
+#define IOG_FREC_BUDGET 8             /* records a DELTA carries, at most ... */
+#define IOG_FREC_MAX_WAIT 30          /* ... but every one that waited this many intervals */
 typedef struct iog_frec_op {
 	uint64_t ops, bytes, time_ns, spat[3], max_req, first_ns, last_ns;
 	uint64_t iv, iv_first;           /* the interval last touched, its first call */
@@ -88,6 +102,7 @@ typedef struct iog_frec_chunk {
 	iog_frec r[IOG_FREC_CHUNK][IOG_FREC_LAYERS];
 } iog_frec_chunk;
 extern uint32_t iog__frec_limit;     /* IOGRAM_MAX_FILES: index limit = the other record */
+extern uint32_t iog__frec_budget;    /* IOGRAM_FILE_BUDGET: records a DELTA carries (0: all) */
 
 /* One per thread, never freed (a dead thread's shard is reused by a new one:
  * counts are cumulative, so nothing is lost). Only its thread writes it;
@@ -316,6 +331,7 @@ struct iog__cfg {
 	int paths;             /* IOG_PATHS_*: file names in the stream */
 	uint32_t exit_wait_ms; /* at exit, for a listener that accepted us */
 	uint32_t max_files;    /* IOGRAM_MAX_FILES: files with their own record */
+	uint32_t file_budget;  /* IOGRAM_FILE_BUDGET: file records a DELTA carries (0: all) */
 };
 void iog__config_load(struct iog__cfg *c);
 /* Output template expanded: %p pid, %h host, %% a percent sign. */

@@ -60,8 +60,21 @@ static void endpoint_set(struct iog__cfg *c, const char *e)
 		c->endpoint[0] = '\0';
 }
 
+/* A whole decimal number in the environment variable name: 1 and *v, else 0. */
+static int env_number(const char *name, unsigned long *v)
+{
+	const char *e = getenv(name);
+	char *end;
+
+	if (e == NULL || *e == '\0')
+		return 0;
+	*v = strtoul(e, &end, 10);
+	return *end == '\0';
+}
+
 void iog__config_load(struct iog__cfg *c)
 {
+	unsigned long v;
 	const char *e;
 
 	memset(c, 0, sizeof(*c));
@@ -74,12 +87,8 @@ void iog__config_load(struct iog__cfg *c)
 		c->output[0] = '\0';
 	if ((e = getenv("IOGRAM_NODE")) != NULL && copy(c->node, sizeof(c->node), e) < 0)
 		c->node[0] = '\0';
-	if ((e = getenv("IOGRAM_INTERVAL_MS")) != NULL && *e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-		if (*end == '\0' && v > 0)
-			c->interval_ms = v > 3600000 ? 3600000 : (uint32_t)v;
-	}
+	if (env_number("IOGRAM_INTERVAL_MS", &v) && v > 0)
+		c->interval_ms = v > 3600000 ? 3600000 : (uint32_t)v;
 	/* the user's kill switch wins over iog_init */
 	if ((e = getenv("IOGRAM_DISABLE")) != NULL && *e && strcmp(e, "0") != 0)
 		c->disable = 1;
@@ -99,19 +108,14 @@ void iog__config_load(struct iog__cfg *c)
 	if (c->interval_ms < 10)
 		c->interval_ms = 10;
 	c->exit_wait_ms = 2;
-	if ((e = getenv("IOGRAM_EXIT_WAIT_MS")) != NULL && *e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-		if (*end == '\0')
-			c->exit_wait_ms = v > 1000 ? 1000 : (uint32_t)v;
-	}
+	if (env_number("IOGRAM_EXIT_WAIT_MS", &v))
+		c->exit_wait_ms = v > 1000 ? 1000 : (uint32_t)v;
 	c->max_files = 1024;
-	if ((e = getenv("IOGRAM_MAX_FILES")) != NULL && *e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-		if (*end == '\0')
-			c->max_files = v > IOG_FREC_MAX ? IOG_FREC_MAX : (uint32_t)v;
-	}
+	if (env_number("IOGRAM_MAX_FILES", &v))
+		c->max_files = v > IOG_FREC_MAX ? IOG_FREC_MAX : (uint32_t)v;
+	c->file_budget = IOG_FREC_BUDGET;
+	if (env_number("IOGRAM_FILE_BUDGET", &v))
+		c->file_budget = v > IOG_FREC_MAX ? 0 : (uint32_t)v;   /* more than there are: all */
 	c->paths = IOG_PATHS_FULL;
 	if ((e = getenv("IOGRAM_PATHS")) != NULL && *e)
 		c->paths = !strcmp(e, "basename") ? IOG_PATHS_BASENAME :

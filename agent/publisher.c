@@ -76,6 +76,9 @@ struct pmetric {
 	uint64_t base;        /* wire index of dense bucket 0 */
 	uint32_t *raw;        /* last sum over shards, mod 2^32 */
 	uint64_t *cum;
+	uint64_t *pend;       /* counts not sent yet (a DELTA over budget: hists_budget) */
+	uint32_t npend;       /* bins with pending counts */
+	uint64_t pend_since;  /* the DELTA (P.ndelta) they began to wait in; 0: none */
 	iog__xpub *x;         /* exact metrics: common sizes (sizes.c) */
 	uint64_t counter;
 	int64_t gauge;
@@ -94,6 +97,7 @@ static struct {
 	void *ctx, *sock, *mon;
 	iogp_recorder *rec;
 	uint64_t seq, dropped;
+	uint64_t ndelta;                  /* DELTAs collected, from 1 */
 	int conn, subscribed, sub_pending;
 	uint32_t sent_gen;
 	uint64_t t_last, wall_last;       /* time of the state last collected */
@@ -328,11 +332,14 @@ static int pm_setup(uint32_t slot, const iog_metric *m)
 		pm->base = iog__dense_base(m);
 		pm->raw = calloc(pm->nb, sizeof(*pm->raw));
 		pm->cum = calloc(pm->nb, sizeof(*pm->cum));
-		if (pm->raw == NULL || pm->cum == NULL) {
+		pm->pend = calloc(pm->nb, sizeof(*pm->pend));
+		if (pm->raw == NULL || pm->cum == NULL || pm->pend == NULL) {
 			free(pm->raw);
 			free(pm->cum);
+			free(pm->pend);
 			pm->raw = NULL;
 			pm->cum = NULL;
+			pm->pend = NULL;
 			return -1;
 		}
 	}
@@ -439,27 +446,29 @@ static size_t bins_needed(void)
  * at the start (so a short run or a first burst is drawn in detail: the
  * model keeps at most 64 a DELTA per file anyway), never fewer than
  * ACCESS_MIN a DELTA. The rate is what the rest of the stream leaves
- * of ACCESS_TARGET bytes a second (a sample is ~ACCESS_SAMPLE bytes, ~8 on
+ * of ACCESS_TARGET bytes a second (a sample is ~ACCESS_SAMPLE bytes, ~9 on
  * disk), between ACCESS_PER_S_MIN and ACCESS_PER_S_MAX: a source whose
- * latency histograms already fill ~150 bins a second sends 4-8 samples a
- * second, a quiet-histogram one 16. Over a minute that is 250-1,000 dots
- * uniform over the requests, and the model's run tier (64 slices of 64)
- * fills within minutes. */
+ * latency histograms already fill ~80 bins a second sends ~9 samples a
+ * second, a quiet-histogram one 16 (past HIST_TARGET, histograms wait
+ * instead). Over a minute that is 250-1,000 dots uniform over the
+ * requests, and the model's run tier (64 slices of 64) fills within
+ * minutes. */
 #define ACCESS_PER_S_MAX 16
 #define ACCESS_PER_S_MIN 4
-#define ACCESS_TARGET 560          /* raw bytes a second, all sections: ~400 on disk */
-#define ACCESS_SAMPLE 12           /* raw bytes a sample */
+#define ACCESS_TARGET 384          /* raw bytes a second, all sections: ~300-370 on disk
+                                    * (560 was ~450 for fio's random reads: bins and
+                                    * samples compress little) */
+#define ACCESS_SAMPLE 16           /* raw bytes a sample (fio's random 4 KiB reads: 15.5) */
 #define ACCESS_MIN 4
 #define ACCESS_START 64
 #define ACCESS_T_RES (1ull << 20)   /* ns: ~1 ms */
-static uint32_t access_budget(uint64_t now, const iogp_msg *rest)
+static uint32_t access_budget(uint64_t now, long len)
 {
 	if (P.acc_budget_t == 0) {
 		P.acc_budget = ACCESS_START;
 		P.acc_budget_t = now;
 	} else if (now > P.acc_budget_t) {
 		double span = (double)(now - P.acc_budget_t) / 1e9;
-		long len = iogp_msg_encode(rest, NULL, 0);
 		double per_s = ACCESS_PER_S_MAX;
 		if (len > 0 && span > 0)
 			per_s = (ACCESS_TARGET - (double)len / (span < 1 ? 1 : span)) / ACCESS_SAMPLE;
@@ -476,10 +485,12 @@ static uint32_t access_budget(uint64_t now, const iogp_msg *rest)
 
 /* Access samples of the interval that just ended: each shard's reservoir is
  * a uniform sample of its accesses; pick how many to take (the budget
- * above; rest: the DELTA so far, without them) from each shard by drawing
- * without replacement over all accesses seen (weights = seen), then take
- * that many uniformly from the shard's samples. */
-static uint32_t access_harvest(uint64_t *seen_out, uint64_t now, const iogp_msg *rest)
+ * above; len: the DELTA's size without them, histograms that wait
+ * included, so waiting saves bytes rather than making room for samples)
+ * from each shard by drawing without replacement over all accesses seen
+ * (weights = seen), then take that many uniformly from the shard's
+ * samples. */
+static uint32_t access_harvest(uint64_t *seen_out, uint64_t now, long len)
 {
 	uint64_t e = __atomic_load_n(&iog__interval, __ATOMIC_RELAXED);
 	uint32_t ns = 0, nout = 0;
@@ -520,7 +531,7 @@ static uint32_t access_harvest(uint64_t *seen_out, uint64_t now, const iogp_msg 
 	*seen_out = total;
 	if (total == 0)
 		return 0;
-	uint64_t budget = access_budget(now, rest), rem = total;
+	uint64_t budget = access_budget(now, len), rem = total;
 	uint64_t want = total < budget ? total : budget;
 	P.acc_budget -= (double)want;
 	if (P.acc_budget < 0)
@@ -573,16 +584,116 @@ static uint32_t access_harvest(uint64_t *seen_out, uint64_t now, const iogp_msg 
 	return nout;
 }
 
-/* Sum the shards into the cumulative state; msg gets what changed. */
-static void collect(iogp_msg *msg, uint64_t now)
+/* The file ids msg's records (and samples, with_access) refer to, into
+ * P.want; their number, or -1 when out of memory. */
+static int want_files(const iogp_msg *msg, int with_access)
+{
+	uint32_t nw = msg->nfilerecs + (with_access ? msg->naccess : 0);
+
+	if (nw > P.want_cap) {
+		uint64_t *w = realloc(P.want, nw * sizeof(*w));
+		if (w == NULL)
+			return -1;
+		P.want = w;
+		P.want_cap = nw;
+	}
+	nw = 0;
+	for (uint32_t i = 0; i < msg->nfilerecs; i++)
+		P.want[nw++] = msg->filerecs[i].file;
+	for (uint32_t i = 0; with_access && i < msg->naccess; i++)
+		P.want[nw++] = msg->access[i].file;
+	return (int)nw;
+}
+
+/* Histograms over budget: a DELTA whose size (samples aside) passes
+ * HIST_TARGET (what leaves room for half the most samples) leaves out its
+ * largest histograms, one by one, until it fits; their counts wait in pend
+ * and go, coalesced, with a later DELTA, at the latest after HIST_MAX_WAIT
+ * DELTAs or in the DELTA before a SNAPSHOT (waiting()).
+ * Exact-size histograms never wait (their exact values describe the same
+ * DELTA), nor anything at a flush. A busy source's latency histogram
+ * changes ~160 bins a second (~250 B on disk): sent every third second
+ * instead, 2-3 seconds' counts in one, it costs about half. Counters
+ * never wait: the live rates stay per interval. */
+#define HIST_TARGET (ACCESS_TARGET - ACCESS_PER_S_MAX / 2 * ACCESS_SAMPLE)   /* room for 8 samples */
+#define HIST_MAX_WAIT 2
+
+static int hist_may_wait(const struct pmetric *pm, uint32_t id, int all)
+{
+	return !all && !iog__metrics[id]->exact && P.ndelta - pm->pend_since < HIST_MAX_WAIT;
+}
+
+/* Something waits (histogram counts, file records): a SNAPSHOT goes only
+ * after a DELTA that sends it all (flush_waiting), so the DELTAs alone add
+ * up to every total, as the live windows, rates and phases need. */
+static int waiting(void)
 {
 	uint32_t n = __atomic_load_n(&iog__nmetrics, __ATOMIC_ACQUIRE);
-	size_t nb_used = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (P.pm[i].npend)
+			return 1;
+	return iog__frecs_waiting();
+}
+
+static void pend_clear(struct pmetric *pm)
+{
+	if (pm->npend)
+		memset(pm->pend, 0, pm->nb * sizeof(*pm->pend));
+	pm->npend = 0;
+	pm->pend_since = 0;
+}
+
+/* msg->hists: what waits, less what may wait longer while msg is over
+ * HIST_TARGET; returns msg's size with everything that waits. */
+static long hists_budget(iogp_msg *msg, int all)
+{
+	uint32_t n = __atomic_load_n(&iog__nmetrics, __ATOMIC_ACQUIRE), nh = 0;
+	size_t used = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct pmetric *pm = &P.pm[i];
+		if (!pm->announced || pm->npend == 0)
+			continue;
+		iogp_bin *out = P.bins + used;
+		uint32_t cnt = 0;
+		for (uint32_t b = 0; b < pm->nb; b++)
+			if (pm->pend[b])
+				out[cnt++] = (iogp_bin){ pm->base + b, pm->pend[b] };
+		P.hv[nh++] = (iogp_hist_val){ i, cnt, out };
+		used += cnt;
+	}
+	msg->hists = P.hv;
+	msg->nhists = nh;
+	long full = iogp_msg_encode(msg, NULL, 0), len = full;
+	while (len > HIST_TARGET) {
+		uint32_t big = nh;
+		for (uint32_t k = 0; k < nh; k++)
+			if (hist_may_wait(&P.pm[P.hv[k].id], P.hv[k].id, all) &&
+			    (big == nh || P.hv[k].nbins > P.hv[big].nbins))
+				big = k;
+		if (big == nh)
+			break;
+		memmove(&P.hv[big], &P.hv[big + 1], (nh - big - 1) * sizeof(P.hv[0]));
+		msg->nhists = --nh;
+		len = iogp_msg_encode(msg, NULL, 0);
+	}
+	for (uint32_t k = 0; k < nh; k++)
+		pend_clear(&P.pm[P.hv[k].id]);
+	return full;
+}
+
+/* Sum the shards into the cumulative state; msg gets what changed (all:
+ * a flush, nothing waits). */
+static void collect(iogp_msg *msg, uint64_t now, int all)
+{
+	uint32_t n = __atomic_load_n(&iog__nmetrics, __ATOMIC_ACQUIRE);
 
 	if (bins_reserve(bins_needed()) < 0) {
 		iog__disable();
 		return;
 	}
+	P.ndelta++;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pmetric *pm = &P.pm[i];
 		iog_metric *m = iog__metrics[i];
@@ -619,7 +730,7 @@ static void collect(iogp_msg *msg, uint64_t now)
 			break;
 		}
 		case IOGP_HISTOGRAM: {
-			uint32_t nb = pm->nb, cnt = 0;
+			uint32_t nb = pm->nb;
 			if (nb > P.sum_cap) {
 				uint32_t *sm = realloc(P.sum, nb * sizeof(*sm));
 				uint64_t *td = sm != NULL ? realloc(P.tabd, nb * sizeof(*td)) : NULL;
@@ -648,7 +759,6 @@ static void collect(iogp_msg *msg, uint64_t now)
 				for (uint32_t b = 0; b < nb; b++)
 					P.sum[b] += __atomic_load_n(&c[b], __ATOMIC_RELAXED);
 			}
-			iogp_bin *out = P.bins + nb_used;
 			for (uint32_t b = 0; b < nb; b++) {
 				/* mod 2^32, plus what the size tables held */
 				uint64_t d = (uint32_t)(P.sum[b] - pm->raw[b]) + P.tabd[b];
@@ -656,12 +766,11 @@ static void collect(iogp_msg *msg, uint64_t now)
 					continue;
 				pm->raw[b] = P.sum[b];
 				pm->cum[b] += d;
-				out[cnt++] = (iogp_bin){ pm->base + b, d };
+				pm->npend += pm->pend[b] == 0;
+				pm->pend[b] += d;
 			}
-			if (cnt) {
-				P.hv[msg->nhists++] = (iogp_hist_val){ i, cnt, out };
-				nb_used += cnt;
-			}
+			if (pm->npend && !pm->pend_since)
+				pm->pend_since = P.ndelta;
 			if (pm->x != NULL && pm->x->ntop > 0)
 				P.xv[msg->nexact++] = (iogp_exact_val){ i, pm->x->ntop, pm->x->top };
 			break;
@@ -670,34 +779,24 @@ static void collect(iogp_msg *msg, uint64_t now)
 	}
 	iog__sizes_tick(iog__mono_ns());
 	msg->exact = P.xv;
-	if (iog__frecs_collect(msg, __atomic_load_n(&iog__interval, __ATOMIC_RELAXED)) < 0 ||
+	if (iog__frecs_collect(msg, __atomic_load_n(&iog__interval, __ATOMIC_RELAXED), all) < 0 ||
 	    iog__peers_collect(msg) < 0) {
 		iog__disable();
 		return;
 	}
 	msg->counters = P.cv;
 	msg->gauges = P.gv;
-	msg->hists = P.hv;
-	msg->naccess = access_harvest(&msg->access_seen, now, msg);
+	long full = hists_budget(msg, all);
+	msg->naccess = access_harvest(&msg->access_seen, now, full);
 	msg->access = P.acc;
 	P.access_seen += msg->access_seen;
 	/* the names this DELTA refers to that were never sent */
-	uint32_t nw = msg->nfilerecs + msg->naccess;
-	if (nw > P.want_cap) {
-		uint64_t *w = realloc(P.want, nw * sizeof(*w));
-		if (w == NULL) {
-			iog__disable();
-			return;
-		}
-		P.want = w;
-		P.want_cap = nw;
+	int nw = want_files(msg, 1);
+	if (nw < 0) {
+		iog__disable();
+		return;
 	}
-	nw = 0;
-	for (uint32_t i = 0; i < msg->nfilerecs; i++)
-		P.want[nw++] = msg->filerecs[i].file;
-	for (uint32_t i = 0; i < msg->naccess; i++)
-		P.want[nw++] = msg->access[i].file;
-	int nf = iog__files_copy(P.want, nw, &P.files, &P.files_cap);
+	int nf = iog__files_copy(P.want, (uint32_t)nw, &P.files, &P.files_cap);
 	msg->files = P.files;
 	msg->nfiles = nf > 0 ? (uint32_t)nf : 0;
 	msg->t0_ns = P.t_last;
@@ -708,13 +807,13 @@ static void collect(iogp_msg *msg, uint64_t now)
 	P.wall_last = msg->wall_ns;
 }
 
-static void send_delta(uint64_t mono, int force)
+static void send_delta(uint64_t mono, int force, int all)
 {
 	iogp_msg msg;
 
 	memset(&msg, 0, sizeof(msg));
 	msg.kind = IOGP_DELTA;
-	collect(&msg, iog__now_ns());
+	collect(&msg, iog__now_ns(), all);
 	if (force || msg.ncounters || msg.ngauges || msg.nhists || msg.naccess || msg.nfilerecs ||
 	    msg.nfiles || msg.access_seen) {
 		emit(&msg);
@@ -775,7 +874,11 @@ static void send_snapshot(uint16_t flags, uint64_t mono)
 	msg.hists = P.hv;
 	msg.nhists = nh;
 	msg.exact = P.xv;
-	if (iog__frecs_snapshot(&msg) < 0 || iog__peers_snapshot(&msg) < 0) {
+	/* records that waited may name files not named yet: name them first */
+	int nw;
+	if (iog__frecs_snapshot(&msg) < 0 || iog__peers_snapshot(&msg) < 0 ||
+	    (nw = want_files(&msg, 0)) < 0 ||
+	    iog__files_copy(P.want, (uint32_t)nw, &P.files, &P.files_cap) < 0) {
 		free(msg.metrics);
 		iog__disable();
 		return;
@@ -789,7 +892,11 @@ static void send_snapshot(uint16_t flags, uint64_t mono)
 	msg.access_seen = P.access_seen;
 	msg.dropped = P.dropped;
 	emit(&msg);
+	for (uint32_t k = 0; k < msg.nmetrics; k++)
+		if (msg.metrics[k].kind == IOGP_HISTOGRAM)
+			pend_clear(&P.pm[msg.metrics[k].id]);
 	free(msg.metrics);
+	iog__frecs_snapshot_sent();   /* receivers have every total: nothing waits */
 	P.last_snap = mono;
 }
 
@@ -999,7 +1106,7 @@ static void finish(void)
 	P.spooling = P.sock != NULL && !P.subscribed && P.conn != CONN_DOWN;
 	if (P.spooling || __atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
 		send_hello();
-	send_delta(now, 0);
+	send_delta(now, 0, 1);   /* nothing waits past the end */
 	send_snapshot(IOGP_F_FINAL, now);
 	send_bye();
 	if (P.spooling) {
@@ -1016,16 +1123,18 @@ static void finish(void)
 	}
 }
 
-static void tick(uint64_t mono, uint64_t interval_ns)
+/* flush: iog_flush() asked, nothing waits */
+static void tick(uint64_t mono, uint64_t interval_ns, int flush)
 {
 	iog__clock_tick(interval_ns);
 	if (__atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
 		send_hello();
-	send_delta(mono, mono - P.last_delta >= HEARTBEAT_NS);
 	uint64_t since = mono - P.last_snap;
-	if (since >= SNAPSHOT_EVERY_NS &&
-	    (since >= SNAPSHOT_MAX_NS || P.dropped != P.snap_dropped ||
-	     P.delta_bytes >= SNAPSHOT_RATIO * P.snap_len))
+	int snap = since >= SNAPSHOT_EVERY_NS &&
+	           (since >= SNAPSHOT_MAX_NS || P.dropped != P.snap_dropped ||
+	            P.delta_bytes >= SNAPSHOT_RATIO * P.snap_len);
+	send_delta(mono, mono - P.last_delta >= HEARTBEAT_NS, flush || snap);
+	if (snap)
 		send_snapshot(0, mono);
 	if (P.rec != NULL)
 		iogp_recorder_flush(P.rec);
@@ -1119,12 +1228,14 @@ static void *pub_main(void *arg)
 			 * many subscribe, at most 4 times a second) */
 			P.sub_pending = 0;
 			P.last_sub_snap = now;
+			if (waiting())
+				send_delta(now, 0, 1);
 			send_hello();
 			send_snapshot(0, now);
 			spool_scan(now);
 		}
 		if (now >= next || fl != flush_seen) {
-			tick(now, interval);
+			tick(now, interval, fl != flush_seen);
 			if (now >= next)
 				next += interval;
 			if (next <= now)
@@ -1217,6 +1328,7 @@ static int start_locked(void)
 			return -1;
 		iog__paths_mode = cfg.paths;
 		iog__frec_limit = cfg.max_files;
+		iog__frec_budget = cfg.file_budget;
 		my_pid = getpid();
 		source_id = random_id();
 		start_wall = iog__wall_ns();

@@ -4,15 +4,20 @@
  * it gives against the programs' ground truth (every path, every byte).
  *
  * The budget, as counts (a size bound is no timing): at most BUDGET_S
- * bytes per DELTA (one a second at the default interval; a source whose
- * latency histogram alone fills ~150 bins a second gets half as much
- * again), at most 16 access samples a second (64 at the start), plus
+ * bytes per DELTA (one a second at the default interval; a latency
+ * histogram that fills ~150 bins a second waits and goes every third
+ * DELTA), at most 16 access samples a second (64 at the start), plus
  * BUDGET_FILE bytes per distinct file the program touched (its name and
- * record, sent when first used; bounded by IOGRAM_MAX_FILES), plus
+ * record, sent when first used, and its last record and totals at the
+ * end; bounded by IOGRAM_MAX_FILES), plus
  * BUDGET_FIXED per source (file header, catalog, keyframes, the final
  * SNAPSHOT, the index). Before the agent budgeted its samples (256 per
  * DELTA, ~2 KB), named files by a 64-bit hash and resent every name and
- * record in a SNAPSHOT every 10 s, both jobs below cost 2-5x this. */
+ * record in a SNAPSHOT every 10 s, the first two jobs below cost 2-5x this.
+ * A DELTA carries at most FILE_RECS file records (the agent's
+ * IOG_FREC_BUDGET; the others wait, at most 30 s, coalescing, and all go
+ * in the DELTA before a SNAPSHOT), so files touched again and again cost
+ * their record every 30 s or so, not every second. */
 #include <check.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -26,7 +31,9 @@
 #include "testutil_iogr.h"
 
 #define BUDGET_S 400
-#define BUDGET_FILE 40
+#define BUDGET_FILE 64
+#define FILE_RECS 8
+#define HIST_WAIT 2      /* the agent's HIST_MAX_WAIT */
 #define BUDGET_FIXED 4096
 #define SAMPLES_START 64
 #define SAMPLES_PER_S 16
@@ -76,32 +83,76 @@ static int run_recorded(char *const *cmd)
 	return st;
 }
 
-/* The recording's size, its DELTAs (each a second or less) and the access
- * samples they carried. */
-static void rec_size(off_t *bytes, uint64_t *deltas, uint64_t *samples)
+/* fn on every message of the recording. */
+static void rec_walk(void (*fn)(const iogp_msg *, void *), void *ctx)
 {
-	const char *rec = tu_fmt("%s/rec/run-1.iogr", dir);
-	struct stat sb;
-	ck_assert_int_eq(stat(rec, &sb), 0);
-	*bytes = sb.st_size;
 	iogp_replay_reader *r;
 	char err[256] = "";
-	ck_assert_msg(iogp_replay_open(&r, rec, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(iogp_replay_open(&r, tu_fmt("%s/rec/run-1.iogr", dir), err, sizeof(err)) == 0,
+	              "%s", err);
 	iogp_replay_rec x;
 	iogp_msg m;
 	iogp_msg_init(&m);
-	*deltas = *samples = 0;
 	for (int guard = 0; guard < 1000000 && iogp_replay_next(r, &x) == 0; guard++) {
 		if (x.keyframe)
 			continue;
 		ck_assert_int_eq(iogp_msg_decode(&m, x.payload, x.len, NULL, 0), 0);
-		if (m.kind != IOGP_DELTA)
-			continue;
-		(*deltas)++;
-		*samples += m.naccess;
+		fn(&m, ctx);
 	}
 	iogp_msg_free(&m);
 	iogp_replay_close_reader(r);
+}
+
+/* The DELTAs (each a second or less), the access samples they carried and
+ * the most file records one carried, but for the DELTA before a SNAPSHOT
+ * or at the end: the agent sends everything that waits in it. */
+struct deltas {
+	uint64_t n, samples;
+	uint32_t frecs, last;
+};
+
+static void count_delta(const iogp_msg *m, void *ctx)
+{
+	struct deltas *d = ctx;
+	if (m->kind == IOGP_SNAPSHOT)
+		d->last = 0;
+	if (m->kind != IOGP_DELTA)
+		return;
+	if (d->last > d->frecs)
+		d->frecs = d->last;
+	d->last = m->nfilerecs;
+	d->n++;
+	d->samples += m->naccess;
+}
+
+/* The most DELTAs in a row without a histogram (by name), between the
+ * first and the last that carry it. */
+struct hist_gap {
+	const char *name;
+	uint32_t id;
+	int known;
+	uint64_t run, worst, seen;
+};
+
+static void hist_gap_msg(const iogp_msg *m, void *ctx)
+{
+	struct hist_gap *g = ctx;
+	for (uint32_t i = 0; m->kind == IOGP_HELLO && i < m->nmetrics; i++)
+		if (!strcmp(m->metrics[i].name, g->name)) {
+			g->id = m->metrics[i].id;
+			g->known = 1;
+		}
+	if (m->kind != IOGP_DELTA || !g->known)
+		return;
+	for (uint32_t i = 0; i < m->nhists; i++)
+		if (m->hists[i].id == g->id) {
+			if (g->seen && g->run > g->worst)
+				g->worst = g->run;
+			g->seen++;
+			g->run = 0;
+			return;
+		}
+	g->run++;
 }
 
 static uint64_t counter(const iogp_model *m, const char *name)
@@ -114,14 +165,21 @@ static uint64_t counter(const iogp_model *m, const char *name)
 
 static void check_budget(const char *what, uint64_t files, uint64_t per_delta)
 {
-	off_t bytes;
-	uint64_t deltas, samples;
-	rec_size(&bytes, &deltas, &samples);
+	struct stat sb;
+	ck_assert_int_eq(stat(tu_fmt("%s/rec/run-1.iogr", dir), &sb), 0);
+	off_t bytes = sb.st_size;
+	struct deltas d = { 0 };
+	rec_walk(count_delta, &d);
+	uint64_t deltas = d.n, samples = d.samples;
+	uint32_t frecs = d.frecs;
 	ck_assert_uint_gt(deltas, 3);
 	uint64_t bound = per_delta * deltas + BUDGET_FILE * files + BUDGET_FIXED;
 	fprintf(stderr, "%s: %lld B on disk for %" PRIu64 " DELTAs and %" PRIu64
-	        " files (%.1f B per DELTA), %" PRIu64 " access samples; budget %" PRIu64 " B\n",
-	        what, (long long)bytes, deltas, files, (double)bytes / (double)deltas, samples, bound);
+	        " files (%.1f B per DELTA), %" PRIu64 " access samples, <= %u file records a "
+	        "DELTA; budget %" PRIu64 " B\n", what, (long long)bytes, deltas, files,
+	        (double)bytes / (double)deltas, samples, frecs, bound);
+	/* every run here is shorter than the agent's longest wait (30 s) */
+	ck_assert_msg(frecs <= FILE_RECS, "%s: a DELTA with %u file records", what, frecs);
 	ck_assert_msg((uint64_t)bytes <= bound,
 	              "%s: %lld B on disk > budget %" PRIu64 " (%" PRIu64 " DELTAs, %" PRIu64 " files)",
 	              what, (long long)bytes, bound, deltas, files);
@@ -175,6 +233,43 @@ START_TEST(small_files)
 }
 END_TEST
 
+/* 300 files written again and again for 5-15 s (one thread, 20,000
+ * one-byte pwrites each, round robin), then read back: every file changes
+ * every second. Sending every file's record every second (~15 B each on
+ * disk) cost ~3x this budget; now 8 a DELTA go, the rest coalesce, and
+ * every total is still exact at the end. */
+START_TEST(files_rewritten)
+{
+	enum { F = 300, W = 6000000 };
+	char *cmd[] = { tu_fmt("%s/prog_files_mt", tu_env("IOGRAM_PROGS")), tu_fmt("%s/data", dir),
+	                "1", tu_fmt("%d", F), tu_fmt("%d", W), "1", NULL };
+	ck_assert_int_eq(run_recorded(cmd), 0);
+	int nrec;
+	iogp_model *m = tu_load_runs(tu_fmt("%s/rec", dir), &nrec);
+	ck_assert_int_eq(nrec, 1);
+	ck_assert_uint_eq(counter(m, "posix.write.bytes"), (uint64_t)W);
+	iogp_file_info *fi;
+	size_t n;
+	ck_assert_int_eq(iogp_model_files(m, NULL, IOGP_FR_POSIX, &fi, &n), 0);
+	int found = 0;
+	for (int k = 0; k < F; k++) {
+		const char *path = tu_fmt("%s/data/f%04d", dir, k);
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(fi[i].path, path))
+				continue;
+			ck_assert_uint_eq(fi[i].total.op[1].ops, W / F);
+			ck_assert_uint_eq(fi[i].total.op[1].bytes, W / F);
+			ck_assert_uint_eq(fi[i].total.op[0].bytes, W / F);
+			found++;
+		}
+	}
+	ck_assert_int_eq(found, F);
+	iogp_model_files_free(fi);
+	iogp_model_free(m);
+	check_budget("300 files rewritten", F, BUDGET_S);
+}
+END_TEST
+
 /* A busy reader: 4 KiB preads as fast as it goes, 20 million of them (a
  * few seconds to a minute): one file, samples of every interval's
  * requests. */
@@ -198,10 +293,21 @@ START_TEST(busy_reader)
 	uint64_t ops = counter(m, "posix.read.ops");
 	ck_assert_uint_ge(ops, (uint64_t)N);
 	ck_assert_uint_eq(counter(m, "posix.read.bytes"), ops * 4096);
+	/* its latency histogram fills 100-160 bins a second (~250 B on disk):
+	 * over budget, it waits a DELTA or two (the agent's HIST_MAX_WAIT) and
+	 * goes coalesced; every request is still in it at the end */
+	iogp_hist h;
+	ck_assert_int_eq(iogp_model_hist(m, "posix.read.latency", NULL, &h), 0);
+	ck_assert_uint_eq(h.total, ops);
+	iogp_hist_free(&h);
 	iogp_model_free(m);
-	/* its latency histogram alone fills 100-160 bins a second (~250 B on
-	 * disk), and how many depends on the machine's noise: a looser bound */
-	check_budget("busy reader", 1, BUDGET_S * 3 / 2);
+	struct hist_gap g = { .name = "posix.read.latency" };
+	rec_walk(hist_gap_msg, &g);
+	fprintf(stderr, "busy reader: the latency histogram in %" PRIu64 " DELTAs, at most %" PRIu64
+	        " in a row without it\n", g.seen, g.worst);
+	ck_assert_uint_gt(g.seen, 3);
+	ck_assert_uint_le(g.worst, HIST_WAIT);
+	check_budget("busy reader", 1, BUDGET_S);
 }
 END_TEST
 
@@ -209,6 +315,7 @@ int main(void)
 {
 	const tu_case cases[] = {
 		{ "small_files", small_files },
+		{ "files_rewritten", files_rewritten },
 		{ "busy_reader", busy_reader },
 	};
 	const tu_suite_opts o = { .setup = setup, .teardown = teardown, .timeout_s = 600 };
