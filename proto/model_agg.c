@@ -27,9 +27,25 @@
 #include "model_priv.h"
 
 /* Entries the whole model's window holds over all its slots (16 B each),
- * and bytes a node's window ring holds; beyond, their oldest slots go. */
+ * and bytes a node's window ring holds; beyond, their oldest slots go. The
+ * node rings together keep within window_total, as the sources' rings do
+ * (each an even share: window_total / (nodes x the source's histograms),
+ * AGG_NODE_WIN_MIN at least): a fixed 256 KiB each grew with the window
+ * to ~20 KB a source at 50,000 sources, 16 a node. */
 #define AGG_WIN_MAX 65536u
 #define AGG_NODE_WIN_BYTES (256u << 10)
+#define AGG_NODE_WIN_MIN (4u << 10)
+
+static size_t node_win_limit(const iogp_model *m, const struct source *s)
+{
+	uint64_t share = AGG_NODE_WIN_BYTES;
+
+	if (m->opts.window_total && m->nnodes > 0)
+		share = m->opts.window_total / m->nnodes / (s->nhist > 0 ? s->nhist : 1);
+	if (share > AGG_NODE_WIN_BYTES)
+		share = AGG_NODE_WIN_BYTES;
+	return share < AGG_NODE_WIN_MIN ? AGG_NODE_WIN_MIN : (size_t)share;
+}
 
 /* Whole-model sums of schemes up to this many bins count them in a flat
  * array: one DELTA's bins then cost an add each, where a sorted list would
@@ -485,8 +501,8 @@ static void win_shift(iogp_model *m, struct aggwin *w, uint64_t j)
 
 /* Window slot j of the sum += (sub: -=) the bins a source's ring took
  * (model__win_add's input: entries above UINT32_MAX are not windowed). */
-static void agg_win(iogp_model *m, struct agg *a, uint64_t j, const iogp_bin *b, uint32_t n,
-                    bool sub)
+static void agg_win(iogp_model *m, const struct source *s, struct agg *a, uint64_t j,
+                    const iogp_bin *b, uint32_t n, bool sub)
 {
 	struct aggwin *w = a->win;
 	int64_t r;
@@ -496,7 +512,7 @@ static void agg_win(iogp_model *m, struct agg *a, uint64_t j, const iogp_bin *b,
 		if (sub)
 			model__wring_sub(m, a->nw, j, b, n);
 		else
-			model__wring_put(m, &a->nw, AGG_NODE_WIN_BYTES, &m->agg_bytes, j, b, n);
+			model__wring_put(m, &a->nw, node_win_limit(m, s), &m->agg_bytes, j, b, n);
 		return;
 	}
 	if (w == NULL) {
@@ -551,11 +567,12 @@ void model__agg_win(iogp_model *m, const struct source *s, const struct slot *sl
 	aggs_of(m, s, sl->gm, a);
 	for (int i = 0; i < 2; i++)
 		if (a[i] != NULL && !a[i]->broken)
-			agg_win(m, a[i], j, b, n, false);
+			agg_win(m, s, a[i], j, b, n, false);
 }
 
 struct move_ctx {
 	iogp_model *m;
+	const struct source *s;
 	struct agg *from, *to;
 };
 
@@ -564,9 +581,9 @@ static void move_seg(void *ctx, uint64_t j, const iogp_bin *b, uint32_t n)
 	struct move_ctx *c = ctx;
 
 	if (c->from != NULL && !c->from->broken)
-		agg_win(c->m, c->from, j, b, n, true);
+		agg_win(c->m, c->s, c->from, j, b, n, true);
 	if (c->to != NULL && !c->to->broken)
-		agg_win(c->m, c->to, j, b, n, false);
+		agg_win(c->m, c->s, c->to, j, b, n, false);
 }
 
 /* Source si moves from node `from` to node `to` (its host label changed):
@@ -611,7 +628,7 @@ void model__agg_move(iogp_model *m, uint32_t si, uint32_t from, uint32_t to)
 			ex[x] = (iogp_bin){ sl->ex[x].value, sl->ex[x].count };
 		ex_change(m, f, ex, nex, NULL, 0);
 		ex_change(m, t, NULL, 0, ex, nex);
-		struct move_ctx c = { m, f, t };
+		struct move_ctx c = { m, s, f, t };
 
 		model__win_each(m, sl->win, move_seg, &c);
 	}

@@ -5,6 +5,7 @@
  * that move to another node, a node whose sources use two bin schemes, and
  * gaps. And where a source's own window ring evicts under its memory share,
  * the node's sum still holds the window (checked against the sent truth). */
+#include <inttypes.h>
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -293,6 +294,59 @@ START_TEST(sums_equal_visits)
 }
 END_TEST
 
+/* The node sums' window rings share window_total as the sources' rings
+ * do: with many nodes and a small total the node rings evict their oldest
+ * slots (counted) and the sums' bytes stop growing once the window is
+ * full; with no total each keeps its fixed cap and every slot. */
+static size_t node_rings_run(uint64_t window_total, uint64_t *evicted, uint64_t *at_half)
+{
+	iogp_model_opts o = { .live = 1, .window_slot_ns = SLOT_NS, .window_max_ns = 40 * SLOT_NS,
+	                      .window_total = window_total };
+	iogp_model *m = iogp_model_new(&o);
+	struct mb *b = calloc(1, sizeof *b);
+	static struct src s[64];
+	iogp_model_live lv;
+
+	ck_assert(m && b);
+	rs = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 64; i++) {
+		s[i] = (struct src){ .id = 5000 + (uint64_t)i };
+		snprintf(s[i].host, sizeof s[i].host, "n%d", i / 2);   /* 32 nodes */
+		hello(m, b, &s[i], WALL0);
+	}
+	for (int r = 1; r <= 120; r++) {
+		uint64_t wall = WALL0 + (uint64_t)r * SLOT_NS;
+
+		for (int i = 0; i < 64; i++)
+			delta(m, b, &s[i], wall + rnd(SLOT_NS), 12);
+		iogp_model_tick(m, wall + SLOT_NS);
+		if (r == 60) {
+			iogp_model_get_live(m, &lv);
+			*at_half = lv.agg_bytes;
+		}
+	}
+	iogp_model_get_live(m, &lv);
+	*evicted = lv.window_evicted;
+	iogp_model_free(m);
+	free(b);
+	return lv.agg_bytes;
+}
+
+START_TEST(node_windows_within_total)
+{
+	uint64_t ev_small, ev_none, half_small, half_none;
+	size_t small = node_rings_run(64u << 10, &ev_small, &half_small);
+	size_t none = node_rings_run(0, &ev_none, &half_none);
+
+	ck_assert_msg(ev_small > 0, "no node slot evicted within a 64 KiB total");
+	ck_assert_msg(small < none, "node sums %zu B within the total, %zu B without", small, none);
+	/* full windows: no more growth between 60 and 120 rounds (the sums'
+	 * other parts are flat too: every bin seen early) */
+	ck_assert_msg(small <= half_small + half_small / 20, "still growing: %" PRIu64 " -> %zu",
+	              half_small, small);
+}
+END_TEST
+
 /* Sources whose own window rings evict (1 KiB each, many bins a DELTA):
  * the node's sum still holds every slot of the window. */
 START_TEST(node_window_outlives_source_rings)
@@ -372,6 +426,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, sums_equal_visits);
 	tcase_add_test(tc, node_window_outlives_source_rings);
+	tcase_add_test(tc, node_windows_within_total);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
