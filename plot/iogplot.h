@@ -113,7 +113,7 @@ typedef struct iogplot_frame {
 	/* header */
 	char title[256];         /* "replay job.iogr", "live tcp://127.0.0.1:7461" */
 	char selection[160];     /* "all nodes", "node node003", "source ..." */
-	char window[32];         /* "since start", "last 60 s" */
+	char window[96];         /* "since start", "last 60s" (iogp_panel_window_text) */
 	char status[160];        /* "playing 4x", "paused", "" */
 	size_t nsources, nlive, nnodes;
 	uint64_t messages, gaps, drops, bad;

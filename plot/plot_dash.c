@@ -472,7 +472,7 @@ void iogplot_dashboard(cairo_t *cr, const iogplot_style *st, const iogplot_frame
 void pl_draw_header(cairo_t *cr, const iogplot_style *st, const iogplot_frame *f, double w, double h)
 {
 	double fs = st->font_size > 4 ? st->font_size : 11;
-	char left[1024], right[512], when[32] = "", sel[200];
+	char left[1024], right[512], when[32] = "", sel[320];
 	cairo_save(cr);
 	pl_rgba(cr, st->panel, 1);
 	draw_rounded(cr, 0, 0, w, h, 6);

@@ -42,11 +42,14 @@ typedef struct iogp_model_opts {
 	uint64_t window_slot_ns;  /* histogram window granularity, 0 = 5 s, min 1 ms */
 	uint64_t window_max_ns;   /* longest window, 0 = 60 s, at most 1024 slots */
 	uint32_t window_bytes;    /* window storage per source, 0 = 24576, min 1024 */
-	uint64_t window_total;    /* all sources' window storage, 0 = no limit but
-	                           * window_bytes each: with it each source gets
-	                           * window_total / sources (at most window_bytes, at
-	                           * least 1024), so memory stays bounded as sources
-	                           * grow and older window slots go first */
+	uint64_t window_total;    /* every window ring's storage, 0 = no limit but
+	                           * window_bytes each: the node sums' rings take at
+	                           * most half (2 KiB to 256 KiB a ring), each source
+	                           * what the nodes leave / sources (at most
+	                           * window_bytes), so memory stays bounded as sources
+	                           * grow and older window slots go first; a source
+	                           * whose share is under 512 B a histogram keeps no
+	                           * ring (iogp_model_source_window_bytes) */
 
 	/* Lifecycle (always on; time-based states need iogp_model_tick). */
 	uint32_t quiet_intervals; /* 0 = 3 */
@@ -493,6 +496,12 @@ IOGP_API int iogp_model_rate_across(const iogp_model *m, const char *metric, uin
 IOGP_API int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_sel *sel,
                            uint64_t window_ns, iogp_hist *out);
 
+/* What source's window rings may hold now, in bytes: 0 when sources are
+ * too many for a useful ring each (its window is then kept only in its
+ * node's and the whole model's sums, and a window over it answers empty),
+ * or when live is off or the source unknown. O(1). */
+IOGP_API size_t iogp_model_source_window_bytes(const iogp_model *m, uint64_t source);
+
 /* (model_nodes.c) The histograms of n consecutive window slots from slot
  * first on (slot j: the deltas whose wall time is in [j S, (j+1) S), S =
  * window_slot_ns), one per slot into out[0..n-1]: what a node's latency
@@ -522,6 +531,10 @@ typedef struct iogp_model_live {
 	uint64_t probes_refused;   /* probe sources beyond the cap (iogp_model_probes) */
 	size_t agg_bytes;          /* held by the per-node and whole-model sums that
 	                            * answer all- and node-wide queries */
+	uint64_t window_unkept;    /* histogram deltas only the node and whole sums
+	                            * keep: sources too many for a useful ring each */
+	size_t source_window_bytes; /* what a source's window rings may hold now (0:
+	                            * none; a window over sources answers empty) */
 } iogp_model_live;
 /* O(sources). */
 IOGP_API void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);

@@ -90,6 +90,14 @@ int iogp_panel_step(int id, int dir, unsigned viewer);
  * ("size-read.bytes.csv", "queue_depth.requests.csv", "latency.png").
  * Returns its length. */
 size_t iogp_panel_file(int id, const char *part, const char *ext, char *buf, size_t len);
+/* The window a panel shows, into buf: "since start" (window_s <= 0),
+ * "last 60 s" ("last 60s" in a terminal's cell), or, for one source whose window the model no longer keeps
+ * (iogp_model_source_window_bytes), "last 60 s: not kept per source at
+ * 50,000 sources" so an empty panel says why. Returns its length. */
+struct iogp_model;
+struct iogp_sel;
+size_t iogp_panel_window_text(const struct iogp_model *m, const struct iogp_sel *sel,
+                              double window_s, int cell, char *buf, size_t len);
 /* "size, qd, latency, ..." (the names, then "dashboard"), for usage text. */
 size_t iogp_panel_names(char *buf, size_t len);
 

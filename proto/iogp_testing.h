@@ -24,5 +24,7 @@ IOGP_API int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, siz
 /* Whether a live model answers all- and node-wide queries from the sums it
  * keeps (1, the default) or by visiting every source (0): tests compare. */
 IOGP_API void iogp__model_aggregates(iogp_model *m, int use);
+/* Bytes the window rings hold: every source's, every node sum's. */
+IOGP_API void iogp__model_window_bytes(const iogp_model *m, size_t *sources, size_t *nodes);
 
 #endif

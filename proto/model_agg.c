@@ -26,26 +26,11 @@
 #include "iogp_testing.h"
 #include "model_priv.h"
 
-/* Entries the whole model's window holds over all its slots (16 B each),
- * and bytes a node's window ring holds; beyond, their oldest slots go. The
- * node rings together keep within window_total, as the sources' rings do
- * (each an even share: window_total / (nodes x the source's histograms),
- * AGG_NODE_WIN_MIN at least): a fixed 256 KiB each grew with the window
- * to ~20 KB a source at 50,000 sources, 16 a node. */
+/* Entries the whole model's window holds over all its slots (16 B each);
+ * beyond, its oldest slots go. A node's window ring holds what
+ * model__win_node_limit gives it (model_window.c: the nodes' part of
+ * window_total). */
 #define AGG_WIN_MAX 65536u
-#define AGG_NODE_WIN_BYTES (256u << 10)
-#define AGG_NODE_WIN_MIN (4u << 10)
-
-static size_t node_win_limit(const iogp_model *m, const struct source *s)
-{
-	uint64_t share = AGG_NODE_WIN_BYTES;
-
-	if (m->opts.window_total && m->nnodes > 0)
-		share = m->opts.window_total / m->nnodes / (s->nhist > 0 ? s->nhist : 1);
-	if (share > AGG_NODE_WIN_BYTES)
-		share = AGG_NODE_WIN_BYTES;
-	return share < AGG_NODE_WIN_MIN ? AGG_NODE_WIN_MIN : (size_t)share;
-}
 
 /* Whole-model sums of schemes up to this many bins count them in a flat
  * array: one DELTA's bins then cost an add each, where a sorted list would
@@ -512,7 +497,7 @@ static void agg_win(iogp_model *m, const struct source *s, struct agg *a, uint64
 		if (sub)
 			model__wring_sub(m, a->nw, j, b, n);
 		else
-			model__wring_put(m, &a->nw, node_win_limit(m, s), &m->agg_bytes, j, b, n);
+			model__wring_put(m, &a->nw, model__win_node_limit(m, s->nhist), &m->agg_bytes, j, b, n);
 		return;
 	}
 	if (w == NULL) {
@@ -859,6 +844,17 @@ void model__agg_prefetch_deep(const iogp_model *m, const struct source *s, const
 	} else {
 		model__wring_prefetch(m, a->nw, 0, true);
 	}
+}
+
+void iogp__model_window_bytes(const iogp_model *m, size_t *sources, size_t *nodes)
+{
+	*sources = *nodes = 0;
+	for (uint32_t i = 0; i < m->nsrc; i++)
+		*sources += m->src[i].win_bytes;
+	for (uint32_t n = 0; n < m->nnodes; n++)
+		for (uint32_t g = 0; g < m->nodes[n].nagg; g++)
+			if (m->nodes[n].agg[g] != NULL)
+				*nodes += model__wring_bytes(m->nodes[n].agg[g]->nw);
 }
 
 size_t model__agg_bytes(const iogp_model *m)

@@ -467,7 +467,10 @@ void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 	*out = m->lst;
 	out->now_ns = model_clock(m);
 	out->agg_bytes = model__agg_bytes(m);
+	uint32_t nhist = 0;
 	for (uint32_t i = 0; i < m->nsrc; i++) {
+		if (m->src[i].nhist > nhist)
+			nhist = m->src[i].nhist;
 		switch (model__src_state(m, &m->src[i], m->now, m->ticked)) {
 		case IOGP_SRC_NEW:
 			out->sources_new++;
@@ -483,6 +486,7 @@ void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 			break;
 		}
 	}
+	out->source_window_bytes = m->opts.live ? model__win_src_budget(m, nhist) : 0;
 	if (!m->have_recv)
 		return;
 	sec = (m->ticked && m->now > m->st.last_recv_ns ? m->now : m->st.last_recv_ns) / 1000000000ull;

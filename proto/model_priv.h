@@ -346,6 +346,11 @@ void model__win_add(iogp_model *m, struct source *s, struct slot *sl, uint64_t j
                     const iogp_bin *in, uint32_t nin);
 void model__win_each(const iogp_model *m, const struct wring *w,
                      void (*fn)(void *ctx, uint64_t j, const iogp_bin *b, uint32_t n), void *ctx);
+/* window_total's split (model_window.c): a node sum's ring limit for a
+ * source of nhist histograms, and what a source's rings may hold (0: none). */
+size_t model__win_node_limit(const iogp_model *m, uint32_t nhist);
+size_t model__win_src_budget(const iogp_model *m, uint32_t nhist);
+size_t model__wring_bytes(const struct wring *w);   /* 0 for NULL */
 void model__wring_put(iogp_model *m, struct wring **w, size_t limit, size_t *bytes, uint64_t j,
                       const iogp_bin *in, uint32_t nin);
 void model__wring_sub(const iogp_model *m, struct wring *w, uint64_t j, const iogp_bin *in,

@@ -82,6 +82,63 @@ struct wown {
 	size_t *bytes;
 };
 
+/* window_total is one budget for every window ring: the node sums' rings
+ * take at most half of it (each an even share per node and histogram,
+ * AGG_NODE_WIN_MIN to AGG_NODE_WIN_BYTES), the sources share what the
+ * nodes cannot take, each at most window_bytes. A source whose share
+ * would give a histogram less than MODEL_WIN_SRC_MIN keeps no rings: a
+ * few slots of a 300 s window answer nothing a user asks, and they cost
+ * 5 KB and an eighth of a DELTA's work at 50,000 sources. Its deltas
+ * still go to its node's and the whole model's sums (windows_unkept). */
+#define AGG_NODE_WIN_BYTES (256u << 10)
+#define AGG_NODE_WIN_MIN (2u << 10)
+#define MODEL_WIN_SRC_MIN 512u
+
+static uint64_t node_pool(const iogp_model *m, uint32_t nhist)
+{
+	uint64_t want = (uint64_t)m->nnodes * nhist * AGG_NODE_WIN_BYTES;
+
+	return want < m->opts.window_total / 2 ? want : m->opts.window_total / 2;
+}
+
+size_t model__win_node_limit(const iogp_model *m, uint32_t nhist)
+{
+	uint64_t share = AGG_NODE_WIN_BYTES;
+
+	nhist = nhist > 0 ? nhist : 1;
+	if (m->opts.window_total && m->nnodes > 0)
+		share = node_pool(m, nhist) / m->nnodes / nhist;
+	if (share > AGG_NODE_WIN_BYTES)
+		share = AGG_NODE_WIN_BYTES;
+	return share < AGG_NODE_WIN_MIN ? AGG_NODE_WIN_MIN : (size_t)share;
+}
+
+size_t model__win_src_budget(const iogp_model *m, uint32_t nhist)
+{
+	size_t budget = m->opts.window_bytes;
+
+	nhist = nhist > 0 ? nhist : 1;
+	if (m->opts.window_total && m->nsrc > 0) {
+		uint64_t each = (m->opts.window_total - node_pool(m, nhist)) / m->nsrc;
+
+		if (each < budget)
+			budget = (size_t)each;
+	}
+	return budget / nhist < MODEL_WIN_SRC_MIN ? 0 : budget;
+}
+
+size_t iogp_model_source_window_bytes(const iogp_model *m, uint64_t source)
+{
+	uint32_t i = m != NULL && m->opts.live ? model__src_find(m, source) : UINT32_MAX;
+
+	return i < m->nsrc ? model__win_src_budget(m, m->src[i].nhist) : 0;
+}
+
+size_t model__wring_bytes(const struct wring *w)
+{
+	return w != NULL ? wring_size(w->Lcap, w->cap) : 0;
+}
+
 /* Bytes ring w (NULL: a new one) may hold: a source's share of its
  * budget, and no more than the budget has left; a sum's limit. */
 static size_t wring_left(const iogp_model *m, const struct wown *o, const struct wring *w)
@@ -90,10 +147,7 @@ static size_t wring_left(const iogp_model *m, const struct wown *o, const struct
 
 	if (s == NULL)
 		return o->limit;
-	/* window_total shares out among the sources: each gets less as they grow */
-	size_t budget = m->opts.window_bytes;
-	if (m->opts.window_total && m->nsrc > 0 && m->opts.window_total / m->nsrc < budget)
-		budget = m->opts.window_total / m->nsrc > 1024 ? m->opts.window_total / m->nsrc : 1024;
+	size_t budget = model__win_src_budget(m, s->nhist);
 	size_t share = budget / (s->nhist > 0 ? s->nhist : 1);
 	size_t own = w != NULL ? wring_size(w->Lcap, w->cap) : 0;
 	size_t others = s->win_bytes > own ? s->win_bytes - own : 0;
@@ -233,6 +287,17 @@ static void win_put(iogp_model *m, const struct wown *o, uint64_t j, const iogp_
 		m->lst.window_dropped++;
 	if (usable == 0)
 		return;
+	if (o->s != NULL && model__win_src_budget(m, o->s->nhist) == 0) {
+		/* sources grew past what a useful ring needs: no source ring */
+		if (w != NULL) {
+			m->lst.window_evicted += wring_drop_front(w, w->L);
+			wown_bytes(m, o, wring_size(w->Lcap, w->cap), 0);
+			free(w);
+			*o->w = NULL;
+		}
+		m->lst.window_unkept++;
+		return;
+	}
 	if (w == NULL) {
 		uint32_t cap = usable < 8 ? 8 : usable;
 		size_t sz = wring_size(4, cap);

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "iogp_metrics.h"
+#include "iogp_model.h"
 #include "iogp_panels.h"
+#include "iogp_units.h"
 
 /* Most rows leave zoom_only out (0: in the dashboard grids). */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -148,4 +150,24 @@ size_t iogp_panel_file(int id, const char *part, const char *ext, char *buf, siz
 	else
 		n = snprintf(buf, len, "%s.%s", stem, x);
 	return n < 0 ? 0 : (size_t)n;
+}
+
+size_t iogp_panel_window_text(const struct iogp_model *m, const struct iogp_sel *sel,
+                              double window_s, int cell, char *buf, size_t len)
+{
+	const char *sp = cell ? "" : " ";
+	int n;
+
+	if (window_s <= 0)
+		n = snprintf(buf, len, "since start");
+	else if (m != NULL && sel != NULL && sel->kind == IOGP_SEL_SOURCE &&
+	         iogp_model_source_window_bytes(m, sel->source) == 0) {
+		char c[32];
+
+		iogp_fmt_count(c, sizeof(c), (double)iogp_model_source_count(m), 0);
+		n = snprintf(buf, len, "last %g%ss: not kept per source at %s sources", window_s, sp, c);
+	} else {
+		n = snprintf(buf, len, "last %g%ss", window_s, sp);
+	}
+	return n > 0 ? (size_t)n : 0;
 }

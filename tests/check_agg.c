@@ -14,6 +14,7 @@
 
 #include "iogp_err.h"
 #include "iogp_model.h"
+#include "iogp_panels.h"
 #include "iogp_testing.h"
 
 #define NSRC 60
@@ -347,6 +348,86 @@ START_TEST(node_windows_within_total)
 }
 END_TEST
 
+/* window_total is one budget for the sources' and the nodes' window rings:
+ * 64 sources on 4 nodes keep theirs within it; once 2,560 share it, a
+ * source's share is under a useful ring, so sources keep none (the rings
+ * they had are freed) while the node sums still answer every slot. */
+START_TEST(windows_one_total)
+{
+	enum { TOTAL = 1u << 20, FEW = 64, MANY = 2560 };
+	iogp_model_opts o = { .live = 1, .window_slot_ns = SLOT_NS, .window_max_ns = 40 * SLOT_NS,
+	                      .window_total = TOTAL };
+	iogp_model *m = iogp_model_new(&o);
+	struct mb *b = calloc(1, sizeof *b);
+	static struct src s[MANY];
+	size_t src_b, node_b;
+	iogp_model_live lv;
+	iogp_hist h, all;
+	char t[96];
+
+	ck_assert(m && b);
+	rs = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < MANY; i++) {
+		s[i] = (struct src){ .id = 9000 + (uint64_t)i };
+		snprintf(s[i].host, sizeof s[i].host, "n%d", i % 4);
+	}
+	for (int i = 0; i < FEW; i++)
+		hello(m, b, &s[i], WALL0);
+	iogp_sel one = { .kind = IOGP_SEL_SOURCE, .source = s[3].id };
+	for (int r = 1; r <= 200; r++) {
+		uint64_t wall = WALL0 + (uint64_t)r * SLOT_NS;
+		int n = r <= 100 ? FEW : MANY;
+
+		if (r == 101)
+			for (int i = FEW; i < MANY; i++)
+				hello(m, b, &s[i], wall - SLOT_NS);
+		for (int i = 0; i < n; i++)
+			delta(m, b, &s[i], wall + rnd(SLOT_NS), 12);
+		iogp_model_tick(m, wall + SLOT_NS);
+		iogp__model_window_bytes(m, &src_b, &node_b);
+		ck_assert_msg(src_b + node_b <= TOTAL, "round %d: sources' rings %zu B + nodes' %zu B > %u",
+		              r, src_b, node_b, TOTAL);
+		if (r == 100) {
+			ck_assert_uint_gt(src_b, 0);
+			ck_assert_uint_gt(iogp_model_source_window_bytes(m, s[3].id), 0);
+			ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &one, 10 * SLOT_NS, &h), 0);
+			ck_assert_uint_gt(h.total, 0);
+			iogp_hist_free(&h);
+			iogp_panel_window_text(m, &one, 10, 0, t, sizeof t);
+			ck_assert_str_eq(t, "last 10 s");
+		}
+	}
+	ck_assert_uint_eq(src_b, 0);
+	ck_assert_uint_gt(node_b, 0);
+	iogp_model_get_live(m, &lv);
+	ck_assert_uint_gt(lv.window_unkept, 0);
+	ck_assert_uint_eq(lv.source_window_bytes, 0);
+	ck_assert_uint_eq(iogp_model_source_window_bytes(m, s[3].id), 0);
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &one, 10 * SLOT_NS, &h), 0);
+	ck_assert_uint_eq(h.total, 0);
+	iogp_hist_free(&h);
+	iogp_panel_window_text(m, &one, 10, 1, t, sizeof t);
+	ck_assert_msg(strstr(t, "last 10s: not kept per source at ") != NULL, "%s", t);
+	/* the nodes' rings hold the last slots whole: their sum is the all-window's */
+	uint64_t sum = 0;
+	for (int n = 0; n < 4; n++) {
+		char node[8];
+
+		snprintf(node, sizeof node, "n%d", n);
+		iogp_sel sel = { .kind = IOGP_SEL_NODE, .node = node };
+		ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &sel, 3 * SLOT_NS, &h), 0);
+		sum += h.total;
+		iogp_hist_free(&h);
+	}
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", NULL, 3 * SLOT_NS, &all), 0);
+	ck_assert_uint_gt(all.total, 0);
+	ck_assert_uint_eq(sum, all.total);
+	iogp_hist_free(&all);
+	iogp_model_free(m);
+	free(b);
+}
+END_TEST
+
 /* Sources whose own window rings evict (1 KiB each, many bins a DELTA):
  * the node's sum still holds every slot of the window. */
 START_TEST(node_window_outlives_source_rings)
@@ -427,6 +508,7 @@ int main(void)
 	tcase_add_test(tc, sums_equal_visits);
 	tcase_add_test(tc, node_window_outlives_source_rings);
 	tcase_add_test(tc, node_windows_within_total);
+	tcase_add_test(tc, windows_one_total);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -371,10 +371,8 @@ int iogv_frame(iogv_session *s, const iogp_sel *sel, double window_s, iogplot_fr
 		/* the MPI traffic and message sizes of the window too */
 		if ((rc = iogplot_frame_mpi(f, iogp_feed_model(s->feed), sel, window_s)) < 0)
 			return rc;
-		snprintf(f->window, sizeof(f->window), "last %.0f s", window_s);
-	} else {
-		snprintf(f->window, sizeof(f->window), "since start");
 	}
+	iogp_panel_window_text(iogp_feed_model(s->feed), sel, window_s, 0, f->window, sizeof(f->window));
 	if (iogp_feed_is_replay(s->feed)) {
 		if (relayer || f->rates.nbins != s->file_rates.nbins || f->rates.nnodes != s->file_rates.nnodes ||
 		    f->rates.t0 != s->file_rates.t0) {

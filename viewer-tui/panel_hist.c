@@ -511,6 +511,10 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 		return;
 	hist_view hv;
 	int rc = panel_hist_view(f, r, p, &hv);
+	char win[96];
+	iogp_sel sel;
+	frame_sel(f, &sel);
+	iogp_panel_window_text(f->m, &sel, view_window(f->v), 1, win, sizeof(win));
 	top_rect body = { r.y + 1, r.x, r.h - 1, r.w };
 	for (int d = 0; d < hv.nd && d < body.h; d++)
 		summary(s, body.y + d, body.x, body.w, &hv, d);
@@ -534,7 +538,7 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 				draw_text(s, rr.y + 1, rr.x, rr.w, ST_DIM, t + cut + 1);
 		}
 		else if (!hv.found[0] && (hv.nd < 2 || !hv.found[1]))
-			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, "no data yet");
+			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, strchr(win, ':') ? strchr(win, ':') + 2 : "no data yet");
 		else if (!hv.nrows)
 			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, "no requests");
 		else
@@ -542,12 +546,12 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 	}
 	if (rc >= 0)
 		sizes_draw(s, &hv);
-	double w = view_window(f->v);
-	char win[32] = "since start", right[128], wt[16] = "";
-	if (w > 0)
-		snprintf(win, sizeof(win), "last %gs", w);
+	char right[192], wt[16] = "";
 	if (p == IOGP_PANEL_SIZE)
 		snprintf(wt, sizeof(wt), "%s, ", iogp_size_weight_title(hv.weight));
+	char *why = strchr(win, ':');   /* the body says why, the title says which window */
+	if (why)
+		*why = '\0';
 	snprintf(right, sizeof(right), "%s%s%s%s%s", r.w >= 60 ? win : "", r.w >= 60 ? ", " : "", wt,
 	         hv.bins_text, f->v->logscale ? ", log" : "");
 	panel_title(f, s, r, p, NULL, right);
