@@ -467,11 +467,12 @@ static int hist_reserve(iogp_hist *h, size_t need)
 
 	if (need <= h->cap)
 		return 0;
+	/* grows by half: amortised, with less slack left than doubling */
 	cap = h->cap ? h->cap : 16;
 	while (cap < need) {
 		if (cap > SIZE_MAX / 2 / sizeof(iogp_bin))
 			return IOGP_ENOMEM;
-		cap *= 2;
+		cap += cap / 2;
 	}
 	nb = realloc(h->bins, cap * sizeof(iogp_bin));
 	if (!nb)
@@ -679,11 +680,25 @@ int iogp_hist_add_bins(iogp_hist *h, const iogp_bin *bins, size_t n)
 		return 0;
 	if (!index_ok(&h->scheme, bins[first].idx) || !index_ok(&h->scheme, bins[last].idx))
 		return IOGP_EINVAL;
-	/* Room for every bin being new, so nothing can fail half-way. */
+	/* Room for every new bin, so nothing can fail half-way: counted when
+	 * the room is not there already (a model holds tens of thousands of
+	 * cumulative histograms; room for a whole DELTA's bins on top of
+	 * each was a quarter of a source's memory at 50,000 sources). */
 	if (nz > SIZE_MAX - h->n)
 		return IOGP_ENOMEM;
-	if ((rc = hist_reserve(h, h->n + nz)) < 0)
-		return rc;
+	if (h->n + nz > h->cap) {
+		size_t fresh_n = 0;
+
+		for (i = 0, j = first; j <= last; j++) {
+			if (bins[j].count == 0)
+				continue;
+			while (i < h->n && h->bins[i].idx < bins[j].idx)
+				i++;
+			fresh_n += i == h->n || h->bins[i].idx != bins[j].idx;
+		}
+		if ((rc = hist_reserve(h, h->n + fresh_n)) < 0)
+			return rc;
+	}
 	gallop = h->n / 16 > n;
 	/* Add in place while every bin already exists (the usual case). */
 	for (i = 0, j = first; j <= last; j++) {

@@ -101,6 +101,30 @@ static int hist_same(const iogp_hist *a, const iogp_hist *b)
 
 /* ---- native layout ------------------------------------------------------- */
 
+/* Adding bins that mostly exist reserves room for the new ones only: a
+ * model's cumulative histograms once kept room for a whole DELTA on top. */
+START_TEST(add_reserves_new_only)
+{
+	iogp_bins b;
+	iogp_hist h;
+	iogp_bin in[40];
+
+	iogp_bins_native(&b, 4);
+	iogp_hist_init(&h, &b);
+	for (int i = 0; i < 40; i++)
+		in[i] = (iogp_bin){ (uint64_t)(100 + 2 * i), 1 };
+	ck_assert_int_eq(iogp_hist_add_bins(&h, in, 40), 0);
+	for (int r = 0; r < 20; r++) {   /* 40 bins a time, one of them new */
+		in[39] = (iogp_bin){ (uint64_t)(181 + r), 1 };
+		ck_assert_int_eq(iogp_hist_add_bins(&h, in, 40), 0);
+	}
+	ck_assert_uint_eq(h.n, 60);
+	ck_assert_msg(h.cap <= h.n + h.n / 2, "room for %zu bins, %zu held", h.cap, h.n);
+	ck_assert_uint_eq(h.total, 40 + 20 * 40);
+	iogp_hist_free(&h);
+}
+END_TEST
+
 START_TEST(native_tiling)
 {
 	for (unsigned k = IOGP_NATIVE_K_MIN; k <= IOGP_NATIVE_K_MAX; k++) {
@@ -1143,6 +1167,7 @@ static Suite *hist_suite(void)
 	tcase_add_test(tc, rebin_near);
 	tcase_add_test(tc, rebin_equal);
 	tcase_add_test(tc, parse_format);
+	tcase_add_test(tc, add_reserves_new_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
