@@ -20,7 +20,7 @@
 static int run(uint32_t n, int deltas)
 {
 	iogp_model_opts o = {
-		.live = 1, .bin_ns = 1000000000ull, .ring_bins = 600, .source_ring_bins = 120,
+		.live = 1, .bin_ns = 1000000000ull, .ring_bins = 600, .source_ring_bins = 120, .rate_total = 128ull << 20,
 		.window_slot_ns = 2000000000ull,
 		.window_max_ns = 300000000000ull, .window_bytes = 65536, .window_total = 128ull << 20, .access_total = 4u << 20,
 	};
@@ -124,9 +124,9 @@ static int run(uint32_t n, int deltas)
 	iogp_access_mem am;
 	iogp_model_access_mem(m, &am);
 	printf("%6u sources x %d DELTAs: model heap %.1f KB per source (live rings and windows %.1f KB, "
-	       "access samples %.1f KB), apply %.2f us per DELTA%s\n", n, deltas, per / 1024,
-	       (double)lv.live_bytes / n / 1024, (double)am.bytes / n / 1024,
-	       apply * 1e6 / (double)applied, per > 16384 ? "  ABOVE TARGET (16 KB)" : "");
+	       "node and whole sums %.1f KB, access samples %.1f KB), apply %.2f us per DELTA%s\n", n, deltas, per / 1024,
+	       (double)lv.live_bytes / n / 1024, (double)lv.agg_bytes / n / 1024, (double)am.bytes / n / 1024,
+	       apply * 1e6 / (double)applied, n >= 50000 && per > 16384 ? "  ABOVE TARGET (16 KB at 50,000)" : "");
 	printf("%6u sources: window deltas dropped %" PRIu64 " of %" PRIu64 ", slots evicted %" PRIu64 "\n",
 	       n, lv.window_dropped, (uint64_t)n * (uint64_t)deltas * REALISTIC_NHISTS, lv.window_evicted);
 	printf("%6u sources: decode and apply %.2f us per DELTA one at a time, %.2f us in batches of 8\n",

@@ -39,6 +39,9 @@ typedef struct iogp_model_opts {
 	uint32_t source_ring_bins; /* bins kept per source, 0 = ring_bins (at most it): a
 	                           * viewer following thousands of sources keeps each
 	                           * one's recent rates, the nodes' long history */
+	uint64_t rate_total;      /* all sources' rate rings, 0 = no limit: with it a
+	                           * source's ring keeps fewer bins (at least 64) as
+	                           * sources grow, the newest; iogp_model_rate_span */
 	uint64_t window_slot_ns;  /* histogram window granularity, 0 = 5 s, min 1 ms */
 	uint64_t window_max_ns;   /* longest window, 0 = 60 s, at most 1024 slots */
 	uint32_t window_bytes;    /* window storage per source, 0 = 24576, min 1024 */
@@ -475,6 +478,11 @@ IOGP_API const iogp_model_opts *iogp_model_get_opts(const iogp_model *m);
 IOGP_API int iogp_model_rate(const iogp_model *m, const char *metric, const iogp_sel *sel,
                     uint64_t end_ns, size_t n, double *rate, uint8_t *covered,
                     uint64_t *first_ns);
+
+/* Bins the selection's rate ring holds now (a source's may be fewer than
+ * source_ring_bins under rate_total; without data yet, what it would
+ * hold); 0 for an unknown selection or when live is off. */
+IOGP_API uint32_t iogp_model_rate_span(const iogp_model *m, const iogp_sel *sel);
 
 /* Across nodes per bin, over the nodes covered in that bin (Slurm sh5util's
  * columns). Ties go to the node seen first. */

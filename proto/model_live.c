@@ -66,32 +66,61 @@ static void rring_advance(struct rring *r, uint64_t to)
 	r->hi = to;
 }
 
-/* Columns for every metric of want that has none: *rp laid out again. */
-static int rring_widen(iogp_model *m, struct rring **rp, uint32_t want)
+/* *rp laid out again with L2 bins (the newest L2 it holds, when fewer)
+ * and a column for every metric of want that has none. */
+static int rring_relayout(iogp_model *m, struct rring **rp, uint32_t L2, uint32_t want)
 {
 	struct rring *r = *rp, *n;
 	uint32_t L = r->L, nc = r->ncol, add = 0;
 
 	for (uint32_t k = want; k != 0; k &= k - 1)
 		add += r->col[__builtin_ctz(k)] == NOCOL;
-	if (add == 0)
+	if (add == 0 && L2 == L)
 		return 0;
-	if ((n = malloc(rring_size(L, nc + add))) == NULL)
+	if ((n = malloc(rring_size(L2, nc + add))) == NULL)
 		return IOGP_ENOMEM;
 	*n = *r;
+	n->L = L2;
 	n->ncol = (uint8_t)(nc + add);
 	for (uint32_t k = want; k != 0; k &= k - 1)
 		if (n->col[__builtin_ctz(k)] == NOCOL)
 			n->col[__builtin_ctz(k)] = (uint8_t)nc++;
-	for (uint32_t p = 0; p < L; p++) {
-		memcpy(&n->v[(size_t)p * n->ncol], &r->v[(size_t)p * r->ncol], r->ncol * sizeof(double));
-		memset(&n->v[(size_t)p * n->ncol + r->ncol], 0, add * sizeof(double));
+	memset(n->v, 0, (size_t)L2 * n->ncol * sizeof(double));
+	memset(rring_cov(n), 0, L2 * sizeof(uint16_t));
+	/* the newest bins both hold, each to its place in the new ring */
+	uint32_t keep = L2 < L ? L2 : L;
+	for (uint64_t b = r->hi + 1 - (keep <= r->hi ? keep : r->hi + 1); b <= r->hi; b++) {
+		uint32_t p = (uint32_t)(b % L), q = (uint32_t)(b % L2);
+
+		memcpy(&n->v[(size_t)q * n->ncol], &r->v[(size_t)p * r->ncol], r->ncol * sizeof(double));
+		rring_cov(n)[q] = rring_cov(r)[p];
 	}
-	memcpy(rring_cov(n), rring_cov(r), L * sizeof(uint16_t));
-	m->lst.live_bytes += rring_size(L, n->ncol) - rring_size(L, r->ncol);
+	m->lst.live_bytes += rring_size(L2, n->ncol);
+	m->lst.live_bytes -= rring_size(L, r->ncol);
 	free(r);
 	*rp = n;
 	return 0;
+}
+
+/* Bins a source's ring of ncol columns keeps: source_ring_bins, fewer
+ * when rate_total shared out among the sources holds less (at least
+ * MODEL_RATE_MIN_BINS): each source's recent rates, bounded in all. */
+#define MODEL_RATE_MIN_BINS 64u
+static uint32_t src_ring_bins(const iogp_model *m, uint32_t ncol)
+{
+	uint32_t L = m->opts.source_ring_bins;
+
+	if (m->opts.rate_total && m->nsrc > 0) {
+		uint64_t each = m->opts.rate_total / m->nsrc;
+		uint64_t fit = each > sizeof(struct rring) ?
+		               (each - sizeof(struct rring)) / (ncol * sizeof(double) + sizeof(uint16_t)) : 0;
+
+		if (fit < L)
+			L = fit > MODEL_RATE_MIN_BINS ? (uint32_t)fit : MODEL_RATE_MIN_BINS;
+		if (L > m->opts.source_ring_bins)
+			L = m->opts.source_ring_bins;
+	}
+	return L;
 }
 
 /* A DELTA's wall interval [a, b] and the bins it meets. */
@@ -104,14 +133,21 @@ struct span {
  * takes the remainder so the parts add up to amt. True when part of the
  * interval was older than the ring (that part is dropped). */
 static bool rring_add(iogp_model *m, struct rring **rp, const struct span *sp,
-                      const double *amt, uint32_t mask)
+                      const double *amt, uint32_t mask, bool src)
 {
 	uint32_t want = 0;
 
 	for (uint32_t k = mask; k != 0; k &= k - 1)
 		if (amt[__builtin_ctz(k)] != 0)
 			want |= 1u << __builtin_ctz(k);
-	if (rring_widen(m, rp, want) < 0)
+	struct rring *r0 = *rp;
+	uint32_t add = 0, L2 = r0->L;
+
+	for (uint32_t k = want; k != 0; k &= k - 1)
+		add += r0->col[__builtin_ctz(k)] == NOCOL;
+	if (src)   /* a source's ring shrinks as sources come, or as it widens */
+		L2 = src_ring_bins(m, r0->ncol + add) < r0->L ? src_ring_bins(m, r0->ncol + add) : r0->L;
+	if ((add > 0 || L2 != r0->L) && rring_relayout(m, rp, L2, want) < 0)
 		want = 0;   /* out of memory: the bins are covered, the amounts lost */
 
 	struct rring *r = *rp;
@@ -208,13 +244,13 @@ void model__live_rates(iogp_model *m, struct source *s, const iogp_msg *msg, con
 		nrings = 1;
 	}
 	for (int i = 0; i < nrings; i++) {
-		struct rring *r = rring_get(m, rings[i], sp.last, i == 0 ? m->opts.source_ring_bins : m->opts.ring_bins);
+		struct rring *r = rring_get(m, rings[i], sp.last, i == 0 ? src_ring_bins(m, 0) : m->opts.ring_bins);
 
 		if (r == NULL) {
 			m->lst.rate_skipped++;
 			return;
 		}
-		clipped |= rring_add(m, rings[i], &sp, amt, s->rate_mask);
+		clipped |= rring_add(m, rings[i], &sp, amt, s->rate_mask, i == 0);
 	}
 	if (clipped)
 		m->lst.rate_clipped++;
@@ -401,6 +437,17 @@ int iogp_model_rate(const iogp_model *m, const char *metric, const iogp_sel *sel
 		}
 	}
 	return 0;
+}
+
+uint32_t iogp_model_rate_span(const iogp_model *m, const iogp_sel *sel)
+{
+	const struct rring *r;
+
+	if (m == NULL || !m->opts.live || sel_ring(m, sel, &r) < 0)
+		return 0;
+	if (r == NULL)   /* no data yet: what a ring would hold */
+		return sel != NULL && sel->kind == IOGP_SEL_SOURCE ? src_ring_bins(m, 0) : m->opts.ring_bins;
+	return r->L;
 }
 
 int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end_ns,

@@ -108,10 +108,9 @@ static double ring_sum(ctx *c, const char *name, const iogp_sel *sel)
 	uint64_t bin = c->mo->bin_ns ? c->mo->bin_ns : 1000000000ull;
 	uint64_t b0 = c->ws / bin, b1 = (c->now ? c->now - 1 : 0) / bin;
 	size_t n = (size_t)(b1 - b0 + 1);
-	/* a source's ring may be shorter than the nodes' (source_ring_bins) */
-	uint32_t ring = sel && sel->kind == IOGP_SEL_SOURCE && c->mo->source_ring_bins ? c->mo->source_ring_bins
-	                                                                              : c->mo->ring_bins;
-	if (name && n <= ring) {
+	/* a source's ring may be shorter than the nodes' (source_ring_bins,
+	 * rate_total): what it holds now */
+	if (name && n <= iogp_model_rate_span(c->m, sel)) {
 		if (n > c->nscratch) {
 			free(c->rate);
 			free(c->cov);

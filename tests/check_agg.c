@@ -428,6 +428,61 @@ START_TEST(windows_one_total)
 }
 END_TEST
 
+/* rate_total bounds the sources' rate rings: 10 sources keep
+ * source_ring_bins (120) each; once 2,010 share 900 B each a source's ring
+ * keeps fewer (at least 64), the newest, unchanged; the nodes' keep theirs. */
+START_TEST(source_rate_rings_within_total)
+{
+	enum { FEW = 10, MANY = 2010, NQ = 60 };
+	iogp_model_opts o = { .live = 1, .ring_bins = 300, .source_ring_bins = 120,
+	                      .rate_total = 2010 * 900, .window_total = 1 };   /* no source windows: live_bytes is rates */
+	iogp_model *m = iogp_model_new(&o);
+	struct mb *b = calloc(1, sizeof *b);
+	static struct src s[MANY];
+	double before[NQ], after[NQ];
+	uint8_t cb[NQ], ca[NQ];
+	iogp_sel one = { .kind = IOGP_SEL_SOURCE }, node = { .kind = IOGP_SEL_NODE, .node = "n0" };
+
+	ck_assert(m && b);
+	rs = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < MANY; i++) {
+		s[i] = (struct src){ .id = 20000 + (uint64_t)i };
+		snprintf(s[i].host, sizeof s[i].host, "n%d", i % 4);
+	}
+	one.source = s[0].id;
+	for (int i = 0; i < FEW; i++)
+		hello(m, b, &s[i], WALL0);
+	for (int r = 1; r <= 150; r++)
+		for (int i = 0; i < FEW; i++)
+			delta(m, b, &s[i], WALL0 + (uint64_t)r * SLOT_NS + rnd(SLOT_NS), 4);
+	ck_assert_uint_eq(iogp_model_rate_span(m, &one), 120);
+	/* bins 90..149, which round 151 does not touch */
+	uint64_t end = WALL0 + 150 * SLOT_NS;
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", &one, end, NQ, before, cb, NULL), 0);
+	for (int i = FEW; i < MANY; i++)
+		hello(m, b, &s[i], WALL0 + 150 * SLOT_NS);
+	for (int i = 0; i < MANY; i++)
+		delta(m, b, &s[i], WALL0 + 151 * SLOT_NS + rnd(SLOT_NS), 4);
+	uint32_t span = iogp_model_rate_span(m, &one);
+	ck_assert_msg(span >= 64 && span < 90, "a source's ring keeps %u bins", span);
+	ck_assert_uint_eq(iogp_model_rate_span(m, &node), 300);
+	ck_assert_int_eq(iogp_model_rate(m, "posix.read.bytes", &one, end, NQ, after, ca, NULL), 0);
+	int covered = 0;
+	for (int k = 0; k < NQ; k++) {
+		ck_assert_msg(ca[k] == cb[k] && after[k] == before[k], "bin %d: %g (%d), was %g (%d)", k,
+		              after[k], ca[k], before[k], cb[k]);
+		covered += ca[k];
+	}
+	ck_assert_int_gt(covered, NQ / 2);
+	iogp_model_live lv;
+	iogp_model_get_live(m, &lv);
+	/* the sources' rings within rate_total, and the node and all rings (10 B a bin) */
+	ck_assert_msg(lv.live_bytes <= 2010 * 900 + 5 * (300 * 10 + 64), "live %zu B", lv.live_bytes);
+	iogp_model_free(m);
+	free(b);
+}
+END_TEST
+
 /* Sources whose own window rings evict (1 KiB each, many bins a DELTA):
  * the node's sum still holds every slot of the window. */
 START_TEST(node_window_outlives_source_rings)
@@ -509,6 +564,7 @@ int main(void)
 	tcase_add_test(tc, node_window_outlives_source_rings);
 	tcase_add_test(tc, node_windows_within_total);
 	tcase_add_test(tc, windows_one_total);
+	tcase_add_test(tc, source_rate_rings_within_total);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -37,6 +37,7 @@ static iogp_model_opts model_opts(uint32_t ring_bins)
 	mo.nrates = iogp_layer_rate_set(mo.rates, IOGP_MODEL_MAX_RATES, 0);
 	mo.ring_bins = ring_bins;
 	mo.source_ring_bins = ring_bins < 120 ? ring_bins : 120;   /* a source's own rates: 2 minutes */
+	mo.rate_total = 128ull << 20;      /* 120 bins a source up to ~25,000 of them, 64 at least beyond */
 	mo.window_slot_ns = 5000000000ull;
 	mo.window_max_ns = 300000000000ull;
 	mo.window_bytes = 65536;

@@ -50,6 +50,7 @@ int input_open(top_input **out, const top_input_opts *o, char *err, size_t errle
 			.bin_ns = 1000000000ull,
 			.ring_bins = 600,
 			.source_ring_bins = 120,   /* a source's own rates: 2 minutes (bench_modelmem) */
+			.rate_total = 128ull << 20,  /* 120 bins a source up to ~25,000 of them, 64 at least beyond */
 			.window_slot_ns = 2000000000ull,
 			.window_max_ns = 300000000000ull,
 			.window_bytes = 65536,
