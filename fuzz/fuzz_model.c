@@ -753,10 +753,11 @@ static void tick_and_query(struct rd *r, iogp_model *a, uint64_t recv, int live)
 	}
 	/* a live model answers all- and node-wide queries from its sums: they
 	 * must equal a visit of every source (windows: unless a ring evicted,
-	 * dropped or refused late data, which the sums keep apart) */
+	 * dropped or refused late data, clamped a count at 2^32 - 1, or sources
+	 * kept none of their own, which the sums keep apart) */
 	int cmp = live && sel.kind != IOGP_SEL_SOURCE;
 	int cmp_win = cmp && lv.window_evicted == 0 && lv.window_dropped == 0 &&
-	              lv.window_late == 0;
+	              lv.window_late == 0 && lv.window_saturated == 0 && lv.window_unkept == 0;
 
 	/* and while the clock is behind the newest data, a node's window has
 	 * moved on with it where a source's own ring has not */
