@@ -18,14 +18,19 @@
  *   op & 0x40     flip one byte of the encoded message before feeding it
  *   op & 0x80     big lists: up to the wire limits (bins, metrics, files, ...)
  * Messages that do not encode are not fed; bytes that do not decode must be
- * refused and counted without changing the model. */
+ * refused and counted without changing the model. Every message fed is also
+ * written to a replay file as the recorder writes it (with what it decoded
+ * to), the writer running the reader's inverse on each DELTA it transforms:
+ * none may be found wrong (the transform is invertible by construction). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iogp_err.h"
 #include "iogp_model.h"
+#include "iogp_replay.h"
 #include "iogp_testing.h"
 #include "iogp_wire.h"
 
@@ -641,11 +646,16 @@ static void stats_check(const iogp_model *a)
 		die("sources' gaps do not add up to stats.gaps");
 }
 
+static iogp_replay_writer *g_w;
+
 static void feed(iogp_model *a, const uint8_t *p, size_t n, uint64_t recv)
 {
 	iogp_model_stats s0, s1;
 	size_t nsrc = iogp_model_source_count(a);
 	int dec = iogp_msg_decode(&g_probe, p, n, NULL, 0), rc;
+
+	if (g_w && iogp_replay_write_msg(g_w, recv, p, n, dec < 0 ? NULL : &g_probe) < 0)
+		die("the replay writer refused a message");
 
 	iogp_model_get_stats(a, &s0);
 	rc = iogp_model_feed(a, p, n, recv);
@@ -924,6 +934,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a = iogp_model_new(&o);
 	if (a == NULL)
 		die("out of memory");
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/fuzz_model.%d.iogr", (int)getpid());
+	iogp_replay_wopts wo = { .replace = 1, .compress = 1, .zstd_level = 1 };
+	if (iogp_replay_create(&g_w, path, &wo, NULL, 0) < 0)
+		die("cannot create the replay file");
+	iogp__replay_verify(g_w, 1, 0);
 
 	for (int step = 0; step < MAX_STEPS && r.n > 0; step++) {
 		uint8_t op = u8(&r);
@@ -983,5 +999,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stats_check(a);
 	check_keyframes(a);
 	iogp_model_free(a);
+	if (iogp__replay_verify(g_w, 1, 0) != 0)
+		die("a DELTA's transform does not read back as its payload");
+	iogp_replay_abandon(g_w);
+	g_w = NULL;
+	unlink(path);
 	return 0;
 }

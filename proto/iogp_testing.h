@@ -16,6 +16,13 @@ IOGP_API uint32_t iogp__crc32c_sw(uint32_t crc, const void *buf, size_t len);
 /* DELTAs w has stored transformed so far. */
 IOGP_API uint64_t iogp__replay_transformed(const iogp_replay_writer *w);
 
+/* Make w also run the reader's inverse on every DELTA it transforms (on:
+ * the check the writer relied on before it proved the transform) and store
+ * the payload as it is where that disagrees; with fault > 0, spoil every
+ * fault-th transform first. Returns how many transforms it found wrong so
+ * far that the writer would otherwise have stored. */
+IOGP_API uint64_t iogp__replay_verify(iogp_replay_writer *w, int on, uint32_t fault);
+
 /* Open a replay file image in memory, as iogp_replay_open does a file; buf
  * must outlive the reader. */
 IOGP_API int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, size_t len,

@@ -104,14 +104,14 @@ static inline int vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 /* Inside one zstd frame a DELTA is stored as what its source's previous
  * DELTA in that frame does not predict (layout in iogp_replay.h). Writer and
  * reader keep the same per-source state; a new zstd frame clears it, so a
- * reader can start at any keyframe. The writer only stores a transform
- * after running the reader's own inverse on it and getting the payload's
- * bytes back, so what readers get never depends on the writer's choices
- * (of predictors, of edits) being right, only on the inverse being
- * deterministic. One step of the reader is not rerun for every record:
- * decoding the REST, whose bytes are the payload's own sections copied
- * unchanged; the writer's check encodes what the payload decoded to in
- * their place (replay_write.c: xf_check). */
+ * reader can start at any keyframe. The writer stores a transform only
+ * where the reader is sure to get the payload's bytes back: the inverse
+ * rebuilds the numbers of whatever the transform was made of (by
+ * construction: replay_xform.c), and the payload must be what the wire
+ * encoder writes for them (replay_write.c: xf_proven). The tests also run
+ * the reader's own inverse on every record the writer transforms
+ * (iogp__replay_verify), so a transform that stops being invertible fails
+ * them. */
 #define XF_MAX_SOURCES 16384
 #define XF_SRC_ELEMS 16384          /* counters + gauges + hists + bins, one DELTA */
 #define REST_HDR 17                 /* a wire header with seq 0 */
@@ -175,6 +175,7 @@ int replay__xs_decode(const struct xstate *x, struct xrec *o, const uint8_t *p,
                       const uint8_t *end);
 int replay__xr_encode(struct xrec *o);
 int replay__xs_commit(struct xstate *x, const struct xrec *o);
+int replay__xs_fits(const struct xstate *x, uint32_t i, uint64_t elems);
 size_t replay__xs_encode(const struct xstate *x, struct xrec *t, uint32_t i,
                          const iogp_msg *m, const uint8_t *rest, size_t restlen,
                          uint8_t *q0);

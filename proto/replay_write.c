@@ -31,9 +31,12 @@ struct iogp_replay_writer {
 	struct xstate xs;           /* DELTA transform state of the open zstd frame */
 	struct xrec xr, xe;         /* the reader's side (a check); predictors */
 	iogp_msg dm;
-	uint8_t *xbuf, *rbuf;
-	size_t xcap, rcap;
+	uint8_t *xbuf, *rbuf, *cbuf;
+	size_t xcap, rcap, ccap;
 	uint64_t transformed;
+	int verify;                 /* tests: run the reader's inverse on each one too */
+	uint32_t fault, nfault;     /* tests: spoil every fault-th transform */
+	uint64_t unproven;          /* tests: accepted, but the inverse disagreed */
 	uint8_t *zbuf;
 	size_t zcap;
 	ZSTD_CCtx *cctx;
@@ -164,6 +167,7 @@ static void writer_free(iogp_replay_writer *w)
 	iogp_msg_free(&w->dm);
 	free(w->xbuf);
 	free(w->rbuf);
+	free(w->cbuf);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->out);
 	free(w->pack);
@@ -303,13 +307,14 @@ static long rest_gather(iogp_replay_writer *w, const uint8_t *payload, size_t le
 	return (long)rl;
 }
 
-/* Whether the transform in w->xbuf (n bytes) reads back as payload: the
- * reader's own inverse rebuilds the DELTA into w->xr, the wire encoder
- * encodes it, and the bytes must be the payload's. One step of the reader
- * is not replayed: decoding the REST. Its bytes are the payload's own
- * sections, copied unchanged (rest_gather), and the wire decoder reads each
- * section from its own bytes alone, so they decode to what m (the payload,
- * decoded) holds: m's values stand in for them. */
+/* Whether the transform in w->xbuf (n bytes) reads back as payload, by
+ * running the reader: its own inverse rebuilds the DELTA into w->xr, the
+ * wire encoder encodes it, and the bytes must be the payload's. One step of
+ * the reader is not replayed: decoding the REST. Its bytes are the payload's
+ * own sections, copied unchanged (rest_gather), and the wire decoder reads
+ * each section from its own bytes alone, so they decode to what m (the
+ * payload, decoded) holds: m's values stand in for them. Only the tests run
+ * it now (iogp__replay_verify): xf_proven decides. */
 static int xf_check(iogp_replay_writer *w, const uint8_t *payload, size_t len,
                     const iogp_msg *m, size_t n)
 {
@@ -332,6 +337,25 @@ static int xf_check(iogp_replay_writer *w, const uint8_t *payload, size_t len,
 	o->m.npeers = m->npeers;
 	o->m.peers = m->peers;
 	return replay__xr_encode(o) == 0 && o->outlen == len && !memcmp(o->out, payload, len);
+}
+
+/* Whether the transform of m reads back as payload, without running the
+ * reader. The reader's inverse gives back exactly the numbers of any DELTA
+ * replay__xs_encode transforms, if the wire encoder accepts it (ids and bin
+ * indexes ascending, no empty bin) and the frame's state stays within its
+ * bound (replay_xform.c says why, step by step, above replay__xs_encode);
+ * it then encodes those numbers with the REST's sections, which decode to
+ * m's. So it gives back encode(m), and that must be the payload: a payload
+ * the encoder would write otherwise (a hostile or foreign one) is stored
+ * as it is. */
+static int xf_proven(iogp_replay_writer *w, const uint8_t *payload, size_t len,
+                     const iogp_msg *m, uint32_t i, uint64_t elems)
+{
+	if (!replay__xs_fits(&w->xs, i, elems) ||
+	    replay__grow(&w->cbuf, &w->ccap, len + 64, 1024) < 0)
+		return 0;
+	long k = iogp_msg_encode(m, w->cbuf, w->ccap);
+	return k == (long)len && !memcmp(w->cbuf, payload, len);
 }
 
 /* Transform payload (a DELTA) into w->xbuf if that is smaller and reads
@@ -365,8 +389,20 @@ static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len,
 	size_t n = replay__xs_encode(&w->xs, &w->xe, i, m, w->rbuf, restlen, w->xbuf);
 	/* A source's first DELTA in a frame may grow a little (its id, values
 	 * from zero) but sets up the prediction of the next ones. */
-	if (!n || n > XF_GROWTH(len) || !xf_check(w, payload, len, m, n) ||
-	    replay__xs_commit(&w->xs, &w->xr) < 0)
+	if (!n || n > XF_GROWTH(len))
+		return 0;
+	if (w->fault && ++w->nfault % w->fault == 0)
+		w->xbuf[0] ^= 2;   /* the mode's flags bit: the reader misreads the rest */
+	int ok = xf_proven(w, payload, len, m, i, elems);
+	if (w->verify && ok && !xf_check(w, payload, len, m, n)) {
+		w->unproven++;
+		ok = 0;
+	}
+	/* the source's state from m and the predictors chosen, as the reader's
+	 * inverse leaves it */
+	w->xe.m = *m;
+	w->xe.slot = i;
+	if (!ok || replay__xs_commit(&w->xs, &w->xe) < 0)
 		return 0;
 	w->transformed++;
 	return n;
@@ -553,6 +589,15 @@ void replay__prefetch(iogp_replay_writer *w, uint64_t source)
 uint64_t iogp__replay_transformed(const iogp_replay_writer *w)
 {
 	return w ? w->transformed : 0;
+}
+
+uint64_t iogp__replay_verify(iogp_replay_writer *w, int on, uint32_t fault)
+{
+	if (!w)
+		return 0;
+	w->verify = on;
+	w->fault = fault;
+	return w->unproven;
 }
 
 void iogp_replay_writer_stats(const iogp_replay_writer *w, iogp_replay_wstats *st)

@@ -592,7 +592,17 @@ int replay__xr_encode(struct xrec *o)
 	return 0;
 }
 
-/* Make o->m (just decoded, with its predictors) its source's state. */
+/* Whether source slot i (x->n: new) may hold elems state elements: the
+ * reader refuses a DELTA that takes the frame's state past its bound. */
+int replay__xs_fits(const struct xstate *x, uint32_t i, uint64_t elems)
+{
+	const struct xsrc *s = i < x->n ? &x->src[i] : &xempty;
+	uint64_t held = x->elems - ((uint64_t)s->nc + s->ng + s->nh + s->nb);
+	return elems <= XF_SRC_ELEMS && held + elems <= XF_TOTAL_ELEMS;
+}
+
+/* Make o->m (just decoded, or written with the predictors chosen for it)
+ * its source's state. */
 int replay__xs_commit(struct xstate *x, const struct xrec *o)
 {
 	const iogp_msg *m = &o->m;
@@ -819,7 +829,22 @@ static int xs_choose(struct xrec *t, const struct xsrc *s, const iogp_msg *m,
 
 /* The transform of m (a decoded DELTA) for source slot i (x->n: new) into
  * q, which has room for replay__xs_bound bytes. rest: m's other sections. t:
- * scratch for the predictors. 0 when out of memory. */
+ * scratch for the predictors. 0 when out of memory.
+ *
+ * Why replay__xs_decode, given the same state, rebuilds m's numbers from it
+ * whenever m is a DELTA the wire encoder accepts (ids strictly ascending
+ * below 2^32, bin indexes strictly ascending, no bin of count 0) and
+ * replay__xs_fits: every number is written as a difference from a
+ * prediction the decoder computes from the same inputs (the state, and the
+ * values it already rebuilt: the predictors point back only, cs[i] <= i),
+ * modulo 2^64 both ways; each id or index list is written only in a form
+ * whose checks it passes (ascending gaps; B_EDIT positions ascending below
+ * np, new indexes between the kept ones); every count is the bins' own
+ * (none is 0), and a histogram's total names a counter only if it equals
+ * the bins' sum and that fits 64 bits, so the last bin (not 0) is what the
+ * others leave; lengths and element counts are those of m, which the
+ * writer bounds (XF_SRC_ELEMS, XF_MAX_SOURCES, the REST within the
+ * payload). The tests hold the writer to it (iogp__replay_verify). */
 size_t replay__xs_encode(const struct xstate *x, struct xrec *t, uint32_t i,
                          const iogp_msg *m, const uint8_t *rest, size_t restlen,
                          uint8_t *q0)

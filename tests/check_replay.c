@@ -1268,8 +1268,12 @@ static void readback_same(const char *path, struct orec *rec, int n_rec, const u
 /* Random DELTAs (every field, every size, changing id and bin sets, extra
  * sections) from a few sources, with keyframes and flushes: all but the
  * odd one are stored transformed, and all read back byte for byte, from
- * the start and from every keyframe. */
-START_TEST(test_xf_random)
+ * the start and from every keyframe. The writer also runs the reader's
+ * inverse on each (it stores without: the transform is invertible by
+ * construction) and never finds one wrong; with every fault-th transform
+ * spoiled, it finds exactly those, stores them as they are, and the file
+ * still reads back. */
+static void check_xf_random(uint32_t fault)
 {
 	static struct xr_src src[XR_NSRC];
 	static struct orec rec[XR_N];
@@ -1285,6 +1289,7 @@ START_TEST(test_xf_random)
 	iogp_replay_writer *w;
 	iogp_replay_wopts o = { .replace = 1, .compress = 1 };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
+	iogp__replay_verify(w, 1, fault);
 	iogp_msg m;
 	uint64_t t = 1000;
 	for (int i = 0; i < XR_N; i++) {
@@ -1304,12 +1309,26 @@ START_TEST(test_xf_random)
 		if (!rng_below(30))
 			ck_assert_int_eq(iogp_replay_flush(w), 0);
 	}
-	uint64_t xf = iogp__replay_transformed(w);
+	uint64_t xf = iogp__replay_transformed(w), wrong = iogp__replay_verify(w, 1, fault);
 	ck_assert_int_eq(iogp_replay_close(w), 0);
-	ck_assert_msg(xf * 100 >= XR_N * 95, "only %llu of %d transformed", (unsigned long long)xf, XR_N);
+	if (!fault) {
+		ck_assert_uint_eq(wrong, 0);
+		ck_assert_msg(xf * 100 >= XR_N * 95, "only %llu of %d transformed",
+		              (unsigned long long)xf, XR_N);
+	} else {
+		/* each spoiled one is caught: the tests would see a wrong transform */
+		ck_assert_uint_ge(wrong, XR_N / fault * 9 / 10);
+		ck_assert_uint_le(wrong, XR_N / fault + 1);
+		ck_assert_uint_ge((xf + wrong) * 100, (uint64_t)XR_N * 95);
+	}
 
 	readback_same(path, rec, XR_N, kft, kfrec, nk);
 }
+
+START_TEST(test_xf_random) { check_xf_random(0); }
+END_TEST
+
+START_TEST(test_xf_spoiled) { check_xf_random(7); }
 END_TEST
 
 /* ---- the recorder's path: iogp_replay_write_msg with its decoded message ---- */
@@ -1410,6 +1429,7 @@ START_TEST(test_xf_write_msg)
 	iogp_replay_writer *w;
 	iogp_replay_wopts o = { .replace = 1, .compress = 1, .zstd_level = 1 };
 	ck_assert_int_eq(iogp_replay_create(&w, path, &o, NULL, 0), 0);
+	iogp__replay_verify(w, 1, 0);
 	iogp_msg m, dm;
 	iogp_msg_init(&dm);
 	uint64_t t = 1000;
@@ -1463,6 +1483,7 @@ START_TEST(test_xf_write_msg)
 			ck_assert_int_eq(iogp_replay_flush(w), 0);
 	}
 	uint64_t xf = iogp__replay_transformed(w);
+	ck_assert_uint_eq(iogp__replay_verify(w, 1, 0), 0);
 	ck_assert_int_eq(iogp_replay_close(w), 0);
 	iogp_msg_free(&dm);
 	ck_assert_int_gt(nodd, XW_N / 10);
@@ -2456,6 +2477,7 @@ int main(void)
 	tcase_add_test(tc, test_roundtrip_wire_packs);
 	tcase_add_test(tc, test_abandon_seek_wire);
 	tcase_add_test(tc, test_xf_random);
+	tcase_add_test(tc, test_xf_spoiled);
 	tcase_add_test(tc, test_xf_hostile);
 	tcase_add_test(tc, test_xf_keyframe_reset);
 	tcase_add_test(tc, test_xf_crafted);
