@@ -1,5 +1,6 @@
 /* fuzz_decode.c - libFuzzer target: decode arbitrary bytes; whatever decodes
- * must re-encode, decode to the same message, and encode to the same bytes. */
+ * must re-encode, decode to the same message, and encode to the same bytes;
+ * it re-encodes to its own bytes exactly when decoded as canonical. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,8 +72,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (m.metrics[i].kind == IOGP_HISTOGRAM && iogp_bins_valid(&m.metrics[i].bins) != 0)
 			die("decoded an invalid bin scheme");
 	}
-	if (m.kind < IOGP_HELLO || m.kind > IOGP_BYE)
+	if (m.kind < IOGP_HELLO || m.kind > IOGP_BYE) {
+		if (m.canonical)
+			die("an unknown kind decoded as canonical");
 		return 0;   /* unknown kinds decode but are not re-encodable */
+	}
 	n = iogp_msg_encode(&m, NULL, 0);
 	if (n <= 0 || (size_t)n > size)
 		die("re-encoding failed or grew");   /* canonical, never longer */
@@ -87,6 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (iogp_msg_encode(&m, enc, (size_t)n) != n)
 		die("encode into the announced size failed");
+	/* the replay writer trusts the flag: exactly the bytes the encoder writes */
+	if (m.canonical != ((size_t)n == size && !memcmp(enc, data, size)))
+		die(m.canonical ? "decoded as canonical, encodes otherwise" :
+		    "encodes to the same bytes, not decoded as canonical");
 	if (iogp_msg_decode(&again, enc, (size_t)n, err, sizeof err) != 0)
 		die(err);
 	if (!same(&m, &again))

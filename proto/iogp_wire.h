@@ -165,6 +165,11 @@ typedef struct iogp_file {
  * encoding and to the message's own arena after iogp_msg_decode. */
 typedef struct iogp_msg {
 	uint8_t version;
+	/* Set by iogp_msg_decode: the bytes are exactly what iogp_msg_encode
+	 * writes for the message (every other form that decodes: sections
+	 * unknown, out of order, or empty where the encoder leaves them out,
+	 * a kind it does not write). Encoding ignores it. */
+	uint8_t canonical;
 	iogp_kind kind;
 	uint16_t flags;
 	uint64_t source;

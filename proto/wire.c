@@ -723,6 +723,7 @@ struct dec {
 	uint8_t *s;         /* next struct array (8-aligned) */
 	uint8_t *b;         /* next histogram bins */
 	char *c;            /* next string */
+	int odd;            /* a form the encoder does not write (still valid) */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -910,6 +911,7 @@ static int dec_interval(struct dec *d, iogp_msg *m, const uint8_t *p, const uint
 	GET(m->wall_ns);
 	if (dt > UINT64_MAX - m->t0_ns)
 		return fail(d, IOGP_ECORRUPT, "t1 overflows");
+	d->odd |= !m->t0_ns && !dt && !m->wall_ns;   /* the encoder leaves it out */
 	m->t1_ns = m->t0_ns + dt;
 	return (int)(end - p);
 }
@@ -1124,6 +1126,7 @@ static int dec_peers(struct dec *d, iogp_msg *m, const uint8_t *p, const uint8_t
 static int dec_value(struct dec *d, uint64_t *v, const uint8_t *p, const uint8_t *end)
 {
 	GET(*v);
+	d->odd |= !*v;
 	return (int)(end - p);
 }
 
@@ -1189,6 +1192,7 @@ static int prescan(struct dec *d, const uint8_t *p, const uint8_t *end,
 {
 	size_t structs = 0, bins = 0, chars = 0;
 	unsigned seen = 0;
+	uint64_t last = 0;
 
 	for (;;) {
 		uint64_t tag, len, n;
@@ -1209,6 +1213,9 @@ static int prescan(struct dec *d, const uint8_t *p, const uint8_t *end,
 			return fail(d, IOGP_ETRUNC, "section %" PRIu64 " of %" PRIu64
 			    " bytes past the end", tag, len);
 		bend = p + len;
+		/* the encoder writes the sections it knows, in tag order */
+		d->odd |= tag > T_MAX || tag < last;
+		last = tag;
 		if (tag <= T_MAX) {
 			const struct sect_info *si = &sects[tag];
 
@@ -1219,6 +1226,7 @@ static int prescan(struct dec *d, const uint8_t *p, const uint8_t *end,
 			if (si->limit != 0) {
 				CALL(dec_count(d, &p, bend, (unsigned)tag, &n));
 				structs += n * si->size;
+				d->odd |= n == 0;   /* an empty list: the encoder leaves it out */
 			}
 			if (tag == T_HISTS || tag == T_EXACT)
 				bins += len / 2 * sizeof(iogp_bin);
@@ -1270,6 +1278,7 @@ static int msg_decode(struct dec *d, iogp_msg *m, const uint8_t *buf, size_t len
 	m->version = IOGP_WIRE_VERSION;
 	m->kind = (iogp_kind)kind;
 	m->flags = flags;
+	d->odd = kind < IOGP_HELLO || kind > IOGP_BYE;
 
 	CALL(prescan(d, p, end, &structs, &bins, &chars));
 	need = structs + bins + chars;
@@ -1327,6 +1336,7 @@ static int msg_decode(struct dec *d, iogp_msg *m, const uint8_t *buf, size_t len
 			return fail(d, IOGP_ECORRUPT, "%d bytes left over in the section", r);
 		p = bend;
 	}
+	m->canonical = !d->odd;
 	return 0;
 }
 

@@ -153,6 +153,7 @@ static size_t roundtrip(const iogp_msg *m, uint8_t **out)
 	why = msg_diff(m, &d);
 	CHECK(why == NULL, "round trip differs in %s", why);
 	CHECK(d.version == IOGP_WIRE_VERSION, "version");
+	CHECK(d.canonical, "the encoder's bytes not decoded as canonical");
 	iogp_msg_free(&d);
 	if (out != NULL)
 		*out = buf;
@@ -653,12 +654,18 @@ static int check_mutant(const uint8_t *buf, size_t len, iogp_msg *m)
 	for (uint32_t i = 0; i < m->nmetrics; i++)
 		CHECK(m->metrics[i].kind != IOGP_HISTOGRAM || iogp_bins_valid(&m->metrics[i].bins) == 0,
 		    "decoded an invalid bin scheme");
-	if (m->kind < IOGP_HELLO || m->kind > IOGP_BYE)
+	if (m->kind < IOGP_HELLO || m->kind > IOGP_BYE) {
+		CHECK(!m->canonical, "an unknown kind decoded as canonical");
 		return 0;
+	}
 	n = iogp_msg_encode(m, NULL, 0);
 	CHECK(n > 0 && (size_t)n <= len, "re-encode: %ld (from %zu)", n, len);
 	enc = malloc((size_t)n);
 	CHECK(iogp_msg_encode(m, enc, (size_t)n) == n, "re-encode into %ld bytes", n);
+	/* the replay writer stores transforms on the strength of this flag */
+	CHECK(m->canonical == ((size_t)n == len && !memcmp(enc, buf, len)),
+	    "canonical %d, but the encoder %s those bytes", m->canonical,
+	    m->canonical ? "does not write" : "writes");
 	iogp_msg_init(&again);
 	CHECK(iogp_msg_decode(&again, enc, (size_t)n, NULL, 0) == 0, "re-decode");
 	CHECK(msg_diff(m, &again) == NULL, "mutant re-encodes differently: %s",
@@ -1034,6 +1041,7 @@ START_TEST(test_unknown_section)
 	raw_v(&r, 0);
 	ck_assert_int_eq(dec(&r, &d, err, sizeof err), 0);
 	ck_assert_msg(msg_diff(&m, &d) == NULL, "%s", msg_diff(&m, &d));
+	ck_assert(!d.canonical);
 	/* an unknown section still has to fit */
 	r.n -= 1 + 7;
 	raw_v(&r, 41);
@@ -1045,6 +1053,49 @@ START_TEST(test_unknown_section)
 	free(body.b);
 	iogp_msg_free(&d);
 	realistic_free(rs);
+}
+END_TEST
+
+/* Forms that decode but that the encoder does not write: each decodes as
+ * not canonical, and the encoder's own form of the same message as
+ * canonical (the replay writer stores transforms on that flag). */
+START_TEST(test_canonical_forms)
+{
+	/* section bodies: (tag, bytes) pairs, END after the last */
+	static const struct { const char *what; uint8_t b[12]; size_t n; int canon; } forms[] = {
+		{ "an empty counter list", { 4, 1, 0 }, 3, 0 },
+		{ "an interval of zeros", { 3, 3, 0, 0, 0 }, 5, 0 },
+		{ "dropped 0", { 9, 1, 0 }, 3, 0 },
+		{ "access_seen 0", { 10, 1, 0 }, 3, 0 },
+		{ "counters before the interval", { 4, 3, 1, 1, 5, 3, 3, 1, 2, 3 }, 10, 0 },
+		{ "the interval, then counters", { 3, 3, 1, 2, 3, 4, 3, 1, 1, 5 }, 10, 1 },
+		{ "dropped 1", { 9, 1, 1 }, 3, 1 },
+	};
+	iogp_msg m;
+	char err[256];
+
+	iogp_msg_init(&m);
+	for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+		struct raw r = { 0 };
+		uint8_t *enc;
+
+		raw_hdr(&r, IOGP_DELTA, 1);
+		raw_bytes(&r, forms[k].b, forms[k].n);
+		raw_v(&r, 0);
+		ck_assert_msg(dec(&r, &m, err, sizeof err) == 0, "%s: %s", forms[k].what, err);
+		ck_assert_msg(m.canonical == forms[k].canon, "%s: canonical %d", forms[k].what,
+		    m.canonical);
+		long n = iogp_msg_encode(&m, NULL, 0);
+		ck_assert_int_gt(n, 0);
+		enc = malloc((size_t)n);
+		ck_assert_int_eq(iogp_msg_encode(&m, enc, (size_t)n), n);
+		ck_assert_int_eq(forms[k].canon, (size_t)n == r.n && !memcmp(enc, r.b, r.n));
+		ck_assert_int_eq(iogp_msg_decode(&m, enc, (size_t)n, err, sizeof err), 0);
+		ck_assert(m.canonical);
+		free(enc);
+		free(r.b);
+	}
+	iogp_msg_free(&m);
 }
 END_TEST
 
@@ -1064,6 +1115,7 @@ START_TEST(test_unknown_kind)
 	p[5] = 77;
 	ck_assert_int_eq(iogp_msg_decode(&d, p, len, err, sizeof err), 0);
 	ck_assert_int_eq((int)d.kind, 77);
+	ck_assert(!d.canonical);
 	d.kind = m.kind;
 	ck_assert_msg(msg_diff(&m, &d) == NULL, "%s", msg_diff(&m, &d));
 	ck_assert_int_eq(iogp_msg_peek(p, len, &kind, NULL, NULL, NULL), 0);
@@ -1494,6 +1546,7 @@ int main(void)
 		{ "decode_strict", test_decode_strict },
 		{ "unknown_section", test_unknown_section },
 		{ "unknown_kind", test_unknown_kind },
+		{ "canonical_forms", test_canonical_forms },
 		{ "version_magic", test_version_magic },
 		{ "encode_cap", test_encode_cap },
 		{ "encode_invalid", test_encode_invalid },
