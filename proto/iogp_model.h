@@ -321,11 +321,18 @@ typedef struct iogp_file_info {
 	int other;              /* the sources' records of files beyond their limit */
 	uint32_t sources;       /* how many sources used it */
 	uint32_t first_source;  /* index of the first one (iogp_model_source) */
-	iogp_filerec total;     /* summed; overflow: files beyond the limits */
+	iogp_filerec total;     /* summed; overflow: files beyond the limits (other),
+	                         * or folded into a directory's record (IOGP_FR_DIRAGG) */
 } iogp_file_info;
 IOGP_API int iogp_model_files(const iogp_model *m, const iogp_sel *sel, int layer,
                               iogp_file_info **out, size_t *n);
 IOGP_API void iogp_model_files_free(iogp_file_info *f);
+/* A per-file record's name as every viewer and `iogram info` show it: the
+ * path; a directory's record (IOGP_FR_DIRAGG) with the files it folded,
+ * count = total.overflow: "/data/out/\* (1,234 files)"; the other files'
+ * record (other): "(other files: 56 beyond the limit)". snprintf's return. */
+IOGP_API int iogp_file_label(char *buf, size_t len, const char *path, int other,
+                             uint64_t count);
 
 /* I/O phases, live, after SummarIO (I/O forwarding phases report, Appendix
  * A), built from the per-file records of every DELTA:

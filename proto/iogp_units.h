@@ -8,6 +8,7 @@
 #include "iogp_api.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum {
 	IOGP_UNITS_WIDE = 0,  /* three significant digits, a space, binary units */
@@ -32,6 +33,8 @@ IOGP_API int iogp_fmt_size(char *buf, size_t len, double bytes, int style);
 /* Nanoseconds: "850 ns" "45.1 µs" "5.1 ms" "1.2 s" (over a minute: "1.5 min",
  * "2.1 h"); CELL "850ns" "45.1us" "5.10ms" "1.20s". */
 IOGP_API int iogp_fmt_ns(char *buf, size_t len, double ns, int style);
+/* An exact count with thousands separators: "1,234,567". */
+IOGP_API int iogp_fmt_int(char *buf, size_t len, uint64_t v);
 /* Counts: "950" "1.2k" "3.4M"; CELL exact below 100000, then "123k" "1.2M". */
 IOGP_API int iogp_fmt_count(char *buf, size_t len, double v, int style);
 /* By the metric's unit ("bytes", "ns", else a count). */

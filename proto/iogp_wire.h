@@ -114,9 +114,14 @@ enum { IOGP_OP_READ = 0, IOGP_OP_WRITE = 1 };
  * interval, counts as increments, first/last/max over the interval; SNAPSHOT:
  * every file, cumulative. Times are the source's CLOCK_MONOTONIC, 0 = none.
  * A source that tracks too many files puts the rest in one record with the
- * IOGP_FR_OTHER flag (file 0) and counts them in `overflow`. */
+ * IOGP_FR_OTHER flag (file 0) and counts them in `overflow`. A source that
+ * aggregates small files by directory (the agent's IOGRAM_DIR_FILES) puts
+ * a directory's files beyond the first few in one record with the
+ * IOGP_FR_DIRAGG flag, named "<dir>/\*" in the file table, and counts the
+ * distinct files it folded in `overflow` (> 0). Both counts are cumulative
+ * in DELTA and SNAPSHOT alike. */
 enum { IOGP_FR_POSIX = 0, IOGP_FR_STDIO = 1, IOGP_FR_MPIIO = 2, IOGP_FR_LAYERS = 3 };
-enum { IOGP_FR_OTHER = 1u << 0 };
+enum { IOGP_FR_OTHER = 1u << 0, IOGP_FR_DIRAGG = 1u << 1 };
 typedef struct iogp_filerec_op {
 	uint64_t ops, bytes;
 	uint64_t time_ns;             /* inside the calls */
@@ -125,12 +130,13 @@ typedef struct iogp_filerec_op {
 	uint64_t first_ns, last_ns;   /* first call's start, last call's end */
 } iogp_filerec_op;
 typedef struct iogp_filerec {
-	uint64_t file;                /* file table id (0 with IOGP_FR_OTHER) */
+	uint64_t file;                /* file table id (0 with IOGP_FR_OTHER, > 0 with DIRAGG) */
 	uint32_t layer;               /* IOGP_FR_* */
 	uint32_t flags;
 	iogp_filerec_op op[2];        /* IOGP_OP_READ, IOGP_OP_WRITE */
 	uint64_t meta_ops, meta_ns;   /* open/close/seek/stat/sync and their time */
-	uint64_t overflow;            /* OTHER: files beyond the limit (cumulative) */
+	uint64_t overflow;            /* OTHER: files beyond the limit; DIRAGG: files
+	                               * folded (> 0); cumulative */
 } iogp_filerec;
 #define IOGP_MAX_FILERECS 65536   /* per message */
 

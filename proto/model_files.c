@@ -2,11 +2,13 @@
  * (DELTA increments, SNAPSHOT totals), checking them, and the per-file
  * query that merges sources by path (a file many ranks use is one shared
  * file with its rank count). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iogp_err.h"
 #include "iogp_model.h"
+#include "iogp_units.h"
 #include "model_priv.h"
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -252,6 +254,18 @@ int iogp_model_files(const iogp_model *m, const iogp_sel *sel, int layer,
 void iogp_model_files_free(iogp_file_info *f)
 {
 	free(f);
+}
+
+int iogp_file_label(char *buf, size_t len, const char *path, int other, uint64_t count)
+{
+	char n[32];
+
+	iogp_fmt_int(n, sizeof n, count);
+	if (other)
+		return snprintf(buf, len, "(other files: %s beyond the limit)", n);
+	if (count)
+		return snprintf(buf, len, "%s (%s file%s)", path, n, count == 1 ? "" : "s");
+	return snprintf(buf, len, "%s", path);
 }
 
 size_t model__files_snapshot(const struct source *s, iogp_filerec *out)

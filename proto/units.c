@@ -84,6 +84,11 @@ static int thousands(char *buf, size_t len, unsigned long long v, const char *su
 	return snprintf(buf, len, "%s%s", out, suffix);
 }
 
+int iogp_fmt_int(char *buf, size_t len, uint64_t v)
+{
+	return thousands(buf, len, (unsigned long long)v, "");
+}
+
 int iogp_fmt_size(char *buf, size_t len, double bytes, int style)
 {
 	int cell = style == IOGP_UNITS_CELL;

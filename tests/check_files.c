@@ -9,6 +9,8 @@
 
 #include "iogp_err.h"
 #include "iogp_model.h"
+#include "iogp_recorder.h"
+#include "iogp_replay.h"
 #include "iogp_wire.h"
 #include "testutil.h"
 
@@ -303,6 +305,139 @@ START_TEST(phases_periodic_and_raw)
 }
 END_TEST
 
+/* A directory's record (the agent's IOGRAM_DIR_FILES): the wire keeps its
+ * flag and folded count, refuses one without a directory, with the
+ * other-files flag or with nothing folded; the model keeps the latest
+ * count (cumulative) through DELTAs and SNAPSHOTs and sums the sources'
+ * under one path; the label shows it; a recording gives back every
+ * payload byte for byte (the replay file's DELTA transform). A record
+ * without the flag (what older agents wrote) reads as before. */
+START_TEST(dir_records)
+{
+	iogp_filerec r[2] = { rec(3, IOGP_FR_POSIX, 0, 0, 1, 100, 1000),
+	                      rec(7, IOGP_FR_POSIX, 0, 0, 40, 4000, 2000) };
+	r[1].flags = IOGP_FR_DIRAGG;
+	r[1].overflow = 40;
+	iogp_file names[2] = { { 3, "/d/out/a" }, { 7, "/d/out/*" } };
+	iogp_msg msg = { .kind = IOGP_DELTA, .source = 9, .seq = 2, .nfilerecs = 2, .filerecs = r,
+	                 .nfiles = 2, .files = names }, d;
+	uint8_t buf[1024];
+	long len = iogp_msg_encode(&msg, buf, sizeof buf);
+	ck_assert_int_gt(len, 0);
+	iogp_msg_init(&d);
+	ck_assert_int_eq(iogp_msg_decode(&d, buf, (size_t)len, NULL, 0), 0);
+	ck_assert_uint_eq(d.nfilerecs, 2);
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(!memcmp(&d.filerecs[i], &r[i], sizeof r[i]), "record %d differs", i);
+	/* refused both ways: no directory, the other files' flag, nothing folded */
+	iogp_filerec bad = r[1];
+	iogp_msg b = { .kind = IOGP_DELTA, .source = 9, .seq = 2, .nfilerecs = 1, .filerecs = &bad };
+	bad.file = 0;
+	ck_assert_int_eq(iogp_msg_encode(&b, buf, sizeof buf), IOGP_EINVAL);
+	bad = r[1];
+	bad.flags |= IOGP_FR_OTHER;
+	ck_assert_int_eq(iogp_msg_encode(&b, buf, sizeof buf), IOGP_EINVAL);
+	bad = r[1];
+	bad.overflow = 0;
+	ck_assert_int_eq(iogp_msg_encode(&b, buf, sizeof buf), IOGP_EINVAL);
+	bad.flags = 0;   /* a plain record encodes; with DIRAGG set by hand it decodes no more */
+	len = iogp_msg_encode(&b, buf, sizeof buf);
+	ck_assert_int_gt(len, 0);
+	for (long i = len - 1; i > 0; i--)
+		if (buf[i] == 0 && buf[i - 1] == IOGP_FR_POSIX && buf[i + 1] != 0) {
+			buf[i] = IOGP_FR_DIRAGG;   /* the flags varint, after file gap and layer */
+			break;
+		}
+	char err[128] = "";
+	ck_assert_int_eq(iogp_msg_decode(&d, buf, (size_t)len, err, sizeof err), IOGP_ECORRUPT);
+	ck_assert_msg(strstr(err, "directory") != NULL, "%s", err);
+
+	/* the model: two DELTAs (the count grows), a second source's record of
+	 * the same directory merged by path; a SNAPSHOT rebuilds the same */
+	char path[128];
+	tu_tmpdir(path, sizeof path, "iogram-files");
+	char *file = tu_fmt("%s/dirs.iogr", path);
+	iogp_recorder *rc;
+	iogp_recorder_opts ro = { .replace = 1 };
+	ck_assert_int_eq(iogp_recorder_open(&rc, file, &ro, err, sizeof err), 0);
+	iogp_model *m = iogp_model_new(NULL), *m2 = iogp_model_new(NULL);
+	uint8_t sent[4][1024];
+	long sent_len[4];
+	int ns = 0;
+	for (uint64_t src = 1; src <= 2; src++) {
+		iogp_label lab[1] = { { "host", src == 1 ? "n1" : "n2" } };
+		iogp_msg h = { .kind = IOGP_HELLO, .source = src, .seq = 1, .nlabels = 1, .labels = lab };
+		apply(m, &h);
+		ck_assert_int_eq(iogp_recorder_add_msg(rc, &h, 1000 + src), 0);
+		for (uint64_t k = 0; k < 2; k++) {
+			r[1].overflow = 40 + 10 * k * src;   /* cumulative: 40, then 50 or 60 */
+			msg.source = src;
+			msg.seq = 2 + k;
+			msg.nfiles = k == 0 ? 2 : 0;
+			sent_len[ns] = iogp_msg_encode(&msg, sent[ns], sizeof sent[ns]);
+			ck_assert_int_gt(sent_len[ns], 0);
+			ck_assert_int_eq(iogp_model_feed(m, sent[ns], (size_t)sent_len[ns], 1), 0);
+			ck_assert_int_eq(iogp_recorder_add(rc, sent[ns], (size_t)sent_len[ns], 2000 + (uint64_t)ns), 0);
+			ns++;
+		}
+	}
+	ck_assert_int_eq(iogp_recorder_close(rc), 0);
+	iogp_file_info *f;
+	size_t n;
+	ck_assert_int_eq(iogp_model_files(m, NULL, IOGP_FR_POSIX, &f, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(f[0].path, "/d/out/*");
+	ck_assert_uint_eq(f[0].sources, 2);
+	ck_assert(f[0].total.flags & IOGP_FR_DIRAGG);
+	ck_assert_uint_eq(f[0].total.overflow, 50 + 60);
+	ck_assert_uint_eq(f[0].total.op[1].ops, 2 * 2 * 40);
+	char label[128];
+	iogp_file_label(label, sizeof label, f[0].path, f[0].other, f[0].total.overflow);
+	ck_assert_str_eq(label, "/d/out/* (110 files)");
+	ck_assert(!(f[1].total.flags & IOGP_FR_DIRAGG));
+	ck_assert_uint_eq(f[1].total.overflow, 0);
+	iogp_file_label(label, sizeof label, f[1].path, f[1].other, f[1].total.overflow);
+	ck_assert_str_eq(label, "/d/out/a");
+	iogp_file_label(label, sizeof label, "", 1, 1234567);
+	ck_assert_str_eq(label, "(other files: 1,234,567 beyond the limit)");
+	iogp_model_files_free(f);
+	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+		iogp_msg snap;
+		iogp_msg_init(&snap);
+		ck_assert_int_eq(iogp_model_snapshot(m, i, 0, &snap), 0);
+		ck_assert_uint_eq(snap.nfilerecs, 2);
+		ck_assert_uint_eq(snap.filerecs[1].flags, IOGP_FR_DIRAGG);
+		ck_assert_uint_eq(snap.filerecs[1].overflow, 40 + 10 * (i + 1));
+		apply(m2, &snap);
+		iogp_msg_free(&snap);
+	}
+	ck_assert_int_eq(iogp_model_files(m2, NULL, IOGP_FR_POSIX, &f, &n), 0);
+	ck_assert_uint_eq(f[0].total.overflow, 110);
+	ck_assert(f[0].total.flags & IOGP_FR_DIRAGG);
+	iogp_model_files_free(f);
+	iogp_model_free(m);
+	iogp_model_free(m2);
+
+	/* the recording gives back every DELTA byte for byte */
+	iogp_replay_reader *rd;
+	ck_assert_int_eq(iogp_replay_open(&rd, file, err, sizeof err), 0);
+	iogp_replay_rec x;
+	int got = 0;
+	while (iogp_replay_next(rd, &x) == 0) {
+		if (x.keyframe || x.recv_ns < 2000)
+			continue;
+		ck_assert_int_lt(got, ns);
+		ck_assert_uint_eq(x.len, (size_t)sent_len[got]);
+		ck_assert_msg(!memcmp(x.payload, sent[got], x.len), "DELTA %d differs", got);
+		got++;
+	}
+	ck_assert_int_eq(got, ns);
+	iogp_replay_close_reader(rd);
+	iogp_msg_free(&d);
+	tu_rmdir_all(path);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
@@ -311,6 +446,7 @@ int main(void)
 		{ "model_caps", model_caps },
 		{ "phases_single_a_b", phases_single_a_b },
 		{ "phases_periodic_and_raw", phases_periodic_and_raw },
+		{ "dir_records", dir_records },
 	};
 	return tu_run_suite("files", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
 }
