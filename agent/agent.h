@@ -103,6 +103,10 @@ typedef struct iog_frec_chunk {
 } iog_frec_chunk;
 extern uint32_t iog__frec_limit;     /* IOGRAM_MAX_FILES: index limit = the other record */
 extern uint32_t iog__frec_budget;    /* IOGRAM_FILE_BUDGET: records a DELTA carries (0: all) */
+/* IOGRAM_DIR_FILES, default 16 (0: off): a directory's first files with
+ * a record of their own; every further new file there folds into the
+ * directory's record, "<dir>/\*" (IOGP_FR_DIRAGG, counting the files). */
+extern uint32_t iog__dir_files;
 
 /* One per thread, never freed (a dead thread's shard is reused by a new one:
  * counts are cumulative, so nothing is lost). Only its thread writes it;
@@ -282,6 +286,8 @@ uint64_t iog__file_id(const char *path);
 uint64_t iog__file_id_ix(const char *path, uint32_t *ix);
 /* The id of the file with record index ix (0: none yet). */
 uint64_t iog__file_at(uint32_t ix);
+/* The files folded into record ix when it is a directory's (0: none). */
+uint64_t iog__file_folded(uint32_t ix);
 /* Files past the record limit, and those the table could not take. */
 uint64_t iog__file_overflow(void);
 
@@ -332,6 +338,7 @@ struct iog__cfg {
 	uint32_t exit_wait_ms; /* at exit, for a listener that accepted us */
 	uint32_t max_files;    /* IOGRAM_MAX_FILES: files with their own record */
 	uint32_t file_budget;  /* IOGRAM_FILE_BUDGET: file records a DELTA carries (0: all) */
+	uint32_t dir_files;    /* IOGRAM_DIR_FILES: a directory's files with their own record */
 };
 void iog__config_load(struct iog__cfg *c);
 /* Output template expanded: %p pid, %h host, %% a percent sign. */

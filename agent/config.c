@@ -116,6 +116,9 @@ void iog__config_load(struct iog__cfg *c)
 	c->file_budget = IOG_FREC_BUDGET;
 	if (env_number("IOGRAM_FILE_BUDGET", &v))
 		c->file_budget = v > IOG_FREC_MAX ? 0 : (uint32_t)v;   /* more than there are: all */
+	c->dir_files = 16;
+	if (env_number("IOGRAM_DIR_FILES", &v))
+		c->dir_files = v > IOG_MAX_FILES ? IOG_MAX_FILES : (uint32_t)v;
 	c->paths = IOG_PATHS_FULL;
 	if ((e = getenv("IOGRAM_PATHS")) != NULL && *e)
 		c->paths = !strcmp(e, "basename") ? IOG_PATHS_BASENAME :

@@ -135,7 +135,8 @@ static int sum_threads(uint32_t c, uint32_t k, int layer, uint64_t iv, iogp_file
 	return any;
 }
 
-/* The record's name: the file's id, or the other-files record. */
+/* The record's name: the file's id, a directory's id with the files it
+ * folded, or the other-files record. */
 static int name_rec(uint32_t ix, int layer, iogp_filerec *r)
 {
 	r->layer = (uint32_t)layer;
@@ -146,6 +147,8 @@ static int name_rec(uint32_t ix, int layer, iogp_filerec *r)
 		return 1;
 	}
 	r->file = iog__file_at(ix);
+	r->overflow = iog__file_folded(ix);
+	r->flags = r->overflow ? IOGP_FR_DIRAGG : 0;
 	return r->file != 0;
 }
 
@@ -167,7 +170,9 @@ static void frst_update(struct frst *f, uint32_t c, uint32_t k, uint64_t iv)
 		if (!f->first[o] || v < f->first[o])
 			f->first[o] = v;
 	}
-	changed |= t.meta_ops != f->cur.meta_ops;
+	/* a directory's record changes too when it folds a file */
+	t.overflow = iog__file_folded(k / IOG_FREC_LAYERS + c * IOG_FREC_CHUNK);
+	changed |= t.meta_ops != f->cur.meta_ops || t.overflow != f->cur.overflow;
 	if (changed) {
 		f->cur = t;
 		if (!f->since) {

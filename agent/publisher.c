@@ -1329,6 +1329,7 @@ static int start_locked(void)
 		iog__paths_mode = cfg.paths;
 		iog__frec_limit = cfg.max_files;
 		iog__frec_budget = cfg.file_budget;
+		iog__dir_files = cfg.dir_files;
 		my_pid = getpid();
 		source_id = random_id();
 		start_wall = iog__wall_ns();

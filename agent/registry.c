@@ -455,12 +455,16 @@ int iog__labels_copy(iogp_label *lab, uint32_t max, char *buf, size_t cap)
 
 /* A file's id is its place in the table + 1: small and ascending, so the
  * wire's gap-coded file lists, the records and the access samples that name
- * it cost a byte or two (a path hash cost 9-10 random bytes each time). */
+ * it cost a byte or two (a path hash cost 9-10 random bytes each time).
+ * A directory's files beyond the first iog__dir_files (IOGRAM_DIR_FILES)
+ * get no place of their own: they fold into the directory's entry,
+ * "<dir>/\*", which has a place, a record and an id like a file's. */
 struct fent {
 	uint64_t id;
 	uint64_t h;     /* the full path's hash: what the table is looked up by */
 	char *path;
 	int named;      /* its path went out in a message (iog__files_copy) */
+	int dir;        /* a directory's entry: not in fhash */
 };
 static struct fent *fents;      /* insertion order */
 static uint32_t nfents, fents_cap;
@@ -468,18 +472,84 @@ static uint32_t *fhash;         /* open addressing: index + 1 into fents */
 static uint32_t fhash_cap;
 static size_t fbytes;
 
-static uint64_t path_hash(const char *p)
+/* A hash -> value map, open addressing (key 0: empty), for the directories
+ * (the directory's hash -> its files with a place, and its entry's place
+ * + 1 << 32) and the folded files (the file's hash -> its directory
+ * entry's place), so a folded file is counted once however often opened. */
+struct hmap {
+	uint64_t *k, *v;
+	uint32_t n, cap;
+};
+static struct hmap dirs, folds;
+uint32_t iog__dir_files = 16;
+
+static uint64_t path_hash_n(const char *p, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	for (; *p; p++)
-		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 33;
 	return h ? h : 1;
+}
+
+static uint64_t path_hash(const char *p)
+{
+	return path_hash_n(p, strlen(p));
+}
+
+static uint64_t *hmap_find(const struct hmap *m, uint64_t h)
+{
+	for (uint32_t j = m->cap ? (uint32_t)h & (m->cap - 1) : 0; m->cap && m->k[j];
+	     j = (j + 1) & (m->cap - 1))
+		if (m->k[j] == h)
+			return &m->v[j];
+	return NULL;
+}
+
+/* The value of key h, inserted as 0 when absent (NULL: no memory, or the
+ * map holds IOG_MAX_FILES already). */
+static uint64_t *hmap_at(struct hmap *m, uint64_t h)
+{
+	uint64_t *v = hmap_find(m, h);
+	uint32_t j;
+
+	if (v != NULL)
+		return v;
+	if (m->n >= IOG_MAX_FILES)
+		return NULL;
+	if ((m->n + 1) * 2 > m->cap) {
+		uint32_t cap = m->cap ? m->cap * 2 : 256;
+		uint64_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
+		if (k == NULL || v == NULL) {
+			free(k);
+			free(v);
+			return NULL;
+		}
+		for (uint32_t i = 0; i < m->cap; i++) {
+			if (!m->k[i])
+				continue;
+			for (j = (uint32_t)m->k[i] & (cap - 1); k[j]; j = (j + 1) & (cap - 1))
+				;
+			k[j] = m->k[i];
+			v[j] = m->v[i];
+		}
+		free(m->k);
+		free(m->v);
+		m->k = k;
+		m->v = v;
+		m->cap = cap;
+	}
+	for (j = (uint32_t)h & (m->cap - 1); m->k[j]; j = (j + 1) & (m->cap - 1))
+		;
+	m->k[j] = h;
+	m->v[j] = 0;
+	m->n++;
+	return &m->v[j];
 }
 
 static int fhash_grow(void)
@@ -490,6 +560,8 @@ static int fhash_grow(void)
 	if (h == NULL)
 		return IOG_ENOMEM;
 	for (uint32_t i = 0; i < nfents; i++) {
+		if (fents[i].dir)
+			continue;
 		uint32_t j = (uint32_t)fents[i].h & (cap - 1);
 		while (h[j])
 			j = (j + 1) & (cap - 1);
@@ -504,7 +576,10 @@ static int fhash_grow(void)
 int iog__paths_mode;
 uint32_t iog__frec_limit = 1024;
 static uint64_t frec_ids[IOG_FREC_MAX];   /* id by record index, written once */
+static uint64_t frec_folded[IOG_FREC_MAX]; /* a directory's record: files folded */
 static uint64_t frec_refused;             /* files the table could not take */
+static uint32_t dirs_beyond;              /* directory entries past the limit ... */
+static uint64_t folded_beyond;            /* ... and the files folded into them */
 
 /* A table position as a record index. */
 static uint32_t frec_ix(uint32_t pos)
@@ -517,11 +592,18 @@ uint64_t iog__file_at(uint32_t ix)
 	return ix < iog__frec_limit ? __atomic_load_n(&frec_ids[ix], __ATOMIC_ACQUIRE) : 0;
 }
 
+uint64_t iog__file_folded(uint32_t ix)
+{
+	return ix < iog__frec_limit ? __atomic_load_n(&frec_folded[ix], __ATOMIC_RELAXED) : 0;
+}
+
 uint64_t iog__file_overflow(void)
 {
 	uint32_t n = __atomic_load_n(&nfents, __ATOMIC_RELAXED);
 
-	return (n > iog__frec_limit ? n - iog__frec_limit : 0) +
+	return (n > iog__frec_limit ? n - iog__frec_limit : 0) -
+	       __atomic_load_n(&dirs_beyond, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&folded_beyond, __ATOMIC_RELAXED) +
 	       __atomic_load_n(&frec_refused, __ATOMIC_RELAXED);
 }
 
@@ -530,6 +612,98 @@ uint64_t iog__file_id(const char *path)
 	uint32_t ix;
 
 	return iog__file_id_ix(path, &ix);
+}
+
+/* A new entry (files_lock held), its name p (malloc'd, taken): its place,
+ * or -1 when the table is full or out of memory. len: the bytes it counts
+ * against the table's. */
+static int64_t fent_add(uint64_t h, char *p, size_t len, int dir)
+{
+	if (p == NULL || nfents >= IOG_MAX_FILES || fbytes + len > IOG_MAX_FILE_BYTES ||
+	    (!dir && (nfents + 1) * 2 > fhash_cap && fhash_grow() < 0))
+		goto fail;
+	if (nfents == fents_cap) {
+		uint32_t cap = fents_cap ? fents_cap * 2 : 256;
+		struct fent *f = realloc(fents, cap * sizeof(*f));
+		if (f == NULL)
+			goto fail;
+		fents = f;
+		fents_cap = cap;
+	}
+	uint32_t pos = nfents;
+	fents[pos] = (struct fent){ (uint64_t)pos + 1, h, p, 0, dir };
+	if (pos < iog__frec_limit)
+		__atomic_store_n(&frec_ids[pos], fents[pos].id, __ATOMIC_RELEASE);
+	if (!dir) {
+		uint32_t j = (uint32_t)h & (fhash_cap - 1);
+		while (fhash[j])
+			j = (j + 1) & (fhash_cap - 1);
+		fhash[j] = pos + 1;
+	}
+	__atomic_store_n(&nfents, pos + 1, __ATOMIC_RELAXED);
+	fbytes += len;
+	return pos;
+fail:
+	free(p);
+	return -1;
+}
+
+/* What leaves the process for a path (IOGRAM_PATHS), malloc'd: the full
+ * path, its last part, or only its hash h. A directory's entry (dir: the
+ * directory of path, up to its last '/', slash, NULL for none) is
+ * "<dir>/\*", "<last part of dir>/\*", "#<h>/\*". */
+static char *shown_name(const char *path, uint64_t h, int dir, const char *slash)
+{
+	if (iog__paths_mode == IOG_PATHS_HASH) {
+		char hashed[24];
+		snprintf(hashed, sizeof(hashed), "#%016llx%s", (unsigned long long)h, dir ? "/*" : "");
+		return strdup(hashed);
+	}
+	if (!dir) {
+		const char *last = strrchr(path, '/');
+		return strdup(iog__paths_mode == IOG_PATHS_BASENAME && last && last[1] ? last + 1 : path);
+	}
+	const char *from = path;
+	if (iog__paths_mode == IOG_PATHS_BASENAME && slash) {
+		for (from = slash; from > path && from[-1] != '/'; from--)
+			;
+		if (from == slash)   /* "/f": the root's */
+			from = path;
+	}
+	size_t n = slash ? (size_t)(slash - from) + 1 : 0;
+	char *p = malloc(n + 2);
+	if (p != NULL) {
+		memcpy(p, from, n);
+		memcpy(p + n, "*", 2);
+	}
+	return p;
+}
+
+/* A new file in a directory that has iog__dir_files already (files_lock
+ * held) folds into the directory's entry, made with the first: its place
+ * (-1: none, the file is refused). d: the directory's value in dirs. */
+static int64_t fold(const char *path, uint64_t h, const char *slash, uint64_t dh, uint64_t *d)
+{
+	uint32_t pos = (uint32_t)(*d >> 32);   /* + 1 */
+	if (pos == 0) {
+		size_t n = slash ? (size_t)(slash - path) + 2 : 1;
+		int64_t p = fent_add(dh, shown_name(path, dh, 1, slash), n, 1);
+		if (p < 0)
+			return -1;
+		pos = (uint32_t)p + 1;
+		*d |= (uint64_t)pos << 32;
+		if (pos - 1 >= iog__frec_limit)
+			__atomic_add_fetch(&dirs_beyond, 1, __ATOMIC_RELAXED);
+	}
+	uint64_t *f = hmap_at(&folds, h);
+	if (f == NULL)
+		return -1;
+	*f = pos - 1;
+	if (pos - 1 < iog__frec_limit)
+		__atomic_add_fetch(&frec_folded[pos - 1], 1, __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&folded_beyond, 1, __ATOMIC_RELAXED);
+	return pos - 1;
 }
 
 uint64_t iog__file_id_ix(const char *path, uint32_t *ix)
@@ -547,55 +721,40 @@ uint64_t iog__file_id_ix(const char *path, uint32_t *ix)
 		return id;
 	}
 	pthread_mutex_lock(&files_lock);
+	int64_t pos = -1;
 	if (fhash_cap) {
 		for (uint32_t j = (uint32_t)h & (fhash_cap - 1); fhash[j]; j = (j + 1) & (fhash_cap - 1))
 			if (fents[fhash[j] - 1].h == h) {
-				*ix = frec_ix(fhash[j] - 1);
-				id = fents[fhash[j] - 1].id;
-				goto out;
+				pos = fhash[j] - 1;
+				goto placed;
 			}
 	}
-	*ix = iog__frec_limit;   /* unless it gets a place below */
-	if (nfents >= IOG_MAX_FILES || fbytes + len > IOG_MAX_FILE_BYTES) {
+	const char *slash = strrchr(path, '/');
+	uint64_t *d = NULL, *f;
+	if (iog__dir_files) {
+		if ((f = hmap_find(&folds, h)) != NULL) {   /* folded before */
+			pos = (int64_t)*f;
+			goto placed;
+		}
+		/* the directory, with its slash */
+		uint64_t dh = path_hash_n(path, slash ? (size_t)(slash - path) + 1 : 0);
+		d = hmap_at(&dirs, dh);   /* NULL: no memory; the file is on its own */
+		if (d && (uint32_t)*d >= iog__dir_files) {
+			pos = fold(path, h, slash, dh, d);
+			goto placed;
+		}
+	}
+	pos = fent_add(h, shown_name(path, h, 0, NULL), len, 0);
+	if (pos >= 0 && d)
+		(*d)++;
+placed:
+	if (pos < 0) {
 		__atomic_add_fetch(&frec_refused, 1, __ATOMIC_RELAXED);
-		goto out;
+		*ix = iog__frec_limit;
+	} else {
+		*ix = frec_ix((uint32_t)pos);
+		id = fents[pos].id;
 	}
-	if ((nfents + 1) * 2 > fhash_cap && fhash_grow() < 0)
-		goto out;
-	if (nfents == fents_cap) {
-		uint32_t cap = fents_cap ? fents_cap * 2 : 256;
-		struct fent *f = realloc(fents, cap * sizeof(*f));
-		if (f == NULL)
-			goto out;
-		fents = f;
-		fents_cap = cap;
-	}
-	/* what leaves the process: the full path, its last part, or only the
-	 * id (IOGRAM_PATHS); the id is always the full path's */
-	char hashed[24];
-	const char *shown = path;
-	if (iog__paths_mode == IOG_PATHS_BASENAME) {
-		const char *slash = strrchr(path, '/');
-		shown = slash && slash[1] ? slash + 1 : path;
-	} else if (iog__paths_mode == IOG_PATHS_HASH) {
-		snprintf(hashed, sizeof(hashed), "#%016llx", (unsigned long long)h);
-		shown = hashed;
-	}
-	char *p = strdup(shown);
-	if (p == NULL)
-		goto out;
-	id = (uint64_t)nfents + 1;
-	fents[nfents] = (struct fent){ id, h, p, 0 };
-	if (nfents < iog__frec_limit)
-		__atomic_store_n(&frec_ids[nfents], id, __ATOMIC_RELEASE);
-	*ix = frec_ix(nfents);
-	uint32_t j = (uint32_t)h & (fhash_cap - 1);
-	while (fhash[j])
-		j = (j + 1) & (fhash_cap - 1);
-	__atomic_store_n(&nfents, nfents + 1, __ATOMIC_RELAXED);
-	fhash[j] = nfents;
-	fbytes += len;
-out:
 	pthread_mutex_unlock(&files_lock);
 	return id;
 }

@@ -55,8 +55,9 @@ static void teardown(void)
 
 /* cmd under iogram-run, streaming at the default interval to `iogram
  * record` on a free loopback port, recorded into dir/rec/run-1.iogr;
- * the program's exit status, its stdout in dir/out. */
-static int run_recorded(char *const *cmd)
+ * the program's exit status, its stdout in dir/out. dir_files: the
+ * agent's IOGRAM_DIR_FILES ("" for its default). */
+static int run_recorded(char *const *cmd, const char *dir_files)
 {
 	int port = tu_free_port();
 	const char *rec = tu_fmt("%s/rec/run-1.iogr", dir);
@@ -73,7 +74,9 @@ static int run_recorded(char *const *cmd)
 		argv[n++] = cmd[i];
 	argv[n] = NULL;
 	const char *env[] = { tu_fmt("IOGRAM_ENDPOINT=%s", tu_ep(port)), "IOGRAM_INTERVAL_MS",
-	                      "IOGRAM_OUTPUT", NULL };
+	                      "IOGRAM_OUTPUT", "IOGRAM_PATHS",
+	                      *dir_files ? tu_fmt("IOGRAM_DIR_FILES=%s", dir_files) : "IOGRAM_DIR_FILES",
+	                      NULL };
 	tu_opts o = { .out = tu_fmt("%s/out", dir), .env = env };
 	pid_t p = tu_spawn_opt(argv, &o);
 	ck_assert_int_gt(p, 0);
@@ -190,15 +193,16 @@ static void check_budget(const char *what, uint64_t files, uint64_t per_delta)
 }
 
 /* A small-files job: 20 files a second for 15 s, each written once and
- * read back once. The model ends with every one of the 300 paths and its
- * exact bytes, and the recording stays within the budget. */
+ * read back once. Without aggregation by directory (IOGRAM_DIR_FILES=0)
+ * the model ends with every one of the 300 paths and its exact bytes, and
+ * the recording stays within the budget. */
 START_TEST(small_files)
 {
 	enum { F = 20, R = 15, SIZE = 3901 };
 	char *cmd[] = { tu_fmt("%s/prog_small_files", tu_env("IOGRAM_PROGS")),
 	                tu_fmt("%s/data", dir), tu_fmt("%d", F), tu_fmt("%d", R), "1000",
 	                tu_fmt("%d", SIZE), NULL };
-	ck_assert_int_eq(run_recorded(cmd), 0);
+	ck_assert_int_eq(run_recorded(cmd, "0"), 0);
 	ck_assert_str_eq(tu_slurp(tu_fmt("%s/out", dir)),
 	                 tu_fmt("files %d bytes %d\n", F * R, F * R * SIZE));
 	int nrec;
@@ -243,7 +247,7 @@ START_TEST(files_rewritten)
 	enum { F = 300, W = 6000000 };
 	char *cmd[] = { tu_fmt("%s/prog_files_mt", tu_env("IOGRAM_PROGS")), tu_fmt("%s/data", dir),
 	                "1", tu_fmt("%d", F), tu_fmt("%d", W), "1", NULL };
-	ck_assert_int_eq(run_recorded(cmd), 0);
+	ck_assert_int_eq(run_recorded(cmd, "0"), 0);
 	int nrec;
 	iogp_model *m = tu_load_runs(tu_fmt("%s/rec", dir), &nrec);
 	ck_assert_int_eq(nrec, 1);
@@ -285,7 +289,7 @@ START_TEST(busy_reader)
 	fclose(f);
 	char *cmd[] = { tu_fmt("%s/prog_pread_loop", tu_env("IOGRAM_PROGS")), (char *)file,
 	                tu_fmt("%ld", N), NULL };
-	ck_assert_int_eq(run_recorded(cmd), 0);
+	ck_assert_int_eq(run_recorded(cmd, ""), 0);
 	int nrec;
 	iogp_model *m = tu_load_runs(tu_fmt("%s/rec", dir), &nrec);
 	ck_assert_int_eq(nrec, 1);
@@ -311,12 +315,82 @@ START_TEST(busy_reader)
 }
 END_TEST
 
+/* Small files in two directories, 40 a second for 8 s: 300 in big/, 20
+ * in small/, each written once and read twice. With the default
+ * IOGRAM_DIR_FILES (16) each directory's first 16 files have their own
+ * name and record, the rest fold into the directory's record "<dir>/\*",
+ * which counts them exactly (a file opened again is not folded again);
+ * every byte is in the totals and in the directories' records, and the
+ * recording stays within the budget of 34 names: one name and record for
+ * each of the 320 files cost ~2x that. */
+START_TEST(dirs_folded)
+{
+	enum { BIG = 300, SMALL = 20, SIZE = 1709, OWN = 16 };
+	const char *big = tu_fmt("%s/data/big", dir), *small = tu_fmt("%s/data/small", dir);
+	ck_assert_int_eq(mkdir(big, 0700), 0);
+	ck_assert_int_eq(mkdir(small, 0700), 0);
+	char *cmd[] = { tu_fmt("%s/prog_dir_files", tu_env("IOGRAM_PROGS")), tu_fmt("%d", SIZE),
+	                "40", (char *)big, tu_fmt("%d", BIG), (char *)small, tu_fmt("%d", SMALL),
+	                NULL };
+	ck_assert_int_eq(run_recorded(cmd, ""), 0);
+	ck_assert_str_eq(tu_slurp(tu_fmt("%s/out", dir)),
+	                 tu_fmt("files %d bytes %d\n", BIG + SMALL, (BIG + SMALL) * SIZE));
+	check_budget("files in two directories", 2 * (OWN + 1), BUDGET_S);
+	int nrec;
+	iogp_model *m = tu_load_runs(tu_fmt("%s/rec", dir), &nrec);
+	ck_assert_int_eq(nrec, 1);
+	ck_assert_uint_eq(counter(m, "posix.write.bytes"), (uint64_t)(BIG + SMALL) * SIZE);
+	ck_assert_uint_eq(counter(m, "posix.write.ops"), BIG + SMALL);
+	ck_assert_uint_eq(counter(m, "posix.read.bytes"), 2ull * (BIG + SMALL) * SIZE);
+	ck_assert_uint_eq(counter(m, "posix.read.ops"), 2 * (BIG + SMALL));
+	iogp_file_info *fi;
+	size_t n;
+	ck_assert_int_eq(iogp_model_files(m, NULL, IOGP_FR_POSIX, &fi, &n), 0);
+	const char *dirs[2] = { big, small };
+	const uint64_t files[2] = { BIG, SMALL };
+	for (int d = 0; d < 2; d++) {
+		size_t dl = strlen(dirs[d]);
+		uint64_t own = 0, folded = 0, aggs = 0, wbytes = 0, rbytes = 0, wops = 0;
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_msg(!fi[i].other && strcmp(fi[i].path, "?") != 0, "unnamed or other record");
+			if (strncmp(fi[i].path, dirs[d], dl) || fi[i].path[dl] != '/')
+				continue;
+			wbytes += fi[i].total.op[1].bytes;
+			rbytes += fi[i].total.op[0].bytes;
+			wops += fi[i].total.op[1].ops;
+			if (!strcmp(fi[i].path + dl, "/*")) {
+				ck_assert(fi[i].total.flags & IOGP_FR_DIRAGG);
+				folded += fi[i].total.overflow;
+				aggs++;
+				char label[512];
+				iogp_file_label(label, sizeof(label), fi[i].path, fi[i].other, fi[i].total.overflow);
+				ck_assert_str_eq(label, tu_fmt("%s/* (%d files)", dirs[d], (int)files[d] - OWN));
+			} else {
+				ck_assert(!(fi[i].total.flags & IOGP_FR_DIRAGG));
+				ck_assert_uint_eq(fi[i].total.op[1].bytes, SIZE);
+				ck_assert_uint_eq(fi[i].total.op[0].bytes, 2 * SIZE);
+				own++;
+			}
+		}
+		ck_assert_uint_eq(own, OWN);
+		ck_assert_uint_eq(aggs, 1);
+		ck_assert_uint_eq(folded, files[d] - OWN);
+		ck_assert_uint_eq(wbytes, files[d] * SIZE);
+		ck_assert_uint_eq(rbytes, 2 * files[d] * SIZE);
+		ck_assert_uint_eq(wops, files[d]);
+	}
+	iogp_model_files_free(fi);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
 		{ "small_files", small_files },
 		{ "files_rewritten", files_rewritten },
 		{ "busy_reader", busy_reader },
+		{ "dirs_folded", dirs_folded },
 	};
 	const tu_suite_opts o = { .setup = setup, .teardown = teardown, .timeout_s = 600 };
 	return tu_run_cases("budget", cases, sizeof(cases) / sizeof(cases[0]), &o);
