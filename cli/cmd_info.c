@@ -124,11 +124,11 @@ static void print_files(const iogp_model *m)
 		char r[32], w[32];
 		iogp_fmt_bytes(r, sizeof(r), (double)f[i].total.op[0].bytes, IOGP_UNITS_WIDE);
 		iogp_fmt_bytes(w, sizeof(w), (double)f[i].total.op[1].bytes, IOGP_UNITS_WIDE);
-		char other[64];
-		snprintf(other, sizeof(other), "(other files: %" PRIu64 " beyond the limit)", f[i].total.overflow);
+		char name[IOGP_MAX_PATH + 64];
+		iogp_file_label(name, sizeof(name), f[i].path, f[i].other, f[i].total.overflow);
 		printf("  %-5s %6u %12s %10" PRIu64 " %12s %10" PRIu64 "  %s\n",
 		       f[i].layer < 3 ? layer[f[i].layer] : "?", f[i].sources, r, f[i].total.op[0].ops, w,
-		       f[i].total.op[1].ops, f[i].other ? other : f[i].path);
+		       f[i].total.op[1].ops, name);
 	}
 	iogp_model_files_free(f);
 }

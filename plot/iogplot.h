@@ -97,6 +97,7 @@ typedef struct iogplot_file {
 	size_t n;                /* samples */
 	uint64_t requests;       /* requests they were sampled from */
 	int exact;               /* requests counted, not estimated */
+	uint64_t folded;         /* a directory's record: the files it folded */
 } iogplot_file;
 
 typedef struct iogplot_frame {

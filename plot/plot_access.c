@@ -46,6 +46,7 @@ typedef struct fsel {
 	uint32_t sources, first_source;
 	int placed;
 	uint64_t ops;            /* reads and writes of its per-file records, 0: none */
+	uint64_t folded;         /* a directory's record: the files it folded */
 } fsel;
 
 static int cmp_fsel_path(const void *a, const void *b)
@@ -71,6 +72,7 @@ static int add_file(iogplot_frame *f, const iogp_model *m, const fsel *e)
 		snprintf(src, sizeof(src), "%s pid %lld", si.node ? si.node : "", (long long)si.pid);
 	memset(&nf[f->nfiles], 0, sizeof(nf[f->nfiles]));
 	nf[f->nfiles].path = strdup(e->path);
+	nf[f->nfiles].folded = e->folded;
 	nf[f->nfiles].source = strdup(src);
 	if (!nf[f->nfiles].path || !nf[f->nfiles].source) {
 		free(nf[f->nfiles].path);
@@ -145,22 +147,22 @@ int pl_frame_access(iogplot_frame *f, const iogp_model *m, const iogp_sel *sel)
 	int rc = order && bypath ? 0 : IOGP_ENOMEM;
 	size_t n = 0;
 	for (size_t i = 0; i < naf && !rc; i++)
-		bypath[i] = (fsel){ af[i].path, af[i].bytes, af[i].sources, af[i].first_source, 0, 0 };
+		bypath[i] = (fsel){ af[i].path, af[i].bytes, af[i].sources, af[i].first_source, 0, 0, 0 };
 	if (!rc)
 		qsort(bypath, naf, sizeof(*bypath), cmp_fsel_path);
 	for (size_t i = 0; i < nfi && !rc; i++) {
 		if (fi[i].other || fi[i].total.op[0].ops + fi[i].total.op[1].ops == 0)
 			continue;
-		fsel key = { fi[i].path, 0, 0, 0, 0, 0 };
+		fsel key = { fi[i].path, 0, 0, 0, 0, 0, 0 };
 		fsel *k = bsearch(&key, bypath, naf, sizeof(*bypath), cmp_fsel_path);
 		if (!k || k->placed)
 			continue;
 		order[n++] = (fsel){ fi[i].path, 0, fi[i].sources, fi[i].first_source, 1,
-		                     fi[i].total.op[0].ops + fi[i].total.op[1].ops };
+		                     fi[i].total.op[0].ops + fi[i].total.op[1].ops, fi[i].total.overflow };
 		k->placed = 1;
 	}
 	for (size_t i = 0; i < naf && !rc; i++) {   /* af is by bytes already */
-		fsel key = { af[i].path, 0, 0, 0, 0, 0 };
+		fsel key = { af[i].path, 0, 0, 0, 0, 0, 0 };
 		fsel *k = bsearch(&key, bypath, naf, sizeof(*bypath), cmp_fsel_path);
 		if (k && !k->placed) {
 			order[n++] = *k;
@@ -283,7 +285,9 @@ static void access_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st
 		const iogplot_file *fl = &f->files[i];
 		char smp[96];
 		sampled_text(smp, sizeof(smp), fl->n, fl->requests, fl->exact);
-		snprintf(lab, sizeof(lab), "%s  (%s)  %s", fl->path, fl->source, smp);
+		iogp_file_label(lab, sizeof(lab), fl->path, 0, fl->folded);
+		size_t ll = strlen(lab);
+		snprintf(lab + ll, sizeof(lab) - ll, "  (%s)  %s", fl->source, smp);
 		pl_font(cr, st, 0.8, 0);
 		double maxw = p->w - fs * 1.0;
 		const char *s = lab;

@@ -186,13 +186,13 @@ static void files_rules(const iogp_model *m, const iogp_sel *sel, struct out *o)
 {
 	iogp_file_info *f;
 	size_t n, shown = 0, nfiles = 0;
-	uint64_t beyond = 0;   /* files past the sources' record limits */
+	uint64_t beyond = 0;   /* files past the sources' record limits or folded by directory */
 	if (iogp_model_files(m, sel, IOGP_FR_POSIX, &f, &n) < 0)
 		return;
 	uint64_t *sizes = malloc((n + 1) * sizeof *sizes);
 	for (size_t i = 0; i < n; i++) {
-		if (f[i].other) {
-			beyond += f[i].total.overflow;
+		if (f[i].other || (f[i].total.flags & IOGP_FR_DIRAGG)) {
+			beyond += f[i].total.overflow;   /* sized by the files named */
 			continue;
 		}
 		uint64_t b = f[i].total.op[0].bytes + f[i].total.op[1].bytes;

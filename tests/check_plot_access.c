@@ -32,6 +32,7 @@ START_TEST(frame_files_and_samples)
 	ck_assert_str_eq(f.files[0].path, "/d/zeta");    /* most bytes first, not most requests */
 	ck_assert_str_eq(f.files[1].path, "/d/alpha");
 	ck_assert_str_eq(f.files[0].source, "2 sources");
+	ck_assert_uint_eq(f.files[0].folded, 0);
 	iogp_access_query q = { .metric = "posix.access", .path = "/d/zeta" };
 	iogp_access_set set;
 	ck_assert_int_eq(iogp_model_access_query(m, &q, &set), 0);
@@ -76,10 +77,46 @@ START_TEST(frame_files_and_samples)
 }
 END_TEST
 
+/* A directory's record (the agent's IOGRAM_DIR_FILES) is a file of the
+ * plot with the files it folded, summed over the sources, in its name. */
+START_TEST(frame_dir_record)
+{
+	tu_acc_job j = { .seconds = 10, .nsources = 2, .nfiles = 2, .filerecs = 1,
+	                 .files = { { "/d/out/*", IOGP_FR_POSIX, 2000, 3901, IOGP_OP_WRITE, 0, 0, 0, 0, 617 },
+	                            { "/d/out/a", IOGP_FR_POSIX, 10, 3901, IOGP_OP_WRITE, 0, 0, 0, 0, 0 } } };
+	iogp_model_opts o = { .live = 1 };
+	iogp_model *m = iogp_model_new(&o);
+	tu_acc_run(&j, m, NULL);
+	iogplot_frame f;
+	iogplot_frame_init(&f);
+	f.layer = IOGP_LAYER_POSIX;
+	ck_assert_int_eq(iogplot_frame_from_model(&f, m, NULL), 0);
+	ck_assert_uint_eq(f.nfiles, 2);
+	ck_assert_str_eq(f.files[0].path, "/d/out/*");
+	ck_assert_uint_eq(f.files[0].folded, 2 * 617);
+	ck_assert_uint_eq(f.files[1].folded, 0);
+	char label[128];
+	iogp_file_label(label, sizeof label, f.files[0].path, 0, f.files[0].folded);
+	ck_assert_str_eq(label, "/d/out/* (1,234 files)");
+	iogplot_style st;
+	iogplot_style_init(&st, 0);
+	iogplot_view v;
+	iogplot_view_init(&v);
+	char err[256], path[512], dir[256];
+	tu_tmpdir(dir, sizeof(dir), "iogram-check-plot-access");
+	snprintf(path, sizeof(path), "%s/access.png", dir);
+	ck_assert_int_eq(iogplot_export(path, &st, &f, &v, IOGPLOT_ACCESS, 800, 500, 1, err, sizeof(err)), 0);
+	tu_rmdir_all(dir);
+	iogplot_frame_free(&f);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
 		{ "frame_files_and_samples", frame_files_and_samples },
+		{ "frame_dir_record", frame_dir_record },
 	};
 	return tu_run_suite("plot_access", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
 }

@@ -144,6 +144,10 @@ void tu_acc_run(tu_acc_job *j, iogp_model *m, const char *path)
 				c->op[d].last_ns = t1;
 				if (!c->op[d].first_ns)
 					c->op[d].first_ns = t0;
+				if (F->folded) {
+					inc.flags = c->flags = IOGP_FR_DIRAGG;
+					inc.overflow = c->overflow = F->folded;
+				}
 				fr[nfr++] = inc;
 			}
 			qsort(acc, na, sizeof(*acc), cmp_acc);

@@ -22,6 +22,7 @@ typedef struct tu_acc_file {
 	uint64_t span;           /* offsets wrap at this (random offsets: 0 = sequential) */
 	int random;
 	uint32_t from_s, to_s;   /* active in [from_s, to_s) seconds of the run (0, 0: always) */
+	uint64_t folded;         /* > 0: a directory's record (IOGP_FR_DIRAGG) folding as many */
 } tu_acc_file;
 
 typedef struct tu_acc_job {

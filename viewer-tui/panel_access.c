@@ -20,6 +20,7 @@ typedef struct afile {
 	uint32_t sources, first_source;
 	uint64_t samples;        /* in the window */
 	uint64_t ops;            /* its reads and writes (per-file records), 0: unknown */
+	uint64_t folded;         /* a directory's record: the files it folded */
 } afile;
 
 typedef struct alist {
@@ -98,7 +99,8 @@ static void files(const top_frame *f, alist *l, long *sel)
 			continue;
 		known[l->n] = (pathidx){ e->path, l->n };
 		l->f[l->n++] = (afile){ e->path, e->total.op[0].bytes + e->total.op[1].bytes, e->sources,
-		                        e->first_source, 0, e->total.op[0].ops + e->total.op[1].ops };
+		                        e->first_source, 0, e->total.op[0].ops + e->total.op[1].ops,
+		                        e->total.overflow };
 	}
 	size_t nk = l->n;
 	qsort(known, nk, sizeof(*known), cmp_pathidx);
@@ -109,7 +111,7 @@ static void files(const top_frame *f, alist *l, long *sel)
 		if (k)   /* one of the layer's files: note its samples */
 			l->f[k->i].samples += a->samples;
 		else
-			l->f[l->n++] = (afile){ a->path, a->bytes, a->sources, a->first_source, a->samples, 0 };
+			l->f[l->n++] = (afile){ a->path, a->bytes, a->sources, a->first_source, a->samples, 0, 0 };
 	}
 	free(known);
 	for (size_t i = 0; i < l->n && f->v->file_path[0]; i++)
@@ -305,17 +307,19 @@ static void draw_name(const top_frame *f, top_surf *s, top_rect r, const afile *
 {
 	char where[160];
 	where_text(f, af, where, sizeof(where));
+	char name[IOGP_MAX_PATH + 64];
+	iogp_file_label(name, sizeof(name), af->path, 0, af->folded);
 	int room = r.w - (legend ? LEGEND_W + 1 : 0);
-	int wl = (int)strlen(where), pl = (int)strlen(af->path);
+	int wl = (int)strlen(where), pl = (int)strlen(name);
 	if (wl && pl + 2 + wl > room && room - wl - 2 < 12)
 		wl = 0;   /* the name first */
 	int pw = room - (wl ? wl + 2 : 0);
 	int x = r.x;
 	if (pl > pw) {
 		x += draw_text(s, r.y, x, 3, ST_DIM, "...");
-		x += draw_text(s, r.y, x, pw - 3, ST_LABEL, af->path + (pl - (pw - 3)));
+		x += draw_text(s, r.y, x, pw - 3, ST_LABEL, name + (pl - (pw - 3)));
 	} else {
-		x += draw_text(s, r.y, x, pw, ST_LABEL, af->path);
+		x += draw_text(s, r.y, x, pw, ST_LABEL, name);
 	}
 	if (wl)
 		draw_text(s, r.y, x + 2, wl, ST_DIM, where);
