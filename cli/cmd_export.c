@@ -1,4 +1,4 @@
-/* cmd_export.c - `iogram export hist|series|access|phases|probe|matrix|all`:
+/* cmd_export.c - `iogram export hist|series|access|phases|files|probe|matrix|all`:
  * CSV from a replay file. */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +19,8 @@ static void export_usage(FILE *out)
 	"       iogram export access FILE [--metric NAME] [--node N | --source ID] [-o OUT.csv]\n"
 	"       iogram export phases FILE [--threshold T] [--distance SECONDS]\n"
 	"                                 [--layer posix|stdio|mpiio] [-o OUT.csv]\n"
+	"       iogram export files FILE [--node N | --source ID] [--layer posix|stdio|mpiio]\n"
+	"                                [-o OUT.csv]\n"
 	"       iogram export probe FILE [-o OUT.csv]\n"
 	"       iogram export matrix FILE [--by node|rank] [--node N] [-o OUT.csv]\n"
 	"       iogram export all FILE -o DIR [--bins SPEC] [--step SECONDS]\n\n"
@@ -46,6 +48,14 @@ static void export_usage(FILE *out)
 	"          start,epoch_start_s,end,epoch_end_s,duration_s,operation,layer,\n"
 	"          ranks,rank,bytes,requests,mean_request_bytes,max_request_bytes,\n"
 	"          io_time_s,spatiality,files,fashion,file,open\n"
+	"files   one row per file with a per-file record, by bytes moved (a file many\n"
+	"        sources used is one row; --layer: that layer's records only):\n"
+	"          file,kind,files,layer,sources,read_ops,read_bytes,\n"
+	"          read_max_request_bytes,write_ops,write_bytes,\n"
+	"          write_max_request_bytes,meta_ops,io_time_s\n"
+	"        kind file; directory, a directory's record \"DIR/*\" whose files\n"
+	"        column counts the files the agent folded into it (IOGRAM_DIR_FILES);\n"
+	"        other, the files beyond the agent's limit (files: how many).\n"
 	"probe   the reports of iogram probe sources, one row per report and operation:\n"
 	"          time,epoch_s,node,source,operation,statistic,stat_ns,expected_ns,\n"
 	"          slowdown  (slowdown over time: export series --metric\n"
@@ -55,7 +65,7 @@ static void export_usage(FILE *out)
 	"        rank (--node N: the ranks on node N only); one row per cell, sender\n"
 	"        first, then each row's total, each column's and the grand total:\n"
 	"          from_node,to_node,messages_count,bytes  (from_rank,to_rank,...)\n"
-	"all     into DIR: phases.csv and each histogram as METRIC.UNIT.hist.csv (all sources) and\n"
+	"all     into DIR: phases.csv, files.csv and each histogram as METRIC.UNIT.hist.csv (all sources) and\n"
 	"        METRIC.node-NODE.UNIT.hist.csv (each node), e.g.\n"
 	"        posix.read.size.bytes.hist.csv, posix.read.latency.ns.hist.csv; each\n"
 	"        counter, gauge and histogram as METRIC.series.csv; each access\n"
@@ -408,6 +418,26 @@ static int write_phases(const iogp_model *m, const iogp_phase_opts *po, const ch
 	return close_out(f, path);
 }
 
+static int write_files(const iogp_model *m, const iogp_sel *sel, int layer, const char *path)
+{
+	iogp_file_info *fi;
+	size_t n;
+	if (iogp_model_files(m, sel, layer, &fi, &n) < 0) {
+		iogram_err("files: out of memory");
+		return IOGP_EXIT_ERROR;
+	}
+	FILE *f = open_out(path);
+	if (!f) {
+		iogp_model_files_free(fi);
+		return IOGP_EXIT_ERROR;
+	}
+	iogp_files_csv_header(f);
+	for (size_t i = 0; i < n; i++)
+		iogp_files_csv_row(f, &fi[i]);
+	iogp_model_files_free(fi);
+	return close_out(f, path);
+}
+
 static int export_all(const char *file, const export_opts *o)
 {
 	if (!o->out || !strcmp(o->out, "-")) {
@@ -463,6 +493,11 @@ static int export_all(const char *file, const export_opts *o)
 		if ((rc = write_phases(m, &o->ph, path)) == 0)
 			written++;
 	}
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/files.csv", o->out);
+		if ((rc = write_files(m, NULL, -1, path)) == 0)
+			written++;
+	}
 	iogp_model_free(m);
 	if (!rc)
 		fprintf(stderr, "iogram: wrote %zu CSV files to %s\n", written, o->out);
@@ -480,6 +515,26 @@ static int export_phases(const char *file, const export_opts *o)
 	if (rc)
 		return rc;
 	rc = write_phases(m, &o->ph, o->out);
+	iogp_model_free(m);
+	return rc;
+}
+
+static int export_files(const char *file, const export_opts *o)
+{
+	if (o->metric || o->bins || o->step_set) {
+		iogram_err("export files: --metric, --bins and --step do not apply");
+		return IOGP_EXIT_USAGE;
+	}
+	uint64_t id;
+	if (o->source && parse_source_id(o->source, &id))
+		return IOGP_EXIT_USAGE;
+	iogp_model *m;
+	int rc = iogram_load(file, &m, NULL);
+	if (rc)
+		return rc;
+	iogp_sel sel;
+	if ((rc = parse_sel(m, o, &sel)) == 0)
+		rc = write_files(m, &sel, o->ph.layer, o->out);
 	iogp_model_free(m);
 	return rc;
 }
@@ -623,7 +678,7 @@ static int export_exec(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		iogram_err("export: expected WHAT (hist, series, access, phases, probe, matrix, all) and FILE");
+		iogram_err("export: expected WHAT (hist, series, access, phases, files, probe, matrix, all) and FILE");
 		export_usage(stderr);
 		return IOGP_EXIT_USAGE;
 	}
@@ -648,13 +703,15 @@ static int export_exec(int argc, char **argv)
 		return export_access(file, &o);
 	if (!strcmp(what, "phases"))
 		return export_phases(file, &o);
+	if (!strcmp(what, "files"))
+		return export_files(file, &o);
 	if (!strcmp(what, "probe"))
 		return export_probe(file, &o);
 	if (!strcmp(what, "matrix"))
 		return export_matrix(file, &o);
 	if (!strcmp(what, "all"))
 		return export_all(file, &o);
-	iogram_err("export: unknown kind '%s' (hist, series, access, phases, probe, matrix or all)", what);
+	iogram_err("export: unknown kind '%s' (hist, series, access, phases, files, probe, matrix or all)", what);
 	return IOGP_EXIT_USAGE;
 }
 

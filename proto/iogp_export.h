@@ -150,6 +150,15 @@ IOGP_API void iogp_export_filename(char *dst, size_t len, const char *metric);
 IOGP_API int iogp_phases_csv_header(FILE *out);
 IOGP_API int iogp_phases_csv_row(FILE *out, const iogp_phase *p);
 
+/* Per-file records (iogp_model_files) as CSV, one row per entry:
+ * file,kind,files,layer,sources,read_ops,read_bytes,read_max_request_bytes,
+ * write_ops,write_bytes,write_max_request_bytes,meta_ops,io_time_s. kind:
+ * "file" (files 1), "directory" (a directory's record, "<dir>/\*": files =
+ * the files it folded) or "other" (beyond the sources' limits, file empty:
+ * files = how many). io_time_s: inside reads, writes and metadata calls. */
+IOGP_API int iogp_files_csv_header(FILE *out);
+IOGP_API int iogp_files_csv_row(FILE *out, const iogp_file_info *f);
+
 /* The MPI traffic matrix (iogp_model_matrix; by: IOGP_MATRIX_NODE or _RANK)
  * as CSV: from_node,to_node,messages_count,bytes (from_rank,to_rank,... by
  * rank), one row per cell (row = sender, in the matrix's order), then each

@@ -693,9 +693,12 @@ START_TEST(test_export_all)
 	char *o = tu_fmt("%s/all", dir);
 	tu_result r = RUN((char *)bin, "export", "all", file, "-o", o);
 	ck_assert_msg(r.status == 0, "%s", r.err);
-	/* 6 histograms x (all + 3 nodes), 14 series, 1 access, the phases */
-	ck_assert_ptr_nonnull(strstr(r.err, "wrote 40 CSV files"));
+	/* 6 histograms x (all + 3 nodes), 14 series, 1 access, the phases, the files */
+	ck_assert_ptr_nonnull(strstr(r.err, "wrote 41 CSV files"));
 	ck_assert(access(tu_fmt("%s/phases.csv", o), R_OK) == 0);
+	ck_assert_str_eq(tu_slurp(tu_fmt("%s/files.csv", o)),
+	                 "file,kind,files,layer,sources,read_ops,read_bytes,read_max_request_bytes,"
+	                 "write_ops,write_bytes,write_max_request_bytes,meta_ops,io_time_s\n");
 	tu_result_free(&r);
 	/* histograms: METRIC[.node-NODE].UNIT.hist.csv, equal to the truth */
 	static const char *const pairs[][2] = {

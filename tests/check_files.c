@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "iogp_err.h"
+#include "iogp_export.h"
 #include "iogp_model.h"
 #include "iogp_recorder.h"
 #include "iogp_replay.h"
@@ -400,6 +401,20 @@ START_TEST(dir_records)
 	ck_assert_str_eq(label, "/d/out/a");
 	iogp_file_label(label, sizeof label, "", 1, 1234567);
 	ck_assert_str_eq(label, "(other files: 1,234,567 beyond the limit)");
+	/* iogram export files: the folded count in its own column */
+	char *csv = NULL;
+	size_t csvlen = 0;
+	FILE *o = open_memstream(&csv, &csvlen);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(iogp_files_csv_header(o), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(iogp_files_csv_row(o, &f[i]), 0);
+	fclose(o);
+	ck_assert_str_eq(csv, "file,kind,files,layer,sources,read_ops,read_bytes,read_max_request_bytes,"
+	                 "write_ops,write_bytes,write_max_request_bytes,meta_ops,io_time_s\n"
+	                 "/d/out/*,directory,110,posix,2,0,0,0,160,16000,100,8,0.000320\n"
+	                 "/d/out/a,file,1,posix,2,0,0,0,4,400,100,8,0.000008\n");
+	free(csv);
 	iogp_model_files_free(f);
 	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
 		iogp_msg snap;
