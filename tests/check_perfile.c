@@ -27,13 +27,16 @@ static void teardown(void)
 	tu_rmdir_all(dir);
 }
 
-/* Run argv under iogram-run recording into dir/rec (env: extra NAME=VALUE or NULL). */
-static int run_recorded(char *const *cmd, const char *env)
+/* Run argv under iogram-run recording into dir/rec (env: extra NAME=VALUE,
+ * NULL-terminated, or NULL). */
+static int run_recorded_env(char *const *cmd, const char *const *env)
 {
-	char *argv[32];
+	char *argv[40];
 	int n = 0;
 	if (env)
-		argv[n++] = "env", argv[n++] = (char *)env;
+		argv[n++] = "env";
+	for (int i = 0; env && env[i] && n < 8; i++)
+		argv[n++] = (char *)env[i];
 	argv[n++] = (char *)tu_env("IOGRAM_RUN");
 	argv[n++] = "--endpoint";
 	argv[n++] = "none";
@@ -42,10 +45,16 @@ static int run_recorded(char *const *cmd, const char *env)
 	argv[n++] = "--output";
 	argv[n++] = tu_fmt("%s/rec/run-%%p.iogr", dir);
 	argv[n++] = "--";
-	for (int i = 0; cmd[i] && n < 31; i++)
+	for (int i = 0; cmd[i] && n < 39; i++)
 		argv[n++] = cmd[i];
 	argv[n] = NULL;
 	return tu_run(argv, NULL, 120);
+}
+
+static int run_recorded(char *const *cmd, const char *env)
+{
+	const char *e[] = { env, NULL };
+	return run_recorded_env(cmd, env ? e : NULL);
 }
 
 static iogp_model *load_rec(void)
@@ -66,7 +75,8 @@ static const iogp_file_info *find(const iogp_file_info *f, size_t n, const char 
 
 /* 16 threads, 100 files, 40 writes of 3,000 B each: every file's write
  * count is the number of (thread, k) pairs landing on it; reads are the
- * file's 4 KiB reads plus the one at the end. */
+ * file's 4 KiB reads plus the one at the end. Every file has its own
+ * record (IOGRAM_DIR_FILES=0: no aggregation by directory). */
 START_TEST(threads_100_files)
 {
 	const long T = 16, F = 100, W = 40, S = 3000;
@@ -74,7 +84,7 @@ START_TEST(threads_100_files)
 	ck_assert_int_eq(mkdir(tu_fmt("%s/data", dir), 0700), 0);
 	char *cmd[] = { tu_fmt("%s/prog_files_mt", tu_env("IOGRAM_PROGS")), tu_fmt("%s/data", dir),
 	                "16", "100", "40", "3000", NULL };
-	ck_assert_int_eq(run_recorded(cmd, NULL), 0);
+	ck_assert_int_eq(run_recorded(cmd, "IOGRAM_DIR_FILES=0"), 0);
 	iogp_model *m = load_rec();
 	iogp_file_info *fi;
 	size_t n;
@@ -139,6 +149,54 @@ START_TEST(limit_overflow)
 	ck_assert_uint_ge(overflow, 6);
 	iogp_model_files_free(fi);
 	iogp_model_free(m);
+}
+END_TEST
+
+/* IOGRAM_DIR_FILES=2 with IOGRAM_PATHS basename and hash: five files in
+ * big/, read again twice: two named as the mode names files, the
+ * directory's record named from the directory ("big/\*", "#<hash>/\*")
+ * with the other three folded, once each. */
+START_TEST(dir_paths_modes)
+{
+	static const char *const modes[] = { "basename", "hash" };
+	ck_assert_int_eq(mkdir(tu_fmt("%s/data", dir), 0700), 0);
+	ck_assert_int_eq(mkdir(tu_fmt("%s/data/big", dir), 0700), 0);
+	for (int k = 0; k < 2; k++) {
+		tu_rmdir_all(tu_fmt("%s/rec", dir));
+		ck_assert_int_eq(mkdir(tu_fmt("%s/rec", dir), 0700), 0);
+		char *cmd[] = { tu_fmt("%s/prog_dir_files", tu_env("IOGRAM_PROGS")), "100", "1000",
+		                tu_fmt("%s/data/big", dir), "5", NULL };
+		const char *env[] = { "IOGRAM_DIR_FILES=2", tu_fmt("IOGRAM_PATHS=%s", modes[k]), NULL };
+		ck_assert_int_eq(run_recorded_env(cmd, env), 0);
+		iogp_model *m = load_rec();
+		iogp_file_info *fi;
+		size_t n;
+		ck_assert_int_eq(iogp_model_files(m, NULL, IOGP_FR_POSIX, &fi, &n), 0);
+		int own = 0, dirs = 0;
+		for (size_t i = 0; i < n; i++) {
+			const char *p = fi[i].path;
+			if (fi[i].total.flags & IOGP_FR_DIRAGG) {
+				dirs++;
+				ck_assert_uint_eq(fi[i].total.overflow, 3);
+				ck_assert_uint_eq(fi[i].total.op[1].bytes, 300);
+				ck_assert_uint_eq(fi[i].total.op[0].bytes, 600);
+				if (k == 0)
+					ck_assert_str_eq(p, "big/*");
+				else
+					ck_assert_msg(strlen(p) == 19 && p[0] == '#' && !strcmp(p + 17, "/*"), "%s", p);
+			} else if (fi[i].total.op[1].bytes == 100) {
+				own++;
+				if (k == 0)
+					ck_assert_msg(!strcmp(p, "f00000") || !strcmp(p, "f00001"), "%s", p);
+				else
+					ck_assert_msg(strlen(p) == 17 && p[0] == '#', "%s", p);
+			}
+		}
+		ck_assert_int_eq(own, 2);
+		ck_assert_int_eq(dirs, 1);
+		iogp_model_files_free(fi);
+		iogp_model_free(m);
+	}
 }
 END_TEST
 
@@ -223,6 +281,7 @@ int main(void)
 		{ "threads_100_files", threads_100_files },
 		{ "limit_overflow", limit_overflow },
 		{ "cp_vs_strace", cp_vs_strace },
+		{ "dir_paths_modes", dir_paths_modes },
 	};
 	const tu_suite_opts o = { .setup = setup, .teardown = teardown, .timeout_s = 180 };
 	return tu_run_cases("perfile", cases, sizeof(cases) / sizeof(cases[0]), &o);
