@@ -122,6 +122,11 @@ enum { IOGP_OP_READ = 0, IOGP_OP_WRITE = 1 };
  * in DELTA and SNAPSHOT alike. */
 enum { IOGP_FR_POSIX = 0, IOGP_FR_STDIO = 1, IOGP_FR_MPIIO = 2, IOGP_FR_LAYERS = 3 };
 enum { IOGP_FR_OTHER = 1u << 0, IOGP_FR_DIRAGG = 1u << 1 };
+/* A directory's record names its directory (file > 0), counts what it
+ * folded, and is no other-files record (the codec refuses it otherwise). */
+#define IOGP_FILEREC_DIR_OK(r) \
+	(!((r)->flags & IOGP_FR_DIRAGG) || \
+	 (!((r)->flags & IOGP_FR_OTHER) && (r)->file != 0 && (r)->overflow != 0))
 typedef struct iogp_filerec_op {
 	uint64_t ops, bytes;
 	uint64_t time_ns;             /* inside the calls */

@@ -53,6 +53,9 @@ int model__files_check(const iogp_msg *msg)
 		if (b->file < a->file || (b->file == a->file && b->layer <= a->layer))
 			return IOGP_EINVAL;
 	}
+	for (uint32_t i = 0; i < msg->nfilerecs; i++)
+		if (!IOGP_FILEREC_DIR_OK(&msg->filerecs[i]))
+			return IOGP_EINVAL;
 	return 0;
 }
 
@@ -94,6 +97,11 @@ int model__files_apply(iogp_model *m, struct source *s, const iogp_filerec *r, u
 		}
 		rec_add(&s->fr[k].r, &r[i]);
 		s->fr[k].r.overflow = r[i].overflow;   /* cumulative in both kinds */
+		/* a directory's record is one while its latest record says so, so
+		 * a SNAPSHOT of it encodes whatever a hostile stream sent */
+		s->fr[k].r.flags &= ~(uint32_t)IOGP_FR_DIRAGG;
+		if (!(s->fr[k].r.flags & IOGP_FR_OTHER))
+			s->fr[k].r.flags |= r[i].flags & IOGP_FR_DIRAGG;
 	}
 	return 0;
 }

@@ -105,16 +105,6 @@ static uint64_t *fr_field(iogp_filerec *r, unsigned k, int *is_time)
 	}
 	return k == 18 ? &r->meta_ops : k == 19 ? &r->meta_ns : &r->overflow;
 }
-
-/* A directory's record names its directory (file > 0), counts what it
- * folded, and is no other-files record. Flags this codec does not know
- * pass: a newer agent's. */
-static int frec_flags_ok(const iogp_filerec *r)
-{
-	if (!(r->flags & IOGP_FR_DIRAGG))
-		return 1;
-	return !(r->flags & IOGP_FR_OTHER) && r->file != 0 && r->overflow != 0;
-}
 _Static_assert(sizeof(iogp_metric_def) <= UINT16_MAX, "sect_info.size");
 
 /* ---- varints ------------------------------------------------------------ */
@@ -596,7 +586,7 @@ static int enc_filerecs(struct enc *e, const iogp_msg *m)
 
 		if (i > 0 && (r.file < file || (r.file == file && r.layer <= layer)))
 			return IOGP_EINVAL;
-		if (!frec_flags_ok(&r))
+		if (!IOGP_FILEREC_DIR_OK(&r))
 			return IOGP_EINVAL;
 		for (unsigned k = 0; k < FR_NFIELDS; k++)
 			mask |= (uint64_t)(*fr_field(&r, k, &tm) != 0) << k;
@@ -1107,7 +1097,7 @@ static int dec_filerecs(struct dec *d, iogp_msg *m, const uint8_t *p, const uint
 			if (*f == 0)
 				return fail(d, IOGP_ECORRUPT, "a present field of 0");
 		}
-		if (!frec_flags_ok(r))
+		if (!IOGP_FILEREC_DIR_OK(r))
 			return fail(d, IOGP_ECORRUPT, "a directory record without its directory or count");
 		file = r->file;
 		layer = r->layer;

@@ -433,6 +433,27 @@ START_TEST(dir_records)
 	iogp_model_free(m);
 	iogp_model_free(m2);
 
+	/* a stream that turns a directory's record into a plain one, or gives
+	 * it the other files' flag, leaves a model whose SNAPSHOT encodes */
+	iogp_model *h = iogp_model_new(NULL);
+	iogp_msg hh = { .kind = IOGP_HELLO, .source = 5, .seq = 1 };
+	apply(h, &hh);
+	iogp_filerec hx = rec(9, IOGP_FR_POSIX, 1, 1, 0, 0, 5);
+	iogp_msg xd = { .kind = IOGP_DELTA, .source = 5, .seq = 2, .nfilerecs = 1, .filerecs = &hx };
+	for (int k = 0; k < 3; k++) {
+		hx.flags = k == 1 ? 0 : k == 2 ? IOGP_FR_OTHER : IOGP_FR_DIRAGG;
+		hx.overflow = k == 0 ? 3 : 0;
+		xd.seq = 2 + (uint64_t)k;
+		apply(h, &xd);
+		iogp_msg snap;
+		iogp_msg_init(&snap);
+		ck_assert_int_eq(iogp_model_snapshot(h, 0, 0, &snap), 0);
+		ck_assert_int_gt(iogp_msg_encode(&snap, buf, sizeof buf), 0);
+		ck_assert_uint_eq(snap.filerecs[0].flags & IOGP_FR_DIRAGG, k == 0 ? IOGP_FR_DIRAGG : 0);
+		iogp_msg_free(&snap);
+	}
+	iogp_model_free(h);
+
 	/* the recording gives back every DELTA byte for byte */
 	iogp_replay_reader *rd;
 	ck_assert_int_eq(iogp_replay_open(&rd, file, err, sizeof err), 0);
