@@ -170,6 +170,9 @@ typedef struct iogp_replay_wstats {
 	uint64_t file_bytes;         /* bytes written to the file so far */
 	uint64_t bytes_since_keyframe;/* file bytes since the last keyframe ended */
 	uint64_t last_keyframe_bytes;/* file bytes the last keyframe took */
+	uint64_t xform_refuted;      /* DELTA transforms the sampled check of the
+	                              * reader's inverse refuted (stored as they came,
+	                              * none transformed after): a bug, never data lost */
 } iogp_replay_wstats;
 IOGP_API void iogp_replay_writer_stats(const iogp_replay_writer *w, iogp_replay_wstats *st);
 

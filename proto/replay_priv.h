@@ -113,6 +113,7 @@ static inline int vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
  * (iogp__replay_verify), so a transform that stops being invertible fails
  * them. */
 #define XF_MAX_SOURCES 16384
+#define XF_CHECK_EVERY 64           /* the writer runs the reader's inverse on one in this many */
 #define XF_SRC_ELEMS 16384          /* counters + gauges + hists + bins, one DELTA */
 #define REST_HDR 17                 /* a wire header with seq 0 */
 /* Wire section tags (wire.c's list, part of the wire format): the ones a

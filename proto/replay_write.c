@@ -35,6 +35,7 @@ struct iogp_replay_writer {
 	size_t xcap, rcap, ccap;
 	uint64_t transformed;
 	int verify;                 /* tests: run the reader's inverse on each one too */
+	int xf_off;                 /* a sampled check found a wrong transform: none more */
 	uint32_t fault, nfault;     /* tests: spoil every fault-th transform */
 	uint64_t unproven;          /* tests: accepted, but the inverse disagreed */
 	uint8_t *zbuf;
@@ -370,6 +371,8 @@ static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len,
                      const iogp_msg *m)
 {
 	iogp_kind kind;
+	if (w->xf_off)
+		return 0;
 	if (m ? m->kind != IOGP_DELTA :
 	    iogp_msg_peek(payload, len, &kind, NULL, NULL, NULL) < 0 || kind != IOGP_DELTA)
 		return 0;
@@ -400,8 +403,14 @@ static size_t xf_try(iogp_replay_writer *w, const uint8_t *payload, size_t len,
 	if (w->fault && ++w->nfault % w->fault == 0)
 		w->xbuf[0] ^= 2;   /* the mode's flags bit: the reader misreads the rest */
 	int ok = xf_proven(w, payload, len, m, i, elems);
-	if (w->verify && ok && !xf_check(w, payload, len, m, n)) {
+	/* the proof, checked: the reader's inverse on every XF_CHECK_EVERY-th
+	 * (each one in the tests); one it refutes is stored as it came, and
+	 * the writer transforms nothing more (counted: xform_refuted) */
+	if (ok && (w->verify || w->transformed % XF_CHECK_EVERY == 0) &&
+	    !xf_check(w, payload, len, m, n)) {
 		w->unproven++;
+		w->st.xform_refuted++;
+		w->xf_off = !w->verify;
 		ok = 0;
 	}
 	/* the source's state from m and the predictors chosen, as the reader's
