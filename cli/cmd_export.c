@@ -253,6 +253,21 @@ static int check_metric(const iogp_model *m, const char *name, int want_hist)
 	return 0;
 }
 
+/* The file's model and the selection o names (a bad --source is a usage
+ * error before the file is read); *m is the caller's to free. */
+static int load_sel(const char *file, const export_opts *o, iogp_model **m, iogp_sel *sel)
+{
+	uint64_t id;
+	if (o->source && parse_source_id(o->source, &id))
+		return IOGP_EXIT_USAGE;
+	int rc = iogram_load(file, m, NULL);
+	if (rc)
+		return rc;
+	if ((rc = parse_sel(*m, o, sel)) != 0)
+		iogp_model_free(*m);
+	return rc;
+}
+
 static int export_hist(const char *file, const export_opts *o)
 {
 	if (!o->metric) {
@@ -263,15 +278,12 @@ static int export_hist(const char *file, const export_opts *o)
 		iogram_err("export hist: --step applies to series and all");
 		return IOGP_EXIT_USAGE;
 	}
-	uint64_t id;
-	if (o->source && parse_source_id(o->source, &id))
-		return IOGP_EXIT_USAGE;
 	iogp_model *m;
-	int rc = iogram_load(file, &m, NULL);
+	iogp_sel sel;
+	int rc = load_sel(file, o, &m, &sel);
 	if (rc)
 		return rc;
-	iogp_sel sel;
-	if ((rc = parse_sel(m, o, &sel)) == 0 && (rc = check_metric(m, o->metric, 1)) == 0)
+	if ((rc = check_metric(m, o->metric, 1)) == 0)
 		rc = write_hist(m, o->metric, &sel, o->bins, o->out);
 	iogp_model_free(m);
 	return rc;
@@ -525,16 +537,12 @@ static int export_files(const char *file, const export_opts *o)
 		iogram_err("export files: --metric, --bins and --step do not apply");
 		return IOGP_EXIT_USAGE;
 	}
-	uint64_t id;
-	if (o->source && parse_source_id(o->source, &id))
-		return IOGP_EXIT_USAGE;
 	iogp_model *m;
-	int rc = iogram_load(file, &m, NULL);
+	iogp_sel sel;
+	int rc = load_sel(file, o, &m, &sel);
 	if (rc)
 		return rc;
-	iogp_sel sel;
-	if ((rc = parse_sel(m, o, &sel)) == 0)
-		rc = write_files(m, &sel, o->ph.layer, o->out);
+	rc = write_files(m, &sel, o->ph.layer, o->out);
 	iogp_model_free(m);
 	return rc;
 }
