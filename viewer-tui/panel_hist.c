@@ -537,8 +537,10 @@ void panel_hist_draw(const top_frame *f, top_surf *s, top_rect r, int p)
 			if (n > rr.w && rr.h >= 2 && cut > 0)
 				draw_text(s, rr.y + 1, rr.x, rr.w, ST_DIM, t + cut + 1);
 		}
+		else if (!hv.nrows && strchr(win, ':'))   /* the window is not kept: why */
+			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, strchr(win, ':') + 2);
 		else if (!hv.found[0] && (hv.nd < 2 || !hv.found[1]))
-			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, strchr(win, ':') ? strchr(win, ':') + 2 : "no data yet");
+			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, "no data yet");
 		else if (!hv.nrows)
 			draw_text(s, rr.y, rr.x, rr.w, ST_DIM, "no requests");
 		else
