@@ -948,7 +948,18 @@ START_TEST(test_slow_subscriber)
 		iog_flush();
 	}
 	rx_pause(&r, 0);
-	usleep(300000);
+	/* drained: nothing new for 200 ms (at most 10 s), so the DELTA that
+	 * reports the drops finds room (300 ms was not always enough under
+	 * ASan beside a parallel suite: CI saw 0 drops reported) */
+	for (int k = 0, last = -1; k < 50; k++) {
+		pthread_mutex_lock(&r.lock);
+		int n = (int)r.n;
+		pthread_mutex_unlock(&r.lock);
+		if (n == last)
+			break;
+		last = n;
+		usleep(200000);
+	}
 	iog_record(h[0], 1);
 	total++;
 	iog_flush();        /* reports the drops */
