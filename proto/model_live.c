@@ -145,8 +145,10 @@ static bool rring_add(iogp_model *m, struct rring **rp, const struct span *sp,
 
 	for (uint32_t k = want; k != 0; k &= k - 1)
 		add += r0->col[__builtin_ctz(k)] == NOCOL;
-	if (src)   /* a source's ring shrinks as sources come, or as it widens */
-		L2 = src_ring_bins(m, r0->ncol + add) < r0->L ? src_ring_bins(m, r0->ncol + add) : r0->L;
+	if (src) {   /* a source's ring shrinks as sources come, or as it widens */
+		uint32_t fit = src_ring_bins(m, r0->ncol + add);
+		L2 = fit < r0->L ? fit : r0->L;
+	}
 	if ((add > 0 || L2 != r0->L) && rring_relayout(m, rp, L2, want) < 0)
 		want = 0;   /* out of memory: the bins are covered, the amounts lost */
 
