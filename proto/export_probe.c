@@ -18,6 +18,7 @@ struct psrc {
 	char node[128], stat[32];
 	char op[PROBE_MAX_OPS][32];
 	uint32_t nops;
+	unsigned known;                     /* ops whose gauges were ever sent */
 	uint32_t gid[PROBE_MAX_OPS][3];     /* metric ids of stat, expected, slowdown */
 	int64_t val[PROBE_MAX_OPS][3];
 };
@@ -107,12 +108,15 @@ int iogp_probe_write_csv(const char *path, FILE *out, uint64_t *rows, char *err,
 						p->val[o][w] = msg.gauges[g].value;
 						touched |= 1u << o;
 					}
+		p->known |= touched;
 		if (msg.kind != IOGP_DELTA || !touched || msg.wall_ns == 0)
 			continue;
 		char t[40];
 		iogp_fmt_iso_ms(t, sizeof(t), msg.wall_ns);
+		/* a report has a row for every operation: a DELTA carries only the
+		 * gauges that changed, the others hold (as in the live model) */
 		for (uint32_t o = 0; o < p->nops; o++) {
-			if (!(touched >> o & 1))
+			if (!(p->known >> o & 1))
 				continue;
 			fprintf(out, "%s,%" PRIu64 ".%03u,", t, (uint64_t)(msg.wall_ns / 1000000000u),
 			        (unsigned)(msg.wall_ns % 1000000000u / 1000000u));

@@ -171,6 +171,47 @@ START_TEST(test_series_gauge_holds)
 }
 END_TEST
 
+/* iogram export probe: a report is a row per operation even when a DELTA
+ * leaves out gauges that did not change (agents send only changes): two
+ * reports of two operations, the second with "b"'s three gauges as they
+ * were, make four rows, b's second with its held values. */
+START_TEST(test_probe_rows_hold)
+{
+	iogp_recorder *r;
+	char err[256];
+	ck_assert_int_eq(iogp_recorder_open(&r, path, NULL, err, sizeof(err)), 0);
+	iogp_metric_def defs[6];
+	static const char *const names[6] = { "probe.a.stat", "probe.a.expected", "probe.a.slowdown",
+	                                      "probe.b.stat", "probe.b.expected", "probe.b.slowdown" };
+	for (uint32_t i = 0; i < 6; i++)
+		defs[i] = (iogp_metric_def){ .id = i + 1, .kind = IOGP_GAUGE, .name = names[i], .unit = "" };
+	iogp_label lab[1] = { { "host", "pn" } };
+	iogp_msg h = { .kind = IOGP_HELLO, .source = 9, .labels = lab, .nlabels = 1, .metrics = defs,
+	               .nmetrics = 6 };
+	ck_assert_int_ge(iogp_recorder_add_msg(r, &h, T0), 0);
+	iogp_gauge_val g1[6] = { { 1, 100 }, { 2, 50 }, { 3, 2000 }, { 4, 70 }, { 5, 70 }, { 6, 1000 } };
+	iogp_gauge_val g2[3] = { { 1, 150 }, { 2, 50 }, { 3, 3000 } };
+	iogp_msg m = { .kind = IOGP_DELTA, .source = 9, .seq = 1, .t0_ns = SEC, .t1_ns = 2 * SEC,
+	               .wall_ns = T0 + SEC, .gauges = g1, .ngauges = 6 };
+	ck_assert_int_ge(iogp_recorder_add_msg(r, &m, m.wall_ns), 0);
+	m = (iogp_msg){ .kind = IOGP_DELTA, .source = 9, .seq = 2, .t0_ns = 2 * SEC, .t1_ns = 3 * SEC,
+	                .wall_ns = T0 + 2 * SEC, .gauges = g2, .ngauges = 3 };
+	ck_assert_int_ge(iogp_recorder_add_msg(r, &m, m.wall_ns), 0);
+	ck_assert_int_eq(iogp_recorder_close(r), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	uint64_t rows = 0;
+	ck_assert_int_eq(iogp_probe_write_csv(path, out, &rows, err, sizeof(err)), 0);
+	fclose(out);
+	ck_assert_uint_eq(rows, 4);
+	ck_assert_msg(strstr(buf, ",0000000000000009,a,median,150,50,3.000\n") != NULL, "%s", buf);
+	const char *b1 = strstr(buf, ",b,median,70,70,1.000\n");
+	ck_assert_msg(b1 && strstr(b1 + 1, ",b,median,70,70,1.000\n"), "b's held report missing:\n%s", buf);
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_series_prepend_and_csv)
 {
 	/* The first DELTA in the file starts later than a second source's:
@@ -969,6 +1010,7 @@ int main(void)
 	const tu_case cases[] = {
 		{ "series_sum_equals_counted", test_series_sum_equals_counted },
 		{ "series_gauge_holds", test_series_gauge_holds },
+		{ "probe_rows_hold", test_probe_rows_hold },
 		{ "series_prepend_and_csv", test_series_prepend_and_csv },
 		{ "series_csv_truth", test_series_csv_truth },
 		{ "csv_hand_filled", test_csv_hand_filled },
