@@ -33,7 +33,6 @@ struct iogp_feed {
 	void *ctx, *sub, *mon;
 	int nconnect;
 	uint8_t *buf;
-	uint64_t drained_ns;   /* when the last pump that found messages ran */
 	/* replay */
 	iogp_replay_reader *r;
 	char *path;
@@ -341,13 +340,11 @@ int iogp_feed_take_events(iogp_feed *f, char *buf, size_t len)
  * state of a batch at once): buf holds two payloads' worth, so the next
  * one always fits whole after those already taken. */
 #define PUMP_BATCH 8
-#define FEED_BATCH_NS 20000000ull   /* a busy stream's drains: 50 a second */
 
 static long pump_live(iogp_feed *f)
 {
 	uint64_t t0 = iogp_mono_ns();
 	long n = 0, taken = 0;   /* applied; taken off the socket, refused ones too */
-	int more = 0;            /* stopped by the budget, not by an empty queue */
 	for (;;) {
 		const void *p[PUMP_BATCH];
 		size_t len[PUMP_BATCH], off = 0, k = 0;
@@ -376,13 +373,10 @@ static long pump_live(iogp_feed *f)
 			break;
 		/* bounded: a flood, of garbage too, must not starve the keyboard */
 		taken += PUMP_BATCH;
-		if (taken % 256 == 0 && iogp_mono_ns() - t0 > f->o.budget_ns) {
-			more = 1;
+		if (taken % 256 == 0 && iogp_mono_ns() - t0 > f->o.budget_ns)
 			break;
-		}
 	}
 	iogp_model_tick(f->m, iogp_wall_ns());
-	f->drained_ns = (taken || n) && !more ? t0 : 0;
 	return n;
 }
 
@@ -644,17 +638,7 @@ int iogp_feed_wait(iogp_feed *f, int fd, int timeout_ms)
 		timeout_ms = 0;
 	/* A terminal that went away (SSH dropped, tmux killed) reports an error
 	 * or hang-up without input: say so, or the caller would spin. */
-	/* A busy stream is drained in batches: for FEED_BATCH_NS after a pump
-	 * that found messages only fd wakes the caller (a key is answered at
-	 * once), not each message - at 50,000 a second a wake-up per few
-	 * messages cost more than applying them. An idle stream's first
-	 * message still wakes it at once. */
-	uint64_t now = f->drained_ns ? iogp_mono_ns() : 0;
-	if (f->sub && f->drained_ns && now - f->drained_ns < FEED_BATCH_NS) {
-		int rest = (int)((FEED_BATCH_NS - (now - f->drained_ns)) / 1000000) + 1;
-		if (rest < timeout_ms)
-			timeout_ms = rest;
-	} else if (f->sub) {
+	if (f->sub) {
 		zmq_pollitem_t pi[2] = { { f->sub, 0, ZMQ_POLLIN, 0 }, { NULL, fd, ZMQ_POLLIN, 0 } };
 		if (zmq_poll(pi, fd >= 0 ? 2 : 1, timeout_ms) < 0 || fd < 0)
 			return 0;
