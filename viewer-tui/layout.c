@@ -1,5 +1,6 @@
 /* layout.c - where the header and the five panels go for a terminal size,
- * from 80x24 up; a zoomed panel takes the whole body; panel titles. */
+ * from 80x24 up; a zoomed panel takes the whole body; panel titles; a
+ * frame's panels drawn in their places. */
 #include <string.h>
 
 #include "top.h"
@@ -105,4 +106,42 @@ void layout_compute(top_layout *l, int rows, int cols, int zoom)
 		place(l, narrow_tall, 4, HEADER_ROWS, body, cols);
 	else
 		place(l, narrow, 3, HEADER_ROWS, body, cols);
+}
+
+void panels_draw(const top_frame *f, top_surf *s, const top_layout *l)
+{
+	panel_header_draw(f, s, l->header);
+	for (int p = 0; p < IOGP_PANEL_N; p++) {
+		if (!l->visible[p])
+			continue;
+		top_rect r = l->panel[p];
+		switch (iogp_panel_get(p)->data) {
+		case IOGP_DATA_HIST:
+			panel_hist_draw(f, s, r, p);
+			break;
+		case IOGP_DATA_ACCESS:
+			panel_access_draw(f, s, r);
+			break;
+		case IOGP_DATA_RATES:
+			panel_rates_draw(f, s, r);
+			break;
+		case IOGP_DATA_NODES:
+			panel_nodes_draw(f, s, r);
+			break;
+		case IOGP_DATA_PHASES:
+			panel_phases_draw(f, s, r);
+			break;
+		case IOGP_DATA_INSIGHTS:
+			panel_insights_draw(f, s, r);
+			break;
+		case IOGP_DATA_PROBE:
+			panel_probe_draw(f, s, r);
+			break;
+		case IOGP_DATA_MATRIX:
+			panel_matrix_draw(f, s, r);
+			break;
+		case IOGP_DATA_STATUS:
+			break;
+		}
+	}
 }

@@ -1,5 +1,5 @@
 /* query.c - the model as the view selects it: selection, "since start" or
- * "last N seconds", and the view's own bookkeeping. */
+ * "last N seconds", the view's own bookkeeping, and the frame panels draw. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +50,17 @@ void view_message(top_view *v, const char *fmt, ...)
 	vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
 	va_end(ap);
 	v->msg_until = iogp_mono_ns() + 8000000000ull;
+}
+
+void app_frame(top_app *app, top_frame *f, top_status *st)
+{
+	input_status(app->in, st);
+	f->m = iogp_feed_model(input_feed(app->in));
+	f->v = &app->view;
+	f->st = st;
+	f->now_ns = iogp_feed_now(input_feed(app->in));
+	f->mono_ns = iogp_mono_ns();
+	f->heat = app->heat;
 }
 
 void frame_sel(const top_frame *f, iogp_sel *sel)

@@ -96,17 +96,6 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-void app_frame(top_app *app, top_frame *f, top_status *st)
-{
-	input_status(app->in, st);
-	f->m = iogp_feed_model(input_feed(app->in));
-	f->v = &app->view;
-	f->st = st;
-	f->now_ns = iogp_feed_now(input_feed(app->in));
-	f->mono_ns = iogp_mono_ns();
-	f->heat = app->heat;
-}
-
 static void draw_too_small(top_surf *s, const top_layout *l, int rows, int cols)
 {
 	char a[96], b[96];
@@ -164,40 +153,7 @@ static void draw_all(top_app *app)
 		draw_too_small(s, &app->layout, LINES, COLS);
 		return;
 	}
-	panel_header_draw(&f, s, app->layout.header);
-	for (int p = 0; p < IOGP_PANEL_N; p++) {
-		if (!app->layout.visible[p])
-			continue;
-		top_rect r = app->layout.panel[p];
-		switch (iogp_panel_get(p)->data) {
-		case IOGP_DATA_HIST:
-			panel_hist_draw(&f, s, r, p);
-			break;
-		case IOGP_DATA_ACCESS:
-			panel_access_draw(&f, s, r);
-			break;
-		case IOGP_DATA_RATES:
-			panel_rates_draw(&f, s, r);
-			break;
-		case IOGP_DATA_NODES:
-			panel_nodes_draw(&f, s, r);
-			break;
-		case IOGP_DATA_PHASES:
-			panel_phases_draw(&f, s, r);
-			break;
-		case IOGP_DATA_INSIGHTS:
-			panel_insights_draw(&f, s, r);
-			break;
-		case IOGP_DATA_PROBE:
-			panel_probe_draw(&f, s, r);
-			break;
-		case IOGP_DATA_MATRIX:
-			panel_matrix_draw(&f, s, r);
-			break;
-		case IOGP_DATA_STATUS:
-			break;
-		}
-	}
+	panels_draw(&f, s, &app->layout);
 	draw_message(s, &app->view, f.mono_ns, LINES, COLS);
 	if (app->view.help)
 		keys_draw_help(s, LINES, COLS, st.mode);

@@ -164,6 +164,8 @@ void frame_sel(const top_frame *f, iogp_sel *sel);
  * short title), reversed when focused (layout.c). */
 void panel_title(const top_frame *f, top_surf *s, top_rect r, int p, const char *title,
                  const char *right);
+/* The header and every panel l shows (layout.c), as iogram-top draws a frame. */
+void panels_draw(const top_frame *f, top_surf *s, const top_layout *l);
 
 /* ---- panel_hist.c: the histogram panels ---- */
 /* One row of a panel: a bin range and its count per direction shown. */
