@@ -23,19 +23,39 @@ typedef struct afile {
 	uint64_t folded;         /* a directory's record: the files it folded */
 } afile;
 
+/* The paths are the list's own: the model's (iogp_model_files,
+ * iogp_model_access_files) are valid only until it changes, and the panel
+ * keeps its list between frames, across a replay's seek that replaces the
+ * model (proto/feed.c start_over) too. */
 typedef struct alist {
 	afile *f;
 	size_t n;
-	iogp_file_info *fi;      /* the memory the paths point into */
-	iogp_access_file *af;
+	char *names;             /* the memory the paths point into */
 } alist;
 
 static void alist_free(alist *l)
 {
 	free(l->f);
-	iogp_model_files_free(l->fi);
-	free(l->af);
+	free(l->names);
 	memset(l, 0, sizeof(*l));
+}
+
+/* Point the files' paths into one block of copies; 0, or IOGP_ENOMEM. */
+static int own_paths(alist *l)
+{
+	size_t total = 1;
+	for (size_t i = 0; i < l->n; i++)
+		total += strlen(l->f[i].path) + 1;
+	if (!(l->names = malloc(total)))
+		return IOGP_ENOMEM;
+	char *p = l->names;
+	for (size_t i = 0; i < l->n; i++) {
+		size_t len = strlen(l->f[i].path) + 1;
+		memcpy(p, l->f[i].path, len);
+		l->f[i].path = p;
+		p += len;
+	}
+	return 0;
 }
 
 static const char *access_metric(const top_frame *f)
@@ -80,21 +100,25 @@ static void files(const top_frame *f, alist *l, long *sel)
 	iogp_sel s;
 	frame_sel(f, &s);
 	size_t nfi = 0, naf = 0;
-	if (iogp_model_files(f->m, &s, f->v->layer, &l->fi, &nfi) < 0)
+	iogp_file_info *fi = NULL;
+	iogp_access_file *af = NULL;
+	if (iogp_model_files(f->m, &s, f->v->layer, &fi, &nfi) < 0)
 		nfi = 0;
 	iogp_access_query q;
 	query_of(f, &s, &q);
-	if (!q.metric || iogp_model_access_files(f->m, &q, &l->af, &naf) < 0)
+	if (!q.metric || iogp_model_access_files(f->m, &q, &af, &naf) < 0)
 		naf = 0;
 	l->f = calloc(nfi + naf + 1, sizeof(*l->f));
 	pathidx *known = calloc(nfi + 1, sizeof(*known));
 	if (!l->f || !known) {
 		free(known);
+		iogp_model_files_free(fi);
+		free(af);
 		alist_free(l);
 		return;
 	}
 	for (size_t i = 0; i < nfi; i++) {
-		const iogp_file_info *e = &l->fi[i];
+		const iogp_file_info *e = &fi[i];
 		if (e->other || e->total.op[0].ops + e->total.op[1].ops == 0)
 			continue;
 		known[l->n] = (pathidx){ e->path, l->n };
@@ -105,7 +129,7 @@ static void files(const top_frame *f, alist *l, long *sel)
 	size_t nk = l->n;
 	qsort(known, nk, sizeof(*known), cmp_pathidx);
 	for (size_t i = 0; i < naf; i++) {
-		const iogp_access_file *a = &l->af[i];
+		const iogp_access_file *a = &af[i];
 		pathidx key = { a->path, 0 };
 		const pathidx *k = nk ? bsearch(&key, known, nk, sizeof(*known), cmp_pathidx) : NULL;
 		if (k)   /* one of the layer's files: note its samples */
@@ -114,6 +138,13 @@ static void files(const top_frame *f, alist *l, long *sel)
 			l->f[l->n++] = (afile){ a->path, a->bytes, a->sources, a->first_source, a->samples, 0, 0 };
 	}
 	free(known);
+	int rc = own_paths(l);
+	iogp_model_files_free(fi);
+	free(af);
+	if (rc < 0) {
+		alist_free(l);
+		return;
+	}
 	for (size_t i = 0; i < l->n && f->v->file_path[0]; i++)
 		if (!strcmp(l->f[i].path, f->v->file_path))
 			*sel = (long)i;
