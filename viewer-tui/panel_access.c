@@ -211,12 +211,16 @@ static int samples_of(const top_frame *f, const afile *af, iogp_access_set *set)
  * samples of tens of thousands of sources), no sooner than nineteen times
  * what the last took, so the panel stays within a twentieth of a core
  * (it was a tenth: 12-14% of iogram-top's time at 50,000 sources), unless
- * what is shown changed (layer, selection, file, window). */
+ * what is shown changed (layer, selection, file, window), or the model did:
+ * another one (a replay's seek that starts over), or the time shown went
+ * back (a seek back: the same address may hold a new model). */
 static struct acache {
 	int valid, rc;
 	alist l;
 	long sel;
 	iogp_access_set set;
+	const iogp_model *m;
+	uint64_t now_ns;
 	uint64_t due_ns;
 	char sig[sizeof(((top_view *)0)->file_path) + sizeof(((top_view *)0)->sel_node) + 128];
 } ac;
@@ -227,7 +231,8 @@ static const struct acache *cached(const top_frame *f)
 	snprintf(sig, sizeof(sig), "%d|%d|%s|%" PRIu64 "|%.3f|%s", f->v->layer, (int)f->v->sel,
 	         f->v->sel_node, f->v->sel_source, view_window(f->v), f->v->file_path);
 	uint64_t t0 = iogp_mono_ns();
-	if (ac.valid && t0 < ac.due_ns && !strcmp(sig, ac.sig))
+	if (ac.valid && t0 < ac.due_ns && !strcmp(sig, ac.sig) && ac.m == f->m &&
+	    f->now_ns >= ac.now_ns)
 		return &ac;
 	if (ac.valid) {
 		alist_free(&ac.l);
@@ -237,6 +242,8 @@ static const struct acache *cached(const top_frame *f)
 	files(f, &ac.l, &ac.sel);
 	ac.rc = ac.sel >= 0 ? samples_of(f, &ac.l.f[ac.sel], &ac.set) : IOGP_ENOTFOUND;
 	ac.valid = 1;
+	ac.m = f->m;
+	ac.now_ns = f->now_ns;
 	ac.due_ns = iogp_mono_ns() + 19 * (iogp_mono_ns() - t0);
 	snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
 	return &ac;

@@ -1,0 +1,193 @@
+/* check_top_frames.c - iogram-top's frames drawn headless (its panels into
+ * an ncurses screen written to /dev/null, read back with winnstr) while its
+ * keys move a replay about: a seek or a replay played again from the start
+ * replaces the feed's model (proto/feed.c start_over), and no panel may draw
+ * from what the old one owned, nor show it.
+ *
+ * The access panel keeps its file list between frames when computing it is
+ * costly (no sooner than 19 times what the last took); the list pointed into
+ * the model, so a frame right after End then p (the CI flake of `tui / top`
+ * test_keys under ASan) read freed file names. The panel is zoomed here so
+ * that the frame after the key comes within that time, as it did in CI when
+ * the previous computation had been slowed down. */
+#define NCURSES_WIDECHAR 1
+#include <check.h>
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "top.h"
+
+#define ROWS 48
+#define COLS_ 160
+
+static char dir[256], replay[600];
+
+static void setup(void)
+{
+	tu_tmpdir(dir, sizeof(dir), "iogram-check-top-frames");
+	snprintf(replay, sizeof(replay), "%s/job.iogr", dir);
+	const char *synth = tu_env("IOGRAM_SYNTH");
+	if (tu_system(tu_fmt("%s --nodes 2 --seconds 30 --seed 7 -o %s --truth %s/truth >/dev/null",
+	                     synth, replay, dir)) != 0) {
+		fprintf(stderr, "check_top_frames: iogram-synth failed\n");
+		exit(1);
+	}
+}
+
+static void teardown(void)
+{
+	tu_rmdir_all(dir);
+}
+
+/* An application as iogram-top's main sets it up, on a screen nobody sees. */
+typedef struct harness {
+	top_app app;
+	SCREEN *scr;
+	FILE *out, *in;
+} harness;
+
+static void harness_open(harness *h, const char *path)
+{
+	memset(h, 0, sizeof(*h));
+	h->out = fopen("/dev/null", "w");
+	h->in = fopen("/dev/null", "r");
+	ck_assert(h->out && h->in);
+	h->scr = newterm("xterm", h->out, h->in);
+	ck_assert_msg(h->scr != NULL, "newterm xterm: no terminfo?");
+	resizeterm(ROWS, COLS_);
+	top_app *a = &h->app;
+	view_init(&a->view, 0);
+	a->view.layer = IOGP_LAYER_POSIX;
+	a->view.weight = IOGP_WEIGHT_COUNT;
+	a->snap_dir = dir;
+	a->heat = iogp_heat_new();
+	draw_setup(&a->surf, stdscr, 0, 0);
+	top_input_opts io;
+	memset(&io, 0, sizeof(io));
+	io.replay = path;
+	char err[1024];
+	ck_assert_msg(input_open(&a->in, &io, err, sizeof(err)) == 0, "input_open: %s", err);
+}
+
+static void harness_close(harness *h)
+{
+	input_close(h->app.in);
+	iogp_heat_free(h->app.heat);
+	endwin();
+	delscreen(h->scr);
+	fclose(h->out);
+	fclose(h->in);
+}
+
+/* A frame as top.c's draw_all draws it (without the message and help). */
+static void frame(harness *h)
+{
+	top_app *a = &h->app;
+	a->surf.rows = ROWS;
+	a->surf.cols = COLS_;
+	werase(stdscr);
+	layout_compute(&a->layout, ROWS, COLS_, a->view.zoom);
+	ck_assert(!a->layout.too_small);
+	top_frame f;
+	top_status st;
+	app_frame(a, &f, &st);
+	panels_draw(&f, &a->surf, &a->layout);
+}
+
+static void key(harness *h, int ch)
+{
+	ck_assert_msg(keys_dispatch(&h->app, ch), "key %d does nothing", ch);
+}
+
+/* Panel p's lines as drawn (ASCII: Unicode is off), one string. */
+static void panel_text(harness *h, int p, char *buf, size_t len)
+{
+	top_rect r = h->app.layout.panel[p];
+	ck_assert(h->app.layout.visible[p]);
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int y = r.y; y < r.y + r.h && o + (size_t)r.w + 2 < len; y++) {
+		char line[COLS_ + 1];
+		int n = mvwinnstr(stdscr, y, r.x, line, r.w < COLS_ ? r.w : COLS_);
+		if (n < 0)
+			n = 0;
+		while (n > 0 && line[n - 1] == ' ')
+			n--;
+		line[n] = '\0';
+		o += (size_t)snprintf(buf + o, len - o, "%s\n", line);
+	}
+}
+
+/* The access panel after a key that replaces the model: as a frame that
+ * computes everything afresh draws it (the window toggled away and back:
+ * what the panel shows changed twice, so it cannot keep anything). */
+static void check_access_fresh(harness *h, const char *after)
+{
+	static char shown[ROWS * (COLS_ + 2)], fresh[ROWS * (COLS_ + 2)];
+	panel_text(h, IOGP_PANEL_ACCESS, shown, sizeof(shown));
+	key(h, 'w');
+	frame(h);
+	key(h, 'W');
+	frame(h);
+	panel_text(h, IOGP_PANEL_ACCESS, fresh, sizeof(fresh));
+	if (strcmp(shown, fresh))   /* Check's messages are short: the panels here */
+		fprintf(stderr, "after %s the access panel showed\n%s\nbut the model it draws from "
+		        "holds\n%s\n", after, shown, fresh);
+	ck_assert_msg(!strcmp(shown, fresh), "after %s the access panel showed what the model "
+	              "no longer holds (both on stderr)", after);
+}
+
+/* Paused, End, then p (play again from the start: the model is replaced),
+ * then Space, each followed at once by a frame: with the access panel
+ * zoomed, with every panel, and a seek back (Home) while paused. */
+START_TEST(test_replay_again)
+{
+	harness h;
+	harness_open(&h, replay);
+	frame(&h);
+	key(&h, '4');   /* zoom the access panel */
+	ck_assert_int_eq(h.app.view.zoom, IOGP_PANEL_ACCESS);
+	key(&h, ' ');   /* paused, as test_keys in check_top.c is by then */
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 10; i++) {
+			frame(&h);
+			key(&h, KEY_END);
+			frame(&h);
+			double speed;
+			int paused, at_end;
+			iogp_feed_play_state(input_feed(h.app.in), &speed, &paused, &at_end);
+			ck_assert_msg(at_end && paused, "End: not paused at the end");
+			key(&h, 'p');   /* unpaused at the end: plays again from the start */
+			frame(&h);
+			iogp_feed_play_state(input_feed(h.app.in), &speed, &paused, &at_end);
+			ck_assert_msg(!at_end && !paused, "p at the end: not played again");
+			check_access_fresh(&h, "End, p");
+			key(&h, ' ');
+			frame(&h);
+			ck_assert(iogp_feed_paused(input_feed(h.app.in)));
+		}
+		/* paused at the end, Home: a frame, then nothing moves until a key */
+		key(&h, KEY_END);
+		frame(&h);
+		key(&h, KEY_HOME);
+		frame(&h);
+		check_access_fresh(&h, "End, Home (paused)");
+		if (round == 0) {
+			key(&h, 'z');   /* unzoom: every panel, the same again */
+			ck_assert_int_eq(h.app.view.zoom, -1);
+		}
+	}
+	harness_close(&h);
+}
+END_TEST
+
+int main(void)
+{
+	const tu_case cases[] = {
+		{ "replay_again", test_replay_again },
+	};
+	return tu_run_suite("top_frames", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 120);
+}
