@@ -35,11 +35,14 @@ static char replay[4200], truth[4200];
 static char sock[64];
 static char screen[65536];
 
-/* Check messages are short: on failure the screen goes to stderr. */
+/* Check messages are short: on failure the screen goes to stderr, and the
+ * sanitizer reports of the session's programs (ASan build). */
 #define CHECK(cond, ...) do { \
 	int ok_ = (cond) ? 1 : 0; \
-	if (!ok_) \
+	if (!ok_) { \
 		fprintf(stderr, "---- screen ----\n%s\n----------------\n", screen); \
+		tu_tmux_report(); \
+	} \
 	ck_assert_msg(ok_, __VA_ARGS__); \
 } while (0)
 
@@ -58,9 +61,9 @@ static void tmux_start(int w, int h, const char *env, const char *cmd)
 	tmux_kill();
 	snprintf(sock, sizeof(sock), "t%d-%d", (int)getpid(), n++);
 	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
-	                          "\"env %s %s; echo IOGTOP-EXIT=\\$?; stty -a | tr '\\n' ' '; "
+	                          "\"env %s %s %s; echo IOGTOP-EXIT=\\$?; stty -a | tr '\\n' ' '; "
 	                          "echo; sleep 120\"",
-	                          dir, sock, w, h, env, cmd));
+	                          dir, sock, w, h, tu_tmux_san_env(dir, sock), env, cmd));
 	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
 }
 
@@ -1233,6 +1236,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
 	sweep();
+	tu_tmux_reports_left(dir);   /* those of tests that failed without CHECK */
 	if (!failed)
 		tu_rmdir_all(dir);
 	else

@@ -1,5 +1,6 @@
 /* testutil_tmux.c - a terminal viewer under test in tmux (testutil_tmux.h). */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,45 @@
 
 char tu_screen[65536];
 static char sock[64];
+static char san_log[512];   /* the session's sanitizer reports: san_log.<pid> */
+
+/* The test is built as the viewers are: in a sanitized build, their reports
+ * go to files in the test's directory (the screen showed a report's last
+ * lines only), printed when a check fails. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_SANITIZED 1
+#endif
+#endif
+#ifndef TU_SANITIZED
+#define TU_SANITIZED 0
+#endif
+
+#define SAN_PREFIX "sanitizer-"
+#define SAN_SHOWN ".shown"
+
+/* "VAR=value:log_path=name" for env(1), the options the test has kept. The
+ * name has no '/': the session starts in dir, and a path with directories
+ * makes the runtime mkdir(2) them at start-up, which in a program that
+ * preloads the agent (the demo's workers, iogram-run's children) reaches
+ * its interposer before that can run (SIGSEGV in iog__resolve). */
+static const char *san_env(const char *var, const char *name)
+{
+	const char *o = getenv(var);
+	return tu_fmt("%s=%s%slog_path=%s", var, o && *o ? o : "", o && *o ? ":" : "", name);
+}
+
+const char *tu_tmux_san_env(const char *dir, const char *session)
+{
+	san_log[0] = '\0';
+	if (!TU_SANITIZED)
+		return "";
+	snprintf(san_log, sizeof(san_log), "%s/" SAN_PREFIX "%s", dir, session);
+	const char *name = strrchr(san_log, '/') + 1;
+	return tu_fmt("%s %s", san_env("ASAN_OPTIONS", name), san_env("UBSAN_OPTIONS", name));
+}
 
 void tu_tmux_kill(void)
 {
@@ -23,10 +63,58 @@ void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *c
 	static int n;
 	tu_tmux_kill();
 	snprintf(sock, sizeof(sock), "tu%d-%d", (int)getpid(), n++);
+	const char *san = tu_tmux_san_env(dir, sock);
 	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
-	                          "\"env %s %s; echo IOGTOP-EXIT=\\$?; sleep 120\"",
-	                          dir, sock, w, h, env, cmd));
+	                          "\"env %s %s %s; echo IOGTOP-EXIT=\\$?; sleep 120\"",
+	                          dir, sock, w, h, san, env, cmd));
 	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
+}
+
+/* Print the reports in dir of session prefix ("sanitizer-tu12-3", its
+ * programs' prefix.<pid>; NULL: every session's) not printed yet, and
+ * rename them *.shown. */
+static int print_reports(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		size_t l = strlen(e->d_name), sl = strlen(SAN_SHOWN);
+		const char *p = prefix ? prefix : SAN_PREFIX;
+		size_t pl = strlen(p);
+		if (strncmp(e->d_name, p, pl) || (prefix && e->d_name[pl] != '.') ||
+		    (l > sl && !strcmp(e->d_name + l - sl, SAN_SHOWN)))
+			continue;
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		char *text = tu_read_file(path, NULL);
+		fprintf(stderr, "---- sanitizer report %s ----\n%s\n----------------\n", path,
+		        text ? text : strerror(errno));
+		free(text);
+		rename(path, tu_fmt("%s" SAN_SHOWN, path));
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int tu_tmux_report(void)
+{
+	if (!san_log[0])
+		return 0;
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s", san_log);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	return print_reports(dir, slash + 1);
+}
+
+int tu_tmux_reports_left(const char *dir)
+{
+	return print_reports(dir, NULL);
 }
 
 const char *tu_tmux_capture(int esc)
@@ -105,6 +193,7 @@ int tu_tmux_suite_begin(const char *name, char *dir, size_t len)
 int tu_tmux_suite_end(const char *name, const char *dir, int failed)
 {
 	tu_tmux_sweep(dir);   /* the sessions of tests that failed before their kill */
+	tu_tmux_reports_left(dir);   /* those of tests that failed without TU_SCREEN_CHECK */
 	if (!failed)
 		tu_rmdir_all(dir);
 	else
