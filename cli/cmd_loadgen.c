@@ -350,7 +350,11 @@ static int loadgen_exec(int argc, char **argv)
 	lg g = { .nsocks = (int)k, .n = (int)n, .fast = fast };
 	/* every restart is a source of its own in the model of what was sent */
 	double lives = restarts > 0 ? 1 + duration / restarts : 1;
-	iogp_model_opts mo = { .max_sources = (uint32_t)(n * lives < 1e6 ? n * lives + 16 : 1e6) };
+	/* the model of what was sent serves --truth and the SNAPSHOTs, which
+	 * hold neither access samples nor activity runs: none kept (the
+	 * samples were 16 a source a second, 0.6 GB after 30 s at 50,000) */
+	iogp_model_opts mo = { .max_sources = (uint32_t)(n * lives < 1e6 ? n * lives + 16 : 1e6),
+	                       .no_access = 1, .no_phases = 1 };
 	g.model = iogp_model_new(&mo);
 	g.buf = malloc(IOGP_MAX_PAYLOAD);
 	g.src = calloc(n, sizeof(gsrc));
@@ -358,7 +362,12 @@ static int loadgen_exec(int argc, char **argv)
 	iogp_msg_init(&g.msg);
 	iogp_msg_init(&g.snap);
 	void *ctx = zmq_ctx_new();
-	int one = 1, hwm = 100000, linger = 2000, ivl = 100;
+	/* A socket queues at most ~4 s of its sources' messages (1,000 to
+	 * 100,000), as an agent's queue is bounded: a stalled subscriber costs
+	 * a few KB a source, then drops (counted), not gigabytes (100,000 a
+	 * socket: 1.6 GB at 50,000 sources behind a stopped recorder). */
+	double q = 4 * rate * ((double)n / (double)k + 1);
+	int one = 1, hwm = q < 1000 ? 1000 : q > 100000 ? 100000 : (int)q, linger = 2000, ivl = 100;
 	for (int s = 0; s < g.nsocks; s++) {
 		g.socks[s] = zmq_socket(ctx, ZMQ_XPUB);
 		zmq_setsockopt(g.socks[s], ZMQ_XPUB_VERBOSE, &one, sizeof(one));
