@@ -11,7 +11,8 @@
 
 char tu_screen[65536];
 static char sock[64];
-static char san_log[512];   /* the session's sanitizer reports: san_log.<pid> */
+/* the last session's sanitizer reports: san_dir/sanitizer-<session>.<pid> */
+static char san_dir[512], san_name[128];
 
 /* The test is built as the viewers are: in a sanitized build, their reports
  * go to files in the test's directory (the screen showed a report's last
@@ -43,12 +44,12 @@ static const char *san_env(const char *var, const char *name)
 
 const char *tu_tmux_san_env(const char *dir, const char *session)
 {
-	san_log[0] = '\0';
+	san_name[0] = '\0';
 	if (!TU_SANITIZED)
 		return "";
-	snprintf(san_log, sizeof(san_log), "%s/" SAN_PREFIX "%s", dir, session);
-	const char *name = strrchr(san_log, '/') + 1;
-	return tu_fmt("%s %s", san_env("ASAN_OPTIONS", name), san_env("UBSAN_OPTIONS", name));
+	snprintf(san_dir, sizeof(san_dir), "%s", dir);
+	snprintf(san_name, sizeof(san_name), SAN_PREFIX "%s", session);
+	return tu_fmt("%s %s", san_env("ASAN_OPTIONS", san_name), san_env("UBSAN_OPTIONS", san_name));
 }
 
 void tu_tmux_kill(void)
@@ -101,15 +102,7 @@ static int print_reports(const char *dir, const char *prefix)
 
 int tu_tmux_report(void)
 {
-	if (!san_log[0])
-		return 0;
-	char dir[512];
-	snprintf(dir, sizeof(dir), "%s", san_log);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return 0;
-	*slash = '\0';
-	return print_reports(dir, slash + 1);
+	return san_name[0] ? print_reports(san_dir, san_name) : 0;
 }
 
 int tu_tmux_reports_left(const char *dir)
