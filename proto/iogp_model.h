@@ -459,15 +459,21 @@ IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
  * lacks the lost deltas until they age out of it (approximate until then),
  * while the since-start histogram is exact again.
  *
- * Memory, defaults (4 rates x 300 bins, 5 s slots x 13): a rate ring is
- * 16 + bins x (8 x nrates + 1) = 9,916 bytes, one per source with a rate
- * metric and a DELTA, one per node, one for all; windows take 72 bytes per
- * histogram metric with data plus 8 bytes per distinct bin per slot, at
- * most window_bytes per source: ~10.2 KB for the POSIX agent's six
- * histograms (measured, bench/realistic.c). So <= 34.5 KB per source
- * (~20 KB typical) on top of the since-start state; 10,000 sources <= 345
- * MB plus 9.9 KB per node. Applying a realistic DELTA costs ~1 us more with
- * the live side on (mostly cache misses on the source's rings). */
+ * Memory. Without totals (the defaults: 4 rates x 300 bins, 5 s slots x
+ * 13) a source's rate ring is 16 + bins x (8 x nrates + 1) = 9,916 bytes
+ * and its windows at most window_bytes, so memory grows with the sources.
+ * With rate_total, window_total and access_total (iogram-top's options,
+ * viewer-tui/input.c) each source gets a share of each total, so the live
+ * side stops growing with the sources, but for the floors the options name
+ * (a rate ring keeps at least 64 bins, an access ring at least 16 samples;
+ * a source whose window share is too small for a useful ring keeps none,
+ * and its node's sums answer the window queries), plus a rate ring and the
+ * sums per node. Measured with those options
+ * (bench_modelmem, realistic sources, 2026-11-24): 13.7-14.3 KB per
+ * source at 50,000 sources, 24.3 KB at 20,000, 47.5 KB at 5,000, 138 KB at
+ * 1,000 (shares are large while sources are few). Applying a realistic
+ * DELTA costs ~5 us at 50,000 sources, most of it cache misses on the
+ * source's and its node's state. */
 
 /* Set the model's clock (never goes back). */
 IOGP_API void iogp_model_tick(iogp_model *m, uint64_t now_ns);
