@@ -51,43 +51,16 @@ static int record(const char *name, char *const cmd[], const char *out)
 	return tu_system(tu_fmt("%s merge %s/run-*.iogr -o %s >/dev/null 2>&1", iogram_bin, rd, out));
 }
 
-/* ---- tmux: testutil_tmux.h under this file's names ---- */
-#define screen tu_screen
-#define CHECK TU_SCREEN_CHECK
-
-static void tmux_kill(void)
-{
-	tu_tmux_kill();
-}
-
 static void tmux_start(int w, int h, const char *cmd)
 {
 	tu_tmux_start(dir, w, h, "TERM=xterm-256color LANG=C.UTF-8", cmd);
 }
 
-static const char *capture(void)
-{
-	return tu_tmux_capture(0);
-}
-
-static void keys(const char *k)
-{
-	tu_tmux_keys(k);
-}
-
-static int wait_text(const char *text, int present, double secs)
-{
-	return tu_tmux_wait(text, present, secs);
-}
-
-#define EXPECT(text, secs) CHECK(wait_text(text, 1, secs), "'%s' not on screen", text)
-#define EXPECT_NOT(text, secs) CHECK(wait_text(text, 0, secs), "'%s' still on screen", text)
-
 /* Screen lines holding every one of the words (NULL-terminated). */
 static int lines_with(const char *const words[])
 {
 	int n = 0;
-	for (const char *l = screen; *l;) {
+	for (const char *l = tu_screen; *l;) {
 		const char *e = strchr(l, '\n');
 		size_t len = e ? (size_t)(e - l) : strlen(l);
 		char line[1024];
@@ -105,7 +78,7 @@ static int lines_with(const char *const words[])
 static int count(const char *s)
 {
 	int n = 0;
-	for (const char *p = screen; (p = strstr(p, s)) != NULL; p += strlen(s))
+	for (const char *p = tu_screen; (p = strstr(p, s)) != NULL; p += strlen(s))
 		n++;
 	return n;
 }
@@ -115,22 +88,22 @@ static int count(const char *s)
 static void top_replay(int w, int h, const char *rec)
 {
 	tmux_start(w, h, tu_fmt("%s --replay %s", top_bin, rec));
-	EXPECT("REPLAY", 30);
+	TU_EXPECT("REPLAY", 30);
 	for (int i = 0; i < 6; i++) {
-		keys("G");
-		if (wait_text("END", 1, 5))
+		tu_tmux_keys("G");
+		if (tu_tmux_wait("END", 1, 5))
 			break;
 	}
-	EXPECT("END", 1);
+	TU_EXPECT("END", 1);
 }
 
 /* The replay at its end, the phases panel zoomed. */
 static void top_phases(int w, int h)
 {
 	top_replay(w, h, periodic);
-	keys("8");
-	EXPECT("8 I/O phases", 10);
-	EXPECT("POSIX 4 phases", 10);
+	tu_tmux_keys("8");
+	TU_EXPECT("8 I/O phases", 10);
+	TU_EXPECT("POSIX 4 phases", 10);
 }
 
 #ifdef HAVE_PLOT
@@ -170,21 +143,21 @@ START_TEST(top_phases_120x40)
 	/* 4 bars, each labelled with its bytes, mean request and spatiality */
 	char lab[64];
 	snprintf(lab, sizeof(lab), "%dM %dK consec", NPROC * N * SIZE >> 20, SIZE >> 10);
-	CHECK(count(lab) == ROUNDS, "%d bar labels '%s', not %d", count(lab), lab, ROUNDS);
+	TU_SCREEN_CHECK(count(lab) == ROUNDS, "%d bar labels '%s', not %d", count(lab), lab, ROUNDS);
 	/* the table: a row per round, the bytes of 4 ranks, a shared file each */
 	const char *const row[] = { " write ", " 4 ", " 1 ", "shared", tu_fmt(" %dM ", NPROC * N * SIZE >> 20),
 	                            tu_fmt(" %dK ", SIZE >> 10), "consecutive", NULL };
-	CHECK(lines_with(row) == ROUNDS, "%d table rows, not %d", lines_with(row), ROUNDS);
-	CHECK(strstr(screen, "ranks") && strstr(screen, "spatiality") && strstr(screen, "mean req"),
+	TU_SCREEN_CHECK(lines_with(row) == ROUNDS, "%d table rows, not %d", lines_with(row), ROUNDS);
+	TU_SCREEN_CHECK(strstr(tu_screen, "ranks") && strstr(tu_screen, "spatiality") && strstr(tu_screen, "mean req"),
 	      "no table header");
-	CHECK(!strstr(screen, "open"), "a phase still open at the end");
+	TU_SCREEN_CHECK(!strstr(tu_screen, "open"), "a phase still open at the end");
 	/* the snapshot writes the phases as iogram export phases does, and the findings */
-	keys("x");
-	EXPECT("phases.csv", 5);
-	CHECK(strstr(screen, "insights.txt") != NULL, "no insights.txt");
-	const char *m = strstr(screen, "snapshot ./");
+	tu_tmux_keys("x");
+	TU_EXPECT("phases.csv", 5);
+	TU_SCREEN_CHECK(strstr(tu_screen, "insights.txt") != NULL, "no insights.txt");
+	const char *m = strstr(tu_screen, "snapshot ./");
 	char snap[256];
-	CHECK(m && sscanf(m, "snapshot ./%255[^/]", snap) == 1, "no snapshot directory");
+	TU_SCREEN_CHECK(m && sscanf(m, "snapshot ./%255[^/]", snap) == 1, "no snapshot directory");
 	char *want = tu_fmt("%s/want.csv", dir);
 	ck_assert_int_eq(tu_system(tu_fmt("%s export phases %s --layer posix -o %s", iogram_bin, periodic,
 	                                  want)), 0);
@@ -207,22 +180,22 @@ START_TEST(top_phases_120x40)
 	free(got);
 #ifdef HAVE_PLOT
 	/* built with the plot library: the zoomed panel as PNG, its 4 bars */
-	CHECK(strstr(screen, "phases.png") != NULL, "no phases.png");
+	TU_SCREEN_CHECK(strstr(tu_screen, "phases.png") != NULL, "no phases.png");
 	int bars = png_bars(tu_fmt("%s/%s/phases.png", dir, snap));
 	ck_assert_msg(bars == ROUNDS, "phases.png: %d bars, not %d", bars, ROUNDS);
 #endif
 	/* the layer: STDIO has none of these phases */
-	keys("y");
-	EXPECT("STDIO", 5);
+	tu_tmux_keys("y");
+	TU_EXPECT("STDIO", 5);
 	/* a capture may catch the terminal mid-redraw: the rows must go within 5 s */
 	for (int k = 0; k < 100 && lines_with(row) != 0; k++) {
 		tu_sleep_ms(50);
-		capture();
+		tu_tmux_capture(0);
 	}
-	CHECK(lines_with(row) == 0, "POSIX phases shown in the STDIO layer");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(lines_with(row) == 0, "POSIX phases shown in the STDIO layer");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -230,46 +203,46 @@ START_TEST(top_phases_80x24)
 {
 	top_phases(80, 24);
 	const char *const row[] = { " write ", " 4 ", tu_fmt(" %dM ", NPROC * N * SIZE >> 20), NULL };
-	CHECK(lines_with(row) == ROUNDS, "%d table rows at 80x24, not %d", lines_with(row), ROUNDS);
+	TU_SCREEN_CHECK(lines_with(row) == ROUNDS, "%d table rows at 80x24, not %d", lines_with(row), ROUNDS);
 	char lab[64];
 	snprintf(lab, sizeof(lab), "%dM", NPROC * N * SIZE >> 20);
 	/* bars: labelled at least with their bytes (4 labels and 4 rows) */
-	CHECK(count(lab) >= 2 * ROUNDS, "%d times '%s'", count(lab), lab);
+	TU_SCREEN_CHECK(count(lab) >= 2 * ROUNDS, "%d times '%s'", count(lab), lab);
 	/* the dashboard leaves it out at 80x24; 8 again goes back */
-	keys("8");
-	EXPECT_NOT("8 I/O phases", 5);
-	EXPECT("1 request size", 5);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("8");
+	TU_EXPECT_NOT("8 I/O phases", 5);
+	TU_EXPECT("1 request size", 5);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
 START_TEST(top_insights)
 {
 	top_replay(120, 40, small);
-	EXPECT("1 finding (9)", 5);
-	keys("9");
-	EXPECT("9 insights", 5);
-	EXPECT("HIGH [1 request size] writes: 100% of 3000 requests are under 64 KiB", 5);
+	TU_EXPECT("1 finding (9)", 5);
+	tu_tmux_keys("9");
+	TU_EXPECT("9 insights", 5);
+	TU_EXPECT("HIGH [1 request size] writes: 100% of 3000 requests are under 64 KiB", 5);
 	/* its digit goes to the panel that shows it */
-	keys("1");
-	EXPECT_NOT("9 insights", 5);
-	EXPECT("1 request size", 5);
-	EXPECT("p50 512 p90 512 p99 512", 5);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_keys("1");
+	TU_EXPECT_NOT("9 insights", 5);
+	TU_EXPECT("1 request size", 5);
+	TU_EXPECT("p50 512 p90 512 p99 512", 5);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
 	/* a clean job: nothing */
 	top_replay(120, 40, clean);
-	keys("9");
-	EXPECT("9 insights", 5);
-	EXPECT("0 findings", 5);
-	EXPECT("no findings", 5);
-	CHECK(!strstr(screen, "HIGH") && !strstr(screen, "WARN") && !strstr(screen, "finding (9)"),
+	tu_tmux_keys("9");
+	TU_EXPECT("9 insights", 5);
+	TU_EXPECT("0 findings", 5);
+	TU_EXPECT("no findings", 5);
+	TU_SCREEN_CHECK(!strstr(tu_screen, "HIGH") && !strstr(tu_screen, "WARN") && !strstr(tu_screen, "finding (9)"),
 	      "a clean job has a finding");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -476,7 +449,7 @@ int main(void)
 		{ "view_insights", view_insights },
 #endif
 	};
-	const tu_suite_opts o = { .teardown = tmux_kill, .timeout_s = 120 };
+	const tu_suite_opts o = { .teardown = tu_tmux_kill, .timeout_s = 120 };
 	return tu_tmux_suite_end("phases_view", dir,
 	                         tu_run_cases("phases_view", cases, sizeof(cases) / sizeof(cases[0]), &o));
 }

@@ -30,88 +30,18 @@ static const char *top_bin, *synth_bin, *run_bin, *iogram_bin;
 static char dir[256];
 static char replay[4200], truth[4200];
 
-/* ---- tmux ---------------------------------------------------------------- */
 
-static char sock[64];
-static char screen[65536];
-
-/* Check messages are short: on failure the screen goes to stderr, and the
- * sanitizer reports of the session's programs (ASan build). */
-#define CHECK(cond, ...) do { \
-	int ok_ = (cond) ? 1 : 0; \
-	if (!ok_) { \
-		fprintf(stderr, "---- screen ----\n%s\n----------------\n", screen); \
-		tu_tmux_report(); \
-	} \
-	ck_assert_msg(ok_, __VA_ARGS__); \
-} while (0)
-
-static void tmux_kill(void)
-{
-	if (sock[0])
-		tu_system(tu_fmt("tmux -L %s kill-server >/dev/null 2>&1", sock));
-	sock[0] = '\0';
-}
-
-/* A session of w x h running cmd in dir (env: extra VAR=value words), then
- * a sentinel with the exit status and the terminal modes. */
-static void tmux_start(int w, int h, const char *env, const char *cmd)
-{
-	static int n;
-	tmux_kill();
-	snprintf(sock, sizeof(sock), "t%d-%d", (int)getpid(), n++);
-	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
-	                          "\"env %s %s %s; echo IOGTOP-EXIT=\\$?; stty -a | tr '\\n' ' '; "
-	                          "echo; sleep 120\"",
-	                          dir, sock, w, h, tu_tmux_san_env(dir, sock), env, cmd));
-	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
-}
-
-/* esc: 1 with escape sequences, 2 joining wrapped lines */
-static const char *capture(int esc)
-{
-	FILE *p = popen(tu_fmt("tmux -L %s capture-pane -p %s 2>/dev/null", sock,
-	                       esc == 1 ? "-e" : esc == 2 ? "-J" : ""), "r");
-	screen[0] = '\0';
-	if (!p)
-		return screen;
-	size_t n = fread(screen, 1, sizeof(screen) - 1, p);
-	screen[n] = '\0';
-	pclose(p);
-	return screen;
-}
-
-static void keys(const char *k)
-{
-	tu_system(tu_fmt("tmux -L %s send-keys %s", sock, k));
-}
-
-/* Wait until the screen holds text (or not); 1 on success. */
-static int wait_text(const char *text, int present, double secs)
-{
-	double end = tu_now() + secs;
-	do {
-		capture(0);
-		if ((strstr(screen, text) != NULL) == present)
-			return 1;
-		tu_sleep_ms(30);
-	} while (tu_now() < end);
-	return 0;
-}
-
-#define EXPECT(text, secs) CHECK(wait_text(text, 1, secs), "'%s' not on screen", text)
-#define EXPECT_NOT(text, secs) CHECK(wait_text(text, 0, secs), "'%s' still on screen", text)
 
 /* The screen line holding text, or "". */
 static const char *line_with(const char *text)
 {
 	static char line[4096];
-	const char *p = strstr(screen, text);
+	const char *p = strstr(tu_screen, text);
 	line[0] = '\0';
 	if (!p)
 		return line;
 	const char *a = p, *z = p;
-	while (a > screen && a[-1] != '\n')
+	while (a > tu_screen && a[-1] != '\n')
 		a--;
 	while (*z && *z != '\n')
 		z++;
@@ -127,7 +57,7 @@ static void load_truth(iogp_hist *h, const char *metric, const char *scope)
 	iogp_bins_native(&nb, IOGP_NATIVE_K_DEFAULT);
 	iogp_hist_init(h, &nb);
 	FILE *f = fopen(tu_fmt("%s/%s.%s.csv", truth, metric, scope), "r");
-	CHECK(f != NULL, "no truth for %s %s", metric, scope);
+	TU_SCREEN_CHECK(f != NULL, "no truth for %s %s", metric, scope);
 	char line[256];
 	ck_assert(fgets(line, sizeof(line), f) != NULL);
 	uint64_t lo, hi, c;
@@ -188,8 +118,8 @@ static int has_colour(const char *t)
  * SGR sequences right before it (tmux may add colour resets) set 7? */
 static int reversed(const char *title)
 {
-	const char *e = strstr(screen, title), *q;
-	while (e && e > screen && e[-1] == 'm' && (q = memrchr(screen, '\033', (size_t)(e - screen)))) {
+	const char *e = strstr(tu_screen, title), *q;
+	while (e && e > tu_screen && e[-1] == 'm' && (q = memrchr(tu_screen, '\033', (size_t)(e - tu_screen)))) {
 		for (const char *v = q + 2; q[1] == '[' && v < e; v++)
 			if (*v == '7' && (v[-1] == '[' || v[-1] == ';') && (v[1] == ';' || v[1] == 'm'))
 				return 1;
@@ -229,57 +159,57 @@ END_TEST
 /* 80x24, UTF-8 and colours: titles, counts and quantiles as in the file. */
 START_TEST(test_replay_80x24)
 {
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 5);
+	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 5);
 	static const char *const titles[] = { "1 request size", "2 queue depth", "3 latency",
 	                                      "4 access pattern", "5 node rates" };
 	for (int i = 0; i < 5; i++)
-		EXPECT(titles[i], 2);
-	EXPECT("0 up 0 quiet 2 gone", 2);
-	EXPECT("gaps 0", 1);
-	EXPECT("all 2 nodes", 1);
+		TU_EXPECT(titles[i], 2);
+	TU_EXPECT("0 up 0 quiet 2 gone", 2);
+	TU_EXPECT("gaps 0", 1);
+	TU_EXPECT("all 2 nodes", 1);
 	iogp_hist h;
 	load_truth(&h, "posix.read.latency", "all");
-	EXPECT(summary_of(&h, "read", "ns"), 2);
+	TU_EXPECT(summary_of(&h, "read", "ns"), 2);
 	iogp_hist_free(&h);
 	load_truth(&h, "posix.write.latency", "all");
-	EXPECT(summary_of(&h, "write", "ns"), 2);
+	TU_EXPECT(summary_of(&h, "write", "ns"), 2);
 	iogp_hist_free(&h);
-	CHECK(strstr(capture(0), utf8_bar()) != NULL, "no block bars");
+	TU_SCREEN_CHECK(strstr(tu_tmux_capture(0), utf8_bar()) != NULL, "no block bars");
 	/* colours: SGR colour codes are in use */
-	CHECK(has_colour(capture(1)), "no colours");
+	TU_SCREEN_CHECK(has_colour(tu_tmux_capture(1)), "no colours");
 	/* a node selected: its own numbers */
-	keys("n");
-	EXPECT("node node001", 2);
+	tu_tmux_keys("n");
+	TU_EXPECT("node node001", 2);
 	load_truth(&h, "posix.read.latency", "node001");
-	EXPECT(summary_of(&h, "read", "ns"), 2);
+	TU_EXPECT(summary_of(&h, "read", "ns"), 2);
 	iogp_hist_free(&h);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
 /* 160x48: zoomed panels row by row against the truth. */
 START_TEST(test_replay_160x48_rows)
 {
-	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 5);
+	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 5);
 	/* wide layout: size, latency and queue depth share the first row */
-	capture(0);
+	tu_tmux_capture(0);
 	const char *l = line_with("1 request size");
-	CHECK(strstr(l, "3 latency") && strstr(l, "2 queue depth"), "not the wide layout");
+	TU_SCREEN_CHECK(strstr(l, "3 latency") && strstr(l, "2 queue depth"), "not the wide layout");
 	/* zoom request size, read only, log2 bins */
-	keys("1 d b");
-	EXPECT("| read | log2 |", 3);
-	EXPECT_NOT("3 latency", 2);
+	tu_tmux_keys("1 d b");
+	TU_EXPECT("| read | log2 |", 3);
+	TU_EXPECT_NOT("3 latency", 2);
 	iogp_hist h, l2;
 	load_truth(&h, "posix.read.size", "all");
-	EXPECT(summary_of(&h, "read", "bytes"), 2);
+	TU_EXPECT(summary_of(&h, "read", "bytes"), 2);
 	iogp_bins b;
 	iogp_bins_log2(&b);
 	ck_assert_int_eq(iogp_hist_rebin(&l2, &h, &b), 0);
@@ -293,8 +223,8 @@ START_TEST(test_replay_160x48_rows)
 		const char *lab = lo == hi ? tu_fmt("%s ", a) : tu_fmt("%s-%s ", a, z);
 		/* the row: label first, then the bar, then the exact count */
 		int found = 0;
-		for (char *p = screen; (p = strstr(p, lab)) != NULL; p++) {
-			if (p != screen && p[-1] != ' ' && p[-1] != '\n')
+		for (char *p = tu_screen; (p = strstr(p, lab)) != NULL; p++) {
+			if (p != tu_screen && p[-1] != ' ' && p[-1] != '\n')
 				continue;
 			const char *eol = strchr(p, '\n');
 			char row[512];
@@ -304,27 +234,27 @@ START_TEST(test_replay_160x48_rows)
 				break;
 			}
 		}
-		CHECK(found, "row %s with %" PRIu64 " missing", lab, l2.bins[i].count);
+		TU_SCREEN_CHECK(found, "row %s with %" PRIu64 " missing", lab, l2.bins[i].count);
 	}
 	/* the snapshot's CSV is the truth at full native resolution, whatever
 	 * the screen shows (log2 bins here) */
-	keys("x");
-	EXPECT("snapshot ./iogram-snap-", 3);
-	const char *m = strstr(screen, "snapshot ./");
+	tu_tmux_keys("x");
+	TU_EXPECT("snapshot ./iogram-snap-", 3);
+	const char *m = strstr(tu_screen, "snapshot ./");
 	char snapdir[256];
 	ck_assert(sscanf(m, "snapshot ./%255[^/]", snapdir) == 1);
-	CHECK(strstr(screen, "size-read.bytes.csv"), "file names not shown");
+	TU_SCREEN_CHECK(strstr(tu_screen, "size-read.bytes.csv"), "file names not shown");
 	/* with iogram-view's plot library: a PNG of the zoomed panel */
-	CHECK(strstr(screen, "size.png") || strstr(screen, "PNG: not built"), "PNG not mentioned");
-	if (strstr(screen, "size.png")) {
+	TU_SCREEN_CHECK(strstr(tu_screen, "size.png") || strstr(tu_screen, "PNG: not built"), "PNG not mentioned");
+	if (strstr(tu_screen, "size.png")) {
 		FILE *pf = fopen(tu_fmt("%s/%s/size.png", dir, snapdir), "rb");
 		unsigned char magic[8] = { 0 };
-		CHECK(pf && fread(magic, 1, 8, pf) == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8),
+		TU_SCREEN_CHECK(pf && fread(magic, 1, 8, pf) == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8),
 		      "size.png is not a PNG");
 		fclose(pf);
 	}
 	FILE *f = fopen(tu_fmt("%s/%s/size-read.bytes.csv", dir, snapdir), "r");
-	CHECK(f != NULL, "no %s/size-read.bytes.csv", snapdir);
+	TU_SCREEN_CHECK(f != NULL, "no %s/size-read.bytes.csv", snapdir);
 	char got[65536];
 	size_t n = fread(got, 1, sizeof(got) - 1, f);
 	got[n] = '\0';
@@ -337,17 +267,17 @@ START_TEST(test_replay_160x48_rows)
 	iogp_hist_free(&l2);
 	iogp_hist_free(&h);
 	/* queue depth: native buckets are exact for 1..8 */
-	keys("2 b b");
-	EXPECT("since start, native k=4", 3);
-	EXPECT("2 queue depth", 2);
+	tu_tmux_keys("2 b b");
+	TU_EXPECT("since start, native k=4", 3);
+	TU_EXPECT("2 queue depth", 2);
 	load_truth(&h, "posix.queue_depth", "all");
-	EXPECT(summary_of(&h, "all", "requests"), 2);
+	TU_EXPECT(summary_of(&h, "all", "requests"), 2);
 	for (size_t i = 0; i < h.n; i++) {
 		uint64_t lo, hi;
 		iogp_native_bounds((uint32_t)h.bins[i].idx, IOGP_NATIVE_K_DEFAULT, &lo, &hi);
-		capture(0);
+		tu_tmux_capture(0);
 		const char *row = NULL;
-		for (char *p = screen; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		for (char *p = tu_screen; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
 			char num[32], next[32];
 			if (*p != '\n' && sscanf(p, "%31s %31s", num, next) == 2 && strcmp(next, "queue") &&
 			    !strcmp(num, tu_fmt("%" PRIu64, lo))) {
@@ -357,13 +287,13 @@ START_TEST(test_replay_160x48_rows)
 			if (!strchr(p, '\n'))
 				break;
 		}
-		CHECK(row && strstr(row, tu_fmt(" %" PRIu64 " ", h.bins[i].count)),
+		TU_SCREEN_CHECK(row && strstr(row, tu_fmt(" %" PRIu64 " ", h.bins[i].count)),
 		              "queue depth %" PRIu64 ": %" PRIu64 " missing", lo, h.bins[i].count);
 	}
 	iogp_hist_free(&h);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -391,7 +321,7 @@ static uint64_t truth_between(const iogp_hist *h, uint64_t lo, uint64_t hi)
 		if (a >= lo && z <= hi)
 			n += h->bins[i].count;
 		else
-			CHECK(z < lo || a > hi, "truth bin %" PRIu64 "-%" PRIu64 " split by a row %" PRIu64
+			TU_SCREEN_CHECK(z < lo || a > hi, "truth bin %" PRIu64 "-%" PRIu64 " split by a row %" PRIu64
 			      "-%" PRIu64, a, z, lo, hi);
 	}
 	return n;
@@ -415,22 +345,22 @@ START_TEST(test_size_rows_120x40)
 	load_truth(&th[0], "posix.read.size", "all");
 	load_truth(&th[1], "posix.write.size", "all");
 	snprintf(truth, sizeof(truth), "%s", keep);
-	tmux_start(120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, wrep));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 5);
-	EXPECT(summary_of(&th[0], "read", "bytes"), 2);
-	EXPECT(summary_of(&th[1], "write", "bytes"), 2);
-	CHECK(strstr(screen, "p50 10240 p90 1M p99 1M max 1M"), "write quantiles not exact sizes");
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, wrep));
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 5);
+	TU_EXPECT(summary_of(&th[0], "read", "bytes"), 2);
+	TU_EXPECT(summary_of(&th[1], "write", "bytes"), 2);
+	TU_SCREEN_CHECK(strstr(tu_screen, "p50 10240 p90 1M p99 1M max 1M"), "write quantiles not exact sizes");
 	/* the size panel's rows: from its title's line to the next title */
-	capture(0);
-	const char *title = strstr(screen, "1 request size");
-	CHECK(title != NULL, "no size panel");
+	tu_tmux_capture(0);
+	const char *title = strstr(tu_screen, "1 request size");
+	TU_SCREEN_CHECK(title != NULL, "no size panel");
 	const char *l = line_with("1 request size");
 	const char *qd = strstr(l, "2 queue depth");
 	int right = qd ? (int)(qd - l) : 120;
 	const char *kk = strstr(l, "native k=");
-	CHECK(kk != NULL, "size panel not in native bins");
+	TU_SCREEN_CHECK(kk != NULL, "size panel not in native bins");
 	unsigned k = (unsigned)atoi(kk + 9);
 	const char *p = strchr(title, '\n');
 	p = p ? p + 1 : title;
@@ -462,19 +392,19 @@ START_TEST(test_size_rows_120x40)
 			t += 2;
 		const char *e;
 		int64_t lo = parse_size(t, &e), hi;
-		CHECK(lo >= 0, "row label '%s' not a size", row);
+		TU_SCREEN_CHECK(lo >= 0, "row label '%s' not a size", row);
 		if (open) {
 			hi = INT64_MAX;
 		} else if (*e == '-') {
 			hi = parse_size(e + 1, &e);
-			CHECK(hi >= lo, "row label '%s'", row);
+			TU_SCREEN_CHECK(hi >= lo, "row label '%s'", row);
 		} else {
 			uint64_t a, z;
 			iogp_native_bounds(iogp_native_index((uint64_t)lo, k), k, &a, &z);
-			CHECK(a == (uint64_t)lo, "row label '%s' not a bin's floor", row);
+			TU_SCREEN_CHECK(a == (uint64_t)lo, "row label '%s' not a bin's floor", row);
 			hi = (int64_t)z;
 		}
-		CHECK(*e == ' ' || *e == '~', "row label '%s'", row);
+		TU_SCREEN_CHECK(*e == ' ' || *e == '~', "row label '%s'", row);
 		last_open = open;
 		/* the counts drawn (read, then write; zeros are not drawn) */
 		uint64_t want[2] = { truth_between(&th[0], (uint64_t)lo, (uint64_t)hi),
@@ -494,7 +424,7 @@ START_TEST(test_size_rows_120x40)
 				q++;
 			}
 		}
-		CHECK(!strcmp(wants, got), "row '%s': counts%s, want%s", row, got, wants);
+		TU_SCREEN_CHECK(!strcmp(wants, got), "row '%s': counts%s, want%s", row, got, wants);
 		seen[0] += want[0];
 		seen[1] += want[1];
 		nrows++;
@@ -502,14 +432,14 @@ START_TEST(test_size_rows_120x40)
 			break;
 		p = eol + 1;
 	}
-	CHECK(nrows >= 3, "only %d size rows", nrows);
-	CHECK(seen[0] == th[0].total && seen[1] == th[1].total, "rows hold %" PRIu64 "+%" PRIu64
+	TU_SCREEN_CHECK(nrows >= 3, "only %d size rows", nrows);
+	TU_SCREEN_CHECK(seen[0] == th[0].total && seen[1] == th[1].total, "rows hold %" PRIu64 "+%" PRIu64
 	      " of %" PRIu64 "+%" PRIu64, seen[0], seen[1], th[0].total, th[1].total);
 	/* the 1 MiB writes sit in the last row, and it says it holds everything above */
-	CHECK(last_open, "last size row does not say >=");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(last_open, "last size row does not say >=");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 	iogp_hist_free(&th[0]);
 	iogp_hist_free(&th[1]);
 }
@@ -540,12 +470,12 @@ static const char *cols_of(const char *p, int cols, int *eighths)
 /* The size panel's lines (its columns, squeezed) below its title: n of them. */
 static int size_lines(char lines[][1024], int *bars, int max)
 {
-	capture(0);
+	tu_tmux_capture(0);
 	const char *l = line_with("1 request size");
-	CHECK(l[0], "no size panel");
+	TU_SCREEN_CHECK(l[0], "no size panel");
 	const char *qd = strstr(l, "2 queue depth");
 	int right = qd ? (int)(qd - l) : (int)strlen(l), n = 0;
-	const char *p = strchr(strstr(screen, "1 request size"), '\n');
+	const char *p = strchr(strstr(tu_screen, "1 request size"), '\n');
 	while (p && *++p && n < max && !strstr(line_with(p), "4 access pattern")) {
 		snprintf(lines[n], 1024, "%s", cols_of(p, right, &bars[n]));
 		n++;
@@ -557,10 +487,10 @@ static int size_lines(char lines[][1024], int *bars, int max)
 /* iogram-top at w x h on cs.iogr (with args), at its end. */
 static void at_end(int w, int h, const char *args)
 {
-	tmux_start(w, h, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s %s --replay cs.iogr", top_bin, args));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 5);
+	tu_tmux_start(dir, w, h, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s %s --replay cs.iogr", top_bin, args));
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 5);
 }
 
 static int find_line(char lines[][1024], int n, const char *prefix, const char *text)
@@ -588,128 +518,128 @@ START_TEST(test_common_sizes)
 	static const char *const lab[3] = { "4K", "10240", "1M" };
 	static const double size[3] = { 4096, 10240, 1048576 }, cnt[3] = { 3000, 700, 5 };
 	at_end(120, 40, "");
-	EXPECT("write n=3705 p50 4K p90 10240 p99 10240 max 1M", 5);
-	EXPECT("read n=5 p50 1M p90 1M p99 1M max 1M", 2);
-	CHECK(strstr(line_with("1 request size"), "by count"), "title does not say by count");
+	TU_EXPECT("write n=3705 p50 4K p90 10240 p99 10240 max 1M", 5);
+	TU_EXPECT("read n=5 p50 1M p90 1M p99 1M max 1M", 2);
+	TU_SCREEN_CHECK(strstr(line_with("1 request size"), "by count"), "title does not say by count");
 	char lines[40][1024];
 	int bars[40], n = size_lines(lines, bars, 40);
 	int head = find_line(lines, n, "read size count % reqs % bytes", "write size count % reqs % bytes");
-	CHECK(head >= 0, "no common sizes header");
+	TU_SCREEN_CHECK(head >= 0, "no common sizes header");
 	/* the read table (left) and the write table (right), most common first */
-	CHECK(strstr(lines[head + 1], "1M 5 100% 100% 4K 3000 "), "first row '%s'", lines[head + 1]);
+	TU_SCREEN_CHECK(strstr(lines[head + 1], "1M 5 100% 100% 4K 3000 "), "first row '%s'", lines[head + 1]);
 	for (int i = 0; i < 3; i++) {
 		const char *row = tu_fmt("%s %.0f %.1f%% %.1f%%", lab[i], cnt[i], 100 * cnt[i] / 3705,
 		                         100 * size[i] * cnt[i] / bytes);
-		CHECK(strstr(lines[head + 1 + i], row), "write row %d: '%s', want '%s'", i, lines[head + 1 + i], row);
+		TU_SCREEN_CHECK(strstr(lines[head + 1 + i], row), "write row %d: '%s', want '%s'", i, lines[head + 1 + i], row);
 	}
-	CHECK(head + 4 >= n || !strstr(lines[head + 4], "other"), "an 'other' row for known sizes");
+	TU_SCREEN_CHECK(head + 4 >= n || !strstr(lines[head + 4], "other"), "an 'other' row for known sizes");
 	/* the histogram's rows say the sizes asked for; the bars by count */
 	int row[3];
 	for (int i = 0; i < 3; i++) {
 		row[i] = find_line(lines, head, lab[i], tu_fmt(" %.0f", cnt[i]));
-		CHECK(row[i] >= 0, "no histogram row %s with %.0f", lab[i], cnt[i]);
+		TU_SCREEN_CHECK(row[i] >= 0, "no histogram row %s with %.0f", lab[i], cnt[i]);
 	}
 	double r = (double)bars[row[1]] / bars[row[0]];
-	CHECK(fabs(r - 700.0 / 3000) < 0.03, "by count: bar 10240/4K %d/%d", bars[row[1]], bars[row[0]]);
+	TU_SCREEN_CHECK(fabs(r - 700.0 / 3000) < 0.03, "by count: bar 10240/4K %d/%d", bars[row[1]], bars[row[0]]);
 	/* by bytes: the bars as the bytes moved, their numbers the bytes */
-	keys("v");
-	EXPECT("request sizes by bytes", 3);
-	CHECK(strstr(line_with("1 request size"), "by bytes"), "title does not say by bytes");
+	tu_tmux_keys("v");
+	TU_EXPECT("request sizes by bytes", 3);
+	TU_SCREEN_CHECK(strstr(line_with("1 request size"), "by bytes"), "title does not say by bytes");
 	n = size_lines(lines, bars, 40);
 	char b[3][32];
 	for (int i = 0; i < 3; i++) {
 		iogp_fmt_bytes(b[i], sizeof(b[i]), size[i] * cnt[i], IOGP_UNITS_CELL);
 		row[i] = find_line(lines, n, lab[i], tu_fmt(" %s", b[i]));
-		CHECK(row[i] >= 0, "no row %s with %s bytes", lab[i], b[i]);
+		TU_SCREEN_CHECK(row[i] >= 0, "no row %s with %s bytes", lab[i], b[i]);
 	}
 	r = (double)bars[row[1]] / bars[row[0]];
-	CHECK(fabs(r - 7168000.0 / 12288000) < 0.03, "by bytes: bar 10240/4K %d/%d", bars[row[1]],
+	TU_SCREEN_CHECK(fabs(r - 7168000.0 / 12288000) < 0.03, "by bytes: bar 10240/4K %d/%d", bars[row[1]],
 	      bars[row[0]]);
 	/* the 1 MiB writes: a sliver by count, 5/11.7 of the 4K bar by bytes
 	 * (the row also holds the reads' full bar) */
 	int full = bars[row[0]];
-	CHECK(abs(bars[row[2]] - full - (int)lround(full * 5242880.0 / 12288000)) <= 2,
+	TU_SCREEN_CHECK(abs(bars[row[2]] - full - (int)lround(full * 5242880.0 / 12288000)) <= 2,
 	      "by bytes: 1M row %d eighths, 4K %d", bars[row[2]], full);
 	/* x writes the table too */
-	keys("x");
-	EXPECT("size-common-write.bytes.csv", 3);
-	const char *m = strstr(screen, "snapshot ./");
+	tu_tmux_keys("x");
+	TU_EXPECT("size-common-write.bytes.csv", 3);
+	const char *m = strstr(tu_screen, "snapshot ./");
 	char snapdir[256] = "";
-	CHECK(m && sscanf(m, "snapshot ./%255[^/]", snapdir) == 1, "no snapshot directory");
+	TU_SCREEN_CHECK(m && sscanf(m, "snapshot ./%255[^/]", snapdir) == 1, "no snapshot directory");
 	const char *csv = tu_slurp(tu_fmt("%s/%s/size-common-write.bytes.csv", dir, snapdir));
-	CHECK(!strncmp(csv, "size,count,pct_requests,pct_bytes\n4096,3000,", 44) &&
+	TU_SCREEN_CHECK(!strncmp(csv, "size,count,pct_requests,pct_bytes\n4096,3000,", 44) &&
 	      strstr(csv, tu_fmt("10240,700,%.3f,%.3f\n", 70000.0 / 3705, 100 * 7168000.0 / bytes)), "csv: %s", csv);
-	keys("v");
-	EXPECT("request sizes by count", 3);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_keys("v");
+	TU_EXPECT("request sizes by count", 3);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
 	/* --weight bytes starts there; a weight that does not exist is a usage error */
 	at_end(120, 40, "--weight bytes");
-	EXPECT(tu_fmt(" %s", b[0]), 5);
-	CHECK(strstr(line_with("1 request size"), "by bytes"), "--weight bytes: not by bytes");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
+	TU_EXPECT(tu_fmt(" %s", b[0]), 5);
+	TU_SCREEN_CHECK(strstr(line_with("1 request size"), "by bytes"), "--weight bytes: not by bytes");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
 	ck_assert_int_eq(tu_system(tu_fmt("%s --weight volume --replay %s/cs.iogr 2>/dev/null", top_bin, dir)),
 	                 IOGP_EXIT_USAGE);
 	/* 80x24: no room beside or below the rows; the zoomed panel has it */
 	at_end(80, 24, "");
-	EXPECT("write n=3705", 3);
-	CHECK(!strstr(screen, "write size"), "common sizes squeezed into 80x24");
-	keys("1");
-	EXPECT("write size", 3);
+	TU_EXPECT("write n=3705", 3);
+	TU_SCREEN_CHECK(!strstr(tu_screen, "write size"), "common sizes squeezed into 80x24");
+	tu_tmux_keys("1");
+	TU_EXPECT("write size", 3);
 	n = size_lines(lines, bars, 40);
 	head = find_line(lines, n, "read size count % reqs % bytes", "write size count % reqs % bytes");
-	CHECK(head >= 0 && strstr(lines[head + 1], "1M 5 100% 100% 4K 3000 81.0% 49.8%"), "zoomed: no table");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(head >= 0 && strstr(lines[head + 1], "1M 5 100% 100% 4K 3000 81.0% 49.8%"), "zoomed: no table");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
 /* vt100 and LANG=C: plain ASCII, no colours, still every panel. */
 START_TEST(test_vt100_ascii)
 {
-	tmux_start(80, 24, "TERM=vt100 LANG=C LC_ALL=C", tu_fmt("%s --replay %s", top_bin, replay));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 5);
-	EXPECT("5 node rates", 2);
-	capture(0);
-	for (const unsigned char *p = (const unsigned char *)screen; *p; p++)
-		CHECK(*p < 128, "non-ASCII byte on a vt100 in the C locale");
-	CHECK(strchr(screen, '#') != NULL, "no ASCII bars");
+	tu_tmux_start(dir, 80, 24, "TERM=vt100 LANG=C LC_ALL=C", tu_fmt("%s --replay %s", top_bin, replay));
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 5);
+	TU_EXPECT("5 node rates", 2);
+	tu_tmux_capture(0);
+	for (const unsigned char *p = (const unsigned char *)tu_screen; *p; p++)
+		TU_SCREEN_CHECK(*p < 128, "non-ASCII byte on a vt100 in the C locale");
+	TU_SCREEN_CHECK(strchr(tu_screen, '#') != NULL, "no ASCII bars");
 	iogp_hist h;
 	load_truth(&h, "posix.read.latency", "all");
-	EXPECT(summary_of(&h, "read", "ns"), 2);
+	TU_EXPECT(summary_of(&h, "read", "ns"), 2);
 	iogp_hist_free(&h);
-	capture(1);
-	CHECK(!has_colour(screen), "colours on a vt100");
+	tu_tmux_capture(1);
+	TU_SCREEN_CHECK(!has_colour(tu_screen), "colours on a vt100");
 	/* monochrome still marks the focused panel (reverse video) */
-	CHECK(reversed("3 latency"), "focus not shown");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(reversed("3 latency"), "focus not shown");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 	/* NO_COLOR on a colour terminal; --no-unicode in UTF-8 */
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1",
+	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1",
 	           tu_fmt("%s --no-unicode --replay %s", top_bin, replay));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 5);
-	capture(1);
-	CHECK(!has_colour(screen), "colours despite NO_COLOR");
-	capture(0);
-	for (const unsigned char *p = (const unsigned char *)screen; *p; p++)
-		CHECK(*p < 128, "non-ASCII with --no-unicode");
-	tmux_kill();
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 5);
+	tu_tmux_capture(1);
+	TU_SCREEN_CHECK(!has_colour(tu_screen), "colours despite NO_COLOR");
+	tu_tmux_capture(0);
+	for (const unsigned char *p = (const unsigned char *)tu_screen; *p; p++)
+		TU_SCREEN_CHECK(*p < 128, "non-ASCII with --no-unicode");
+	tu_tmux_kill();
 }
 END_TEST
 
 static const char *position(void)
 {
 	static char pos[32];
-	capture(0);
+	tu_tmux_capture(0);
 	pos[0] = '\0';
-	const char *p = strstr(screen, "REPLAY ");
+	const char *p = strstr(tu_screen, "REPLAY ");
 	if (p && (p = strchr(p + 7, ' ')))
 		sscanf(p + 1, "%31[0-9:]", pos);
 	return pos;
@@ -726,18 +656,18 @@ static int wait_pos(const char *want, double secs)
 	return 0;
 }
 
-#define EXPECT_POS(p) CHECK(wait_pos(p, 3), "position %s, want %s", position(), p)
+#define EXPECT_POS(p) TU_SCREEN_CHECK(wait_pos(p, 3), "position %s, want %s", position(), p)
 
 /* Every key in the help, and what it does. */
 START_TEST(test_keys)
 {
-	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1",
+	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1",
 	           tu_fmt("%s --replay %s", top_bin, replay));
-	EXPECT("REPLAY", 5);
+	TU_EXPECT("REPLAY", 5);
 	/* help lists every key; ? and h open it, any key closes it */
-	keys("?");
-	EXPECT("iogram-top keys", 2);
-	EXPECT("repaint", 5);   /* its last line: the whole overlay has been drawn */
+	tu_tmux_keys("?");
+	TU_EXPECT("iogram-top keys", 2);
+	TU_EXPECT("repaint", 5);   /* its last line: the whole overlay has been drawn */
 	static const char *const names[][2] = {
 		{ "? h", "this help" }, { "q", "quit" }, { "Tab", "focus next" },
 		{ "S-Tab", "focus previous" }, { "0-5,7-9,M", "zoom panel N" }, { "z Enter", "zoom focused" },
@@ -755,170 +685,170 @@ START_TEST(test_keys)
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		const char *l = line_with(names[i][1]);
 		const char *k = strstr(l, tu_fmt(" %s ", names[i][0]));
-		CHECK(k && k < strstr(l, names[i][1]), "key %s (%s) not in the help", names[i][0], names[i][1]);
+		TU_SCREEN_CHECK(k && k < strstr(l, names[i][1]), "key %s (%s) not in the help", names[i][0], names[i][1]);
 	}
-	keys("Escape");
-	EXPECT_NOT("iogram-top keys", 2);
-	keys("h");
-	EXPECT("iogram-top keys", 2);
-	keys("F1");
-	EXPECT_NOT("iogram-top keys", 2);
+	tu_tmux_keys("Escape");
+	TU_EXPECT_NOT("iogram-top keys", 2);
+	tu_tmux_keys("h");
+	TU_EXPECT("iogram-top keys", 2);
+	tu_tmux_keys("F1");
+	TU_EXPECT_NOT("iogram-top keys", 2);
 	/* pause and seek */
-	keys("Space");
-	EXPECT("PAUSED", 2);
-	keys("g");
+	tu_tmux_keys("Space");
+	TU_EXPECT("PAUSED", 2);
+	tu_tmux_keys("g");
 	EXPECT_POS("0:00");
-	keys(".");
+	tu_tmux_keys(".");
 	EXPECT_POS("0:10");
-	keys("Right");
+	tu_tmux_keys("Right");
 	EXPECT_POS("0:20");
-	keys(",");
+	tu_tmux_keys(",");
 	EXPECT_POS("0:10");
-	keys("Left");
+	tu_tmux_keys("Left");
 	EXPECT_POS("0:00");
-	keys("]");
-	EXPECT("END", 2);
-	keys("[");
-	EXPECT_NOT("END", 2);
-	keys("Home");
+	tu_tmux_keys("]");
+	TU_EXPECT("END", 2);
+	tu_tmux_keys("[");
+	TU_EXPECT_NOT("END", 2);
+	tu_tmux_keys("Home");
 	EXPECT_POS("0:00");
-	keys("NPage");
-	EXPECT("END", 2);
-	keys("PPage");
+	tu_tmux_keys("NPage");
+	TU_EXPECT("END", 2);
+	tu_tmux_keys("PPage");
 	EXPECT_POS("0:00");
-	keys("End");
-	EXPECT("END", 2);
-	keys("p");   /* play again from the start */
-	EXPECT_NOT("END", 2);
-	keys("Space");
-	EXPECT("PAUSED", 2);
-	keys("+");
-	EXPECT("x2 ", 2);
-	keys("=");
-	EXPECT("x4 ", 2);
-	keys("-");
-	EXPECT("x2 ", 2);
-	keys("_");
-	EXPECT("x1 ", 2);
-	keys("G");
-	EXPECT("END", 2);
+	tu_tmux_keys("End");
+	TU_EXPECT("END", 2);
+	tu_tmux_keys("p");   /* play again from the start */
+	TU_EXPECT_NOT("END", 2);
+	tu_tmux_keys("Space");
+	TU_EXPECT("PAUSED", 2);
+	tu_tmux_keys("+");
+	TU_EXPECT("x2 ", 2);
+	tu_tmux_keys("=");
+	TU_EXPECT("x4 ", 2);
+	tu_tmux_keys("-");
+	TU_EXPECT("x2 ", 2);
+	tu_tmux_keys("_");
+	TU_EXPECT("x1 ", 2);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 2);
 	/* selection */
-	keys("n");
-	EXPECT("node node001", 2);
-	keys("n");
-	EXPECT("node node002", 2);
-	keys("N");
-	EXPECT("node node001", 2);
-	keys("a");
-	EXPECT("all 2 nodes", 2);
-	keys("s");
-	EXPECT("source node001:1000", 2);
-	keys("s");
-	EXPECT("source node002:1001", 2);
-	keys("S");
-	EXPECT("source node001:1000", 2);
-	keys("a");
-	EXPECT("all 2 nodes", 2);
-	keys("w");
-	EXPECT("| last 10s |", 2);
-	keys("W");
-	EXPECT("| since start |", 2);
-	keys("d");
-	EXPECT("| read |", 2);
-	keys("d");
-	EXPECT("| write |", 2);
-	keys("d");
-	EXPECT("| read+write |", 2);
-	keys("b");
-	EXPECT("| log2 |", 2);
-	keys("b");
-	EXPECT("| fixed |", 2);
-	keys("b");
-	EXPECT("| native |", 2);
-	keys("l");
-	EXPECT("| log ", 2);
-	keys("l");
-	EXPECT("| linear", 2);
-	keys("m");
-	EXPECT("node rates: lines", 2);
-	keys("m");
-	EXPECT("node rates: heatmap of bytes/s", 2);
-	EXPECT("heatmap, ", 2);
-	keys("m");
-	EXPECT("node rates: heatmap of latency p99", 2);
-	EXPECT("latency p99", 2);
-	keys("m");
+	tu_tmux_keys("n");
+	TU_EXPECT("node node001", 2);
+	tu_tmux_keys("n");
+	TU_EXPECT("node node002", 2);
+	tu_tmux_keys("N");
+	TU_EXPECT("node node001", 2);
+	tu_tmux_keys("a");
+	TU_EXPECT("all 2 nodes", 2);
+	tu_tmux_keys("s");
+	TU_EXPECT("source node001:1000", 2);
+	tu_tmux_keys("s");
+	TU_EXPECT("source node002:1001", 2);
+	tu_tmux_keys("S");
+	TU_EXPECT("source node001:1000", 2);
+	tu_tmux_keys("a");
+	TU_EXPECT("all 2 nodes", 2);
+	tu_tmux_keys("w");
+	TU_EXPECT("| last 10s |", 2);
+	tu_tmux_keys("W");
+	TU_EXPECT("| since start |", 2);
+	tu_tmux_keys("d");
+	TU_EXPECT("| read |", 2);
+	tu_tmux_keys("d");
+	TU_EXPECT("| write |", 2);
+	tu_tmux_keys("d");
+	TU_EXPECT("| read+write |", 2);
+	tu_tmux_keys("b");
+	TU_EXPECT("| log2 |", 2);
+	tu_tmux_keys("b");
+	TU_EXPECT("| fixed |", 2);
+	tu_tmux_keys("b");
+	TU_EXPECT("| native |", 2);
+	tu_tmux_keys("l");
+	TU_EXPECT("| log ", 2);
+	tu_tmux_keys("l");
+	TU_EXPECT("| linear", 2);
+	tu_tmux_keys("m");
+	TU_EXPECT("node rates: lines", 2);
+	tu_tmux_keys("m");
+	TU_EXPECT("node rates: heatmap of bytes/s", 2);
+	TU_EXPECT("heatmap, ", 2);
+	tu_tmux_keys("m");
+	TU_EXPECT("node rates: heatmap of latency p99", 2);
+	TU_EXPECT("latency p99", 2);
+	tu_tmux_keys("m");
 	/* leaving the p99 heatmap waits for its frame (n + 1 window queries a
 	 * frame; slow under a loaded test machine) */
-	EXPECT("node rates: auto", 8);
+	TU_EXPECT("node rates: auto", 8);
 	/* files */
-	EXPECT("busiest file ", 2);
-	keys("f");
-	EXPECT("file 1/2", 2);
-	EXPECT_NOT("busiest file", 2);
-	keys("f");
-	EXPECT("file 2/2", 2);
-	keys("F");
-	EXPECT("file 1/2", 2);
+	TU_EXPECT("busiest file ", 2);
+	tu_tmux_keys("f");
+	TU_EXPECT("file 1/2", 2);
+	TU_EXPECT_NOT("busiest file", 2);
+	tu_tmux_keys("f");
+	TU_EXPECT("file 2/2", 2);
+	tu_tmux_keys("F");
+	TU_EXPECT("file 1/2", 2);
 	/* focus and zoom (mono: the focused title is in reverse video) */
-	capture(1);
-	CHECK(reversed("3 latency"), "latency not focused first");
-	keys("Tab");
+	tu_tmux_capture(1);
+	TU_SCREEN_CHECK(reversed("3 latency"), "latency not focused first");
+	tu_tmux_keys("Tab");
 	double end = tu_now() + 2;
-	while ((capture(1), !reversed("4 access")) && tu_now() < end)
+	while ((tu_tmux_capture(1), !reversed("4 access")) && tu_now() < end)
 		tu_sleep_ms(30);
-	CHECK(reversed("4 access"), "Tab did not focus access");
-	keys("BTab");
+	TU_SCREEN_CHECK(reversed("4 access"), "Tab did not focus access");
+	tu_tmux_keys("BTab");
 	end = tu_now() + 2;
-	while ((capture(1), !reversed("3 latency")) && tu_now() < end)
+	while ((tu_tmux_capture(1), !reversed("3 latency")) && tu_now() < end)
 		tu_sleep_ms(30);
-	CHECK(reversed("3 latency"), "S-Tab did not go back");
+	TU_SCREEN_CHECK(reversed("3 latency"), "S-Tab did not go back");
 	for (int p = 1; p <= 5; p++) {
-		keys(tu_fmt("%d", p));
-		EXPECT_NOT(p == 1 ? "3 latency" : "1 request size", 2);
-		keys(tu_fmt("%d", p));
-		EXPECT("1 request size", 2);
-		EXPECT("3 latency", 2);
+		tu_tmux_keys(tu_fmt("%d", p));
+		TU_EXPECT_NOT(p == 1 ? "3 latency" : "1 request size", 2);
+		tu_tmux_keys(tu_fmt("%d", p));
+		TU_EXPECT("1 request size", 2);
+		TU_EXPECT("3 latency", 2);
 	}
-	keys("z");
-	EXPECT_NOT("2 queue depth", 2);
-	keys("Enter");
-	EXPECT("2 queue depth", 2);
-	keys("4");
-	EXPECT_NOT("2 queue depth", 2);
-	keys("Escape");
-	EXPECT("2 queue depth", 2);
-	keys("C-l");
-	EXPECT("5 node rates", 2);
+	tu_tmux_keys("z");
+	TU_EXPECT_NOT("2 queue depth", 2);
+	tu_tmux_keys("Enter");
+	TU_EXPECT("2 queue depth", 2);
+	tu_tmux_keys("4");
+	TU_EXPECT_NOT("2 queue depth", 2);
+	tu_tmux_keys("Escape");
+	TU_EXPECT("2 queue depth", 2);
+	tu_tmux_keys("C-l");
+	TU_EXPECT("5 node rates", 2);
 	/* recording: R starts, R stops, the file is a replay file */
-	keys("R");
-	EXPECT("REC iogram-", 2);
-	keys("R");
-	EXPECT("recording stopped: iogram-", 2);
+	tu_tmux_keys("R");
+	TU_EXPECT("REC iogram-", 2);
+	tu_tmux_keys("R");
+	TU_EXPECT("recording stopped: iogram-", 2);
 	char name[256] = "";
-	sscanf(strstr(screen, "recording stopped: "), "recording stopped: %255s", name);
+	sscanf(strstr(tu_screen, "recording stopped: "), "recording stopped: %255s", name);
 	iogp_replay_reader *r;
 	char err[256];
-	CHECK(iogp_replay_open(&r, tu_fmt("%s/%s", dir, name), err, sizeof(err)) == 0, "%s: %s", name, err);
+	TU_SCREEN_CHECK(iogp_replay_open(&r, tu_fmt("%s/%s", dir, name), err, sizeof(err)) == 0, "%s: %s", name, err);
 	iogp_replay_rec rec;
 	ck_assert_int_eq(iogp_replay_next(r, &rec), 0);
 	iogp_replay_close_reader(r);
 	/* x writes the visible panels */
-	keys("x");
-	EXPECT("snapshot ./iogram-snap-", 2);
-	EXPECT("latency-read.ns.csv", 1);
-	EXPECT("rates-write.csv", 1);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_keys("x");
+	TU_EXPECT("snapshot ./iogram-snap-", 2);
+	TU_EXPECT("latency-read.ns.csv", 1);
+	TU_EXPECT("rates-write.csv", 1);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
 	/* the terminal is itself again: canonical mode and echo back on (stty
 	 * prints after the exit line: wait for it, ASan builds are slow) */
-	EXPECT("speed", 5);
-	capture(2);
+	TU_EXPECT("speed", 5);
+	tu_tmux_capture(2);
 	const char *modes = line_with("speed");
-	CHECK(strstr(modes, " icanon") && strstr(modes, " echo ") && !strstr(modes, "-icanon"),
+	TU_SCREEN_CHECK(strstr(modes, " icanon") && strstr(modes, " echo ") && !strstr(modes, "-icanon"),
 	              "terminal modes not restored: %s", modes);
-	CHECK(!strstr(screen, "5 node rates"), "dashboard left on screen");
-	tmux_kill();
+	TU_SCREEN_CHECK(!strstr(tu_screen, "5 node rates"), "dashboard left on screen");
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -926,10 +856,10 @@ END_TEST
  * iogram-top must exit, not spin. */
 START_TEST(test_terminal_gone)
 {
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
-	EXPECT("REPLAY", 5);
+	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
+	TU_EXPECT("REPLAY", 5);
 	char line[64] = "";
-	FILE *p = popen(tu_fmt("tmux -L %s display -p '#{pid}'", sock), "r");
+	FILE *p = popen(tu_fmt("tmux -L %s display -p '#{pid}'", tu_tmux_session()), "r");
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
 	pclose(p);
@@ -943,7 +873,6 @@ START_TEST(test_terminal_gone)
 	ck_assert_int_gt(server, 1);
 	ck_assert_int_gt(top, 1);
 	kill(server, SIGKILL);
-	sock[0] = '\0';   /* nothing left to kill-server */
 	int gone = 0;
 	for (int i = 0; i < 100 && !gone; i++) {
 		usleep(50000);
@@ -957,28 +886,28 @@ END_TEST
 
 START_TEST(test_resize)
 {
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
-	EXPECT("5 node rates", 5);
-	capture(0);
-	CHECK(!strstr(line_with("1 request size"), "3 latency"), "80 columns: narrow layout");
-	tu_system(tu_fmt("tmux -L %s resize-window -x 160 -y 48", sock));
+	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
+	TU_EXPECT("5 node rates", 5);
+	tu_tmux_capture(0);
+	TU_SCREEN_CHECK(!strstr(line_with("1 request size"), "3 latency"), "80 columns: narrow layout");
+	tu_system(tu_fmt("tmux -L %s resize-window -x 160 -y 48", tu_tmux_session()));
 	double end = tu_now() + 3;
-	while (!(strstr(capture(0), "1 request size") && strstr(line_with("1 request size"), "3 latency")) &&
+	while (!(strstr(tu_tmux_capture(0), "1 request size") && strstr(line_with("1 request size"), "3 latency")) &&
 	       tu_now() < end)
 		tu_sleep_ms(50);
-	CHECK(strstr(line_with("1 request size"), "3 latency"), "160 columns: wide layout");
-	tu_system(tu_fmt("tmux -L %s resize-window -x 50 -y 12", sock));
-	EXPECT("terminal too small: 50x12", 3);
-	keys("3");   /* a zoomed panel fits */
-	EXPECT("3 latency", 2);
-	keys("3");
-	EXPECT("terminal too small", 2);
-	tu_system(tu_fmt("tmux -L %s resize-window -x 80 -y 24", sock));
-	EXPECT("5 node rates", 3);
-	EXPECT_NOT("too small", 2);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(strstr(line_with("1 request size"), "3 latency"), "160 columns: wide layout");
+	tu_system(tu_fmt("tmux -L %s resize-window -x 50 -y 12", tu_tmux_session()));
+	TU_EXPECT("terminal too small: 50x12", 3);
+	tu_tmux_keys("3");   /* a zoomed panel fits */
+	TU_EXPECT("3 latency", 2);
+	tu_tmux_keys("3");
+	TU_EXPECT("terminal too small", 2);
+	tu_system(tu_fmt("tmux -L %s resize-window -x 80 -y 24", tu_tmux_session()));
+	TU_EXPECT("5 node rates", 3);
+	TU_EXPECT_NOT("too small", 2);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -989,16 +918,16 @@ START_TEST(test_damaged_replay)
 	ck_assert_int_eq(stat(replay, &st), 0);
 	ck_assert_int_eq(tu_system(tu_fmt("head -c %lld %s > %s/cut.iogr", (long long)st.st_size / 2, replay,
 	                                  dir)), 0);
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8",
+	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8",
 	           tu_fmt("%s --replay %s/cut.iogr", top_bin, dir));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 5);
-	EXPECT("damaged ", 2);
-	EXPECT("3 latency", 1);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 5);
+	TU_EXPECT("damaged ", 2);
+	TU_EXPECT("3 latency", 1);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -1008,22 +937,22 @@ START_TEST(test_live)
 {
 	char ep[64];
 	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
-	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --listen %s", top_bin, ep));
-	EXPECT("LIVE tcp://127.0.0.1:", 5);
+	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --listen %s", top_bin, ep));
+	TU_EXPECT("LIVE tcp://127.0.0.1:", 5);
 	/* devices are not storage: --all-files counts dd's requests in posix.* */
 	ck_assert_int_eq(tu_system(tu_fmt("%s --all-files -e %s -n livenode -i 100 -- dd if=/dev/zero of=/dev/null "
 	                                  "bs=4k count=50000 status=none", run_bin, ep)), 0);
-	EXPECT("write n=50000 ", 5);
-	EXPECT("read n=50000 ", 2);
-	EXPECT("livenode", 2);
-	EXPECT("0 up 0 quiet 1 gone", 5);
+	TU_EXPECT("write n=50000 ", 5);
+	TU_EXPECT("read n=50000 ", 2);
+	TU_EXPECT("livenode", 2);
+	TU_EXPECT("0 up 0 quiet 1 gone", 5);
 	/* emulated agents that stop talking: quiet */
 	pid_t pid = tu_spawn((char *[]){ (char *)iogram_bin, "loadgen", "--sources", "3", "--rate", "5",
 	                                 "--endpoint", ep, "--quiet", NULL }, NULL, NULL, 0);
-	EXPECT("3 up 0 quiet 1 gone", 8);
+	TU_EXPECT("3 up 0 quiet 1 gone", 8);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	EXPECT("0 up 3 quiet 1 gone", 8);
+	TU_EXPECT("0 up 3 quiet 1 gone", 8);
 	/* a rank that comes back under a new process: a restart */
 	ck_assert_int_eq(tu_system(tu_fmt("SLURM_PROCID=7 SLURM_JOB_ID=99 %s --all-files -e %s -n rnode -i 100 -- dd "
 	                                  "if=/dev/zero of=/dev/null bs=4k count=20000 status=none", run_bin,
@@ -1031,10 +960,10 @@ START_TEST(test_live)
 	ck_assert_int_eq(tu_system(tu_fmt("SLURM_PROCID=7 SLURM_JOB_ID=99 %s --all-files -e %s -n rnode -i 100 -- dd "
 	                                  "if=/dev/zero of=/dev/null bs=4k count=20000 status=none", run_bin,
 	                                  ep)), 0);
-	EXPECT("1 restarted", 5);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_EXPECT("1 restarted", 5);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -1053,37 +982,37 @@ START_TEST(test_layer)
 	uint64_t rd = tu_info_counter(iogram_bin, rec, "stdio.read.ops"), wr = tu_info_counter(iogram_bin, rec, "stdio.write.ops");
 	ck_assert_msg(rd != UINT64_MAX && rd > 0, "no stdio.read.ops in the recording");
 	ck_assert_msg(wr != UINT64_MAX && wr >= 5000, "stdio.write.ops %" PRIu64, wr);
-	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 5);
-	EXPECT("| POSIX", 5);
-	keys("y");
-	EXPECT("| STDIO", 5);
-	EXPECT(tu_fmt("read n=%" PRIu64 " ", rd), 5);
-	EXPECT(tu_fmt("write n=%" PRIu64 " ", wr), 2);
-	EXPECT("no queue depth in the STDIO layer", 2);
-	CHECK(strstr(line_with("request size"), "1 request size") != NULL, "no size panel");
+	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 5);
+	TU_EXPECT("| POSIX", 5);
+	tu_tmux_keys("y");
+	TU_EXPECT("| STDIO", 5);
+	TU_EXPECT(tu_fmt("read n=%" PRIu64 " ", rd), 5);
+	TU_EXPECT(tu_fmt("write n=%" PRIu64 " ", wr), 2);
+	TU_EXPECT("no queue depth in the STDIO layer", 2);
+	TU_SCREEN_CHECK(strstr(line_with("request size"), "1 request size") != NULL, "no size panel");
 	/* MPI-IO (this program made none), and back */
-	keys("y");
-	EXPECT("| MPI-IO", 5);
-	EXPECT("no queue depth in the MPI-IO layer", 2);
-	keys("y");
-	EXPECT("| POSIX", 5);
-	EXPECT_NOT("no queue depth in the STDIO layer", 2);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("y");
+	TU_EXPECT("| MPI-IO", 5);
+	TU_EXPECT("no queue depth in the MPI-IO layer", 2);
+	tu_tmux_keys("y");
+	TU_EXPECT("| POSIX", 5);
+	TU_EXPECT_NOT("no queue depth in the STDIO layer", 2);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 	/* --layer stdio starts there */
-	tmux_start(160, 48, "TERM=xterm-256color LANG=C.UTF-8",
+	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8",
 	           tu_fmt("%s --layer stdio --replay %s", top_bin, rec));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("| STDIO", 5);
-	EXPECT(tu_fmt("write n=%" PRIu64 " ", wr), 5);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("| STDIO", 5);
+	TU_EXPECT(tu_fmt("write n=%" PRIu64 " ", wr), 5);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 	/* a layer that does not exist: a usage error */
 	ck_assert_int_eq(tu_system(tu_fmt("%s --layer hdf5 --replay %s 2>/dev/null", top_bin, rec)),
 	                 IOGP_EXIT_USAGE);
@@ -1106,7 +1035,7 @@ static int demo_dirs(const char *tmp)
 static pid_t top_pid(void)
 {
 	long pid = tu_read_long(tu_fmt("pgrep -P $(tmux -L %s display -p '#{pane_pid}') -x iogram-top",
-	                               sock));
+	                               tu_tmux_session()));
 	return (pid_t)(pid > 0 ? pid : 0);
 }
 
@@ -1144,11 +1073,11 @@ START_TEST(test_demo)
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s/demotmp", dir);
 	mkdir(tmp, 0755);
-	tmux_start(80, 24, tu_fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp),
+	tu_tmux_start(dir, 80, 24, tu_fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp),
 	           tu_fmt("%s --demo", top_bin));
-	EXPECT("DEMO 5 workers", 5);
-	EXPECT("5 up", 8);
-	EXPECT("demo-node", 5);
+	TU_EXPECT("DEMO 5 workers", 5);
+	TU_EXPECT("5 up", 8);
+	TU_EXPECT("demo-node", 5);
 	ck_assert_int_eq(demo_dirs(tmp), 1);
 	pid_t tp = top_pid(), w[16];
 	ck_assert_int_gt(tp, 0);
@@ -1156,34 +1085,34 @@ START_TEST(test_demo)
 	ck_assert_int_eq(nw, 5);
 	/* real numbers in every panel */
 	double end = tu_now() + 8;
-	while (tu_now() < end && !(strstr(capture(0), "write n=") && !strstr(screen, "write n=0 ") &&
-	                          strstr(screen, "p99") && strstr(screen, "M/s")))
+	while (tu_now() < end && !(strstr(tu_tmux_capture(0), "write n=") && !strstr(tu_screen, "write n=0 ") &&
+	                          strstr(tu_screen, "p99") && strstr(tu_screen, "M/s")))
 		tu_sleep_ms(200);
-	CHECK(strstr(screen, "M/s") && !strstr(screen, "write n=0 "), "no demo data");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	CHECK(demo_dirs(tmp) == 0, "demo directory left behind");
-	CHECK(!alive(w, nw), "demo workers left running");
-	tmux_kill();
+	TU_SCREEN_CHECK(strstr(tu_screen, "M/s") && !strstr(tu_screen, "write n=0 "), "no demo data");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	TU_SCREEN_CHECK(demo_dirs(tmp) == 0, "demo directory left behind");
+	TU_SCREEN_CHECK(!alive(w, nw), "demo workers left running");
+	tu_tmux_kill();
 	/* SIGTERM */
-	tmux_start(80, 24, tu_fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp),
+	tu_tmux_start(dir, 80, 24, tu_fmt("TERM=xterm-256color LANG=C.UTF-8 TMPDIR=%s", tmp),
 	           tu_fmt("%s --demo", top_bin));
-	EXPECT("5 up", 8);
+	TU_EXPECT("5 up", 8);
 	tp = top_pid();
 	ck_assert_int_gt(tp, 0);
 	nw = children(tp, w, 16);
 	ck_assert_int_eq(nw, 5);
 	ck_assert_int_eq(kill(tp, SIGTERM), 0);
-	EXPECT("IOGTOP-EXIT=0", 5);
-	CHECK(demo_dirs(tmp) == 0, "demo directory left behind after SIGTERM");
-	CHECK(!alive(w, nw), "demo workers left running after SIGTERM");
-	tmux_kill();
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	TU_SCREEN_CHECK(demo_dirs(tmp) == 0, "demo directory left behind after SIGTERM");
+	TU_SCREEN_CHECK(!alive(w, nw), "demo workers left running after SIGTERM");
+	tu_tmux_kill();
 }
 END_TEST
 
 static void sweep(void)
 {
-	tmux_kill();
+	tu_tmux_kill();
 	if (getenv("TMUX_TMPDIR"))
 		tu_tmux_sweep(getenv("TMUX_TMPDIR"));
 }

@@ -36,41 +36,10 @@ static tu_acc_job job = {
 	           { "/data/mid.dat", IOGP_FR_POSIX, 50, 512, IOGP_OP_READ, 1ull << 20, 1, 0, 0 } },
 };
 
-/* ---- tmux: testutil_tmux.h under this file's names ---- */
-#define screen tu_screen
-#define CHECK TU_SCREEN_CHECK
-
-static void tmux_kill(void)
-{
-	tu_tmux_kill();
-}
-
-static void tmux_start(int w, int h, const char *env, const char *cmd)
-{
-	tu_tmux_start(dir, w, h, env, cmd);
-}
-
-static const char *capture(int esc)
-{
-	return tu_tmux_capture(esc);
-}
-
-static void keys(const char *k)
-{
-	tu_tmux_keys(k);
-}
-
-static int wait_text(const char *text, int present, double secs)
-{
-	return tu_tmux_wait(text, present, secs);
-}
-
-#define EXPECT(text, secs) CHECK(wait_text(text, 1, secs), "'%s' not on screen", text)
-
 /* Screen line i (0-based) into out. */
 static const char *line_at(int i, char *out, size_t len)
 {
-	const char *p = screen;
+	const char *p = tu_screen;
 	for (int k = 0; k < i && p; k++) {
 		p = strchr(p, '\n');
 		p = p ? p + 1 : NULL;
@@ -86,11 +55,11 @@ static const char *line_at(int i, char *out, size_t len)
 /* The line holding text: its index, -1 if none. */
 static int line_of(const char *text)
 {
-	const char *p = strstr(screen, text);
+	const char *p = strstr(tu_screen, text);
 	if (!p)
 		return -1;
 	int n = 0;
-	for (const char *q = screen; q < p; q++)
+	for (const char *q = tu_screen; q < p; q++)
 		n += *q == '\n';
 	return n;
 }
@@ -98,11 +67,11 @@ static int line_of(const char *text)
 /* Column (in cells, UTF-8 aware) where text starts on its line, -1 if none. */
 static int col_of(const char *text)
 {
-	const char *p = strstr(screen, text);
+	const char *p = strstr(tu_screen, text);
 	if (!p)
 		return -1;
 	const char *a = p;
-	while (a > screen && a[-1] != '\n')
+	while (a > tu_screen && a[-1] != '\n')
 		a--;
 	int c = 0;
 	for (const char *q = a; q < p; q++)
@@ -167,13 +136,13 @@ static void job_rec(void)
 START_TEST(access_60s)
 {
 	job_rec();
-	tmux_start(120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
-	EXPECT("REPLAY", 10);
-	keys("G");
-	EXPECT(" END", 10);
-	keys("4");
-	EXPECT("busiest file 1/3", 10);
-	EXPECT("/data/zeta.dat", 5);
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
+	TU_EXPECT("REPLAY", 10);
+	tu_tmux_keys("G");
+	TU_EXPECT(" END", 10);
+	tu_tmux_keys("4");
+	TU_EXPECT("busiest file 1/3", 10);
+	TU_EXPECT("/data/zeta.dat", 5);
 	/* the note: the model's numbers, the truth's requests */
 	iogp_model *m = load(rec);
 	iogp_access_query q = { .metric = "posix.access", .path = "/data/zeta.dat", .max = 50000 };
@@ -186,7 +155,7 @@ START_TEST(access_60s)
 	thousands(n, sizeof(n), set.n);
 	thousands(r, sizeof(r), job.requests[1]);
 	snprintf(note, sizeof(note), "sampled %s of %s requests", n, r);
-	EXPECT(note, 5);
+	TU_EXPECT(note, 5);
 	uint64_t yend = 0, p = 1;
 	for (size_t i = 0; i < set.n; i++)
 		if (set.s[i].offset + set.s[i].size > yend)
@@ -200,9 +169,9 @@ START_TEST(access_60s)
 		}
 	iogp_access_set_free(&set);
 	iogp_model_free(m);
-	CHECK(strstr(screen, "node001 rank 0"), "no node");
-	CHECK(strstr(screen, " read ") || strstr(screen, " read\n"), "no legend (read)");
-	CHECK(strstr(screen, "write"), "no legend (write)");
+	TU_SCREEN_CHECK(strstr(tu_screen, "node001 rank 0"), "no node");
+	TU_SCREEN_CHECK(strstr(tu_screen, " read ") || strstr(tu_screen, " read\n"), "no legend (read)");
+	TU_SCREEN_CHECK(strstr(tu_screen, "write"), "no legend (write)");
 	/* the time axis: the run's first and last second, and the span */
 	char a[16], b[16];
 	time_t t0 = (time_t)(job.t0_wall / 1000000000ull), t1 = (time_t)(job.t1_wall / 1000000000ull);
@@ -210,21 +179,21 @@ START_TEST(access_60s)
 	strftime(a, sizeof(a), "%H:%M:%S", localtime_r(&t0, &tm));
 	strftime(b, sizeof(b), "%H:%M:%S", localtime_r(&t1, &tm));
 	int axis = line_of(b);
-	CHECK(axis > 0, "no %s on the time axis", b);
+	TU_SCREEN_CHECK(axis > 0, "no %s on the time axis", b);
 	char line[4096];
 	line_at(axis, line, sizeof(line));
-	CHECK(strstr(line, a), "the axis does not start at %s: %s", a, line);
-	CHECK(strstr(line, "1:00"), "no span on the axis: %s", line);
+	TU_SCREEN_CHECK(strstr(line, a), "the axis does not start at %s: %s", a, line);
+	TU_SCREEN_CHECK(strstr(line, "1:00"), "no span on the axis: %s", line);
 	/* offsets in binary units: the top label is the samples' end, rounded
 	 * up to 1, 1.25, 1.5 or 1.75 x 2^k */
 	int top = line_of("/data/zeta.dat") + 1;
 	line_at(top, line, sizeof(line));
 	char ylab[24];
 	iogp_fmt_bytes(ylab, sizeof(ylab), (double)yend, IOGP_UNITS_CELL);
-	CHECK(!strncmp(line + strspn(line, " "), ylab, strlen(ylab)), "top offset label: %s, want %s",
+	TU_SCREEN_CHECK(!strncmp(line + strspn(line, " "), ylab, strlen(ylab)), "top offset label: %s, want %s",
 	      line, ylab);
 	line_at(axis - 1, line, sizeof(line));
-	CHECK(strchr(line, '0'), "no 0 at the bottom: %s", line);
+	TU_SCREEN_CHECK(strchr(line, '0'), "no 0 at the bottom: %s", line);
 	/* dots in every 10 s of the axis */
 	char dots[512] = { 0 };
 	int first = 1000, last = -1;
@@ -239,16 +208,16 @@ START_TEST(access_60s)
 		}
 	/* the axis' clocks end where the plot does */
 	int x0 = col_of(a), w = col_of(b) + (int)strlen(b) - x0;
-	CHECK(x0 > 0 && w > 60, "plot at %d, %d wide", x0, w);
+	TU_SCREEN_CHECK(x0 > 0 && w > 60, "plot at %d, %d wide", x0, w);
 	for (int k = 0; k < 6; k++) {
 		int any = 0;
 		for (int c = x0 + k * w / 6; c < x0 + (k + 1) * w / 6; c++)
 			any |= dots[c];
-		CHECK(any, "no samples in the 10 s slice #%d (dots from %d to %d)", k, first, last);
+		TU_SCREEN_CHECK(any, "no samples in the 10 s slice #%d (dots from %d to %d)", k, first, last);
 	}
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -268,34 +237,34 @@ START_TEST(files_by_bytes)
 	ck_assert_uint_eq(n, 3);
 	/* not the order of the paths, nor of the requests */
 	ck_assert_str_eq(order[0], "/data/zeta.dat");
-	tmux_start(120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
-	keys("G");
-	EXPECT(" END", 10);
-	keys("4");
-	EXPECT("busiest file 1/3", 10);
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
+	tu_tmux_keys("G");
+	TU_EXPECT(" END", 10);
+	tu_tmux_keys("4");
+	TU_EXPECT("busiest file 1/3", 10);
 	for (size_t i = 0; i < n; i++) {
-		keys("f");
-		CHECK(wait_text("busiest", 0, 5), "f did not pick a file");
+		tu_tmux_keys("f");
+		TU_SCREEN_CHECK(tu_tmux_wait("busiest", 0, 5), "f did not pick a file");
 		char t[32];
 		snprintf(t, sizeof(t), "file %zu/3 by bytes", i + 1);
-		CHECK(wait_text(t, 1, 5) && wait_text(order[i], 1, 5), "f #%zu: want %s", i + 1, order[i]);
+		TU_SCREEN_CHECK(tu_tmux_wait(t, 1, 5) && tu_tmux_wait(order[i], 1, 5), "f #%zu: want %s", i + 1, order[i]);
 		int l = line_of(t);
 		char line[1024];
 		line_at(l + 1, line, sizeof(line));
-		CHECK(!strncmp(line, order[i], strlen(order[i])), "file %zu is %s, want %s", i + 1, line,
+		TU_SCREEN_CHECK(!strncmp(line, order[i], strlen(order[i])), "file %zu is %s, want %s", i + 1, line,
 		      order[i]);
 	}
-	keys("F");
-	EXPECT("file 2/3 by bytes", 5);
-	EXPECT(order[1], 5);
-	keys("f");
-	keys("f");
-	EXPECT("busiest file 1/3", 5);   /* past the end: auto again */
+	tu_tmux_keys("F");
+	TU_EXPECT("file 2/3 by bytes", 5);
+	TU_EXPECT(order[1], 5);
+	tu_tmux_keys("f");
+	tu_tmux_keys("f");
+	TU_EXPECT("busiest file 1/3", 5);   /* past the end: auto again */
 	iogp_model_files_free(fi);
 	iogp_model_free(m);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -321,15 +290,15 @@ START_TEST(stdio_layer)
 	ck_assert_uint_gt(set.n, 0);
 	iogp_access_set_free(&set);
 	iogp_model_free(m);
-	tmux_start(120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, out));
-	keys("G");
-	EXPECT(" END", 10);
-	keys("4");
-	EXPECT("no POSIX access samples yet", 5);
-	CHECK(!strstr(screen, "lines.txt"), "a stdio file on the POSIX layer");
-	keys("y");
-	EXPECT("STDIO", 5);
-	EXPECT("lines.txt", 5);
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, out));
+	tu_tmux_keys("G");
+	TU_EXPECT(" END", 10);
+	tu_tmux_keys("4");
+	TU_EXPECT("no POSIX access samples yet", 5);
+	TU_SCREEN_CHECK(!strstr(tu_screen, "lines.txt"), "a stdio file on the POSIX layer");
+	tu_tmux_keys("y");
+	TU_EXPECT("STDIO", 5);
+	TU_EXPECT("lines.txt", 5);
 	int l = line_of("lines.txt"), dots = 0;
 	for (int y = l + 1; y < l + 30; y++) {
 		char line[4096], map[512] = { 0 };
@@ -338,15 +307,15 @@ START_TEST(stdio_layer)
 		for (int k = 0; k < c; k++)
 			dots += map[k];
 	}
-	CHECK(dots > 10, "%d dots on the STDIO layer", dots);
-	CHECK(strstr(screen, " requests"), "no sampling note");
-	keys("y");   /* MPI-IO has no access samples, then back to POSIX */
-	EXPECT("| MPI-IO", 5);
-	keys("y");
-	EXPECT("no POSIX access samples yet", 5);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(dots > 10, "%d dots on the STDIO layer", dots);
+	TU_SCREEN_CHECK(strstr(tu_screen, " requests"), "no sampling note");
+	tu_tmux_keys("y");   /* MPI-IO has no access samples, then back to POSIX */
+	TU_EXPECT("| MPI-IO", 5);
+	tu_tmux_keys("y");
+	TU_EXPECT("no POSIX access samples yet", 5);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -356,10 +325,10 @@ END_TEST
 START_TEST(help_overlay)
 {
 	job_rec();
-	tmux_start(200, 60, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
-	EXPECT("REPLAY", 10);
-	keys("?");
-	EXPECT("iogram-top keys", 5);
+	tu_tmux_start(dir, 200, 60, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
+	TU_EXPECT("REPLAY", 10);
+	tu_tmux_keys("?");
+	TU_EXPECT("iogram-top keys", 5);
 	size_t pos = 0, rows = 0;
 	char label[32];
 	const iogp_action *a;
@@ -370,7 +339,7 @@ START_TEST(help_overlay)
 	while ((a = iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label)))) {
 		char want[128];
 		snprintf(want, sizeof(want), "%-*s %s", lw, label, iogp_action_help(a, IOGP_VIEWER_TUI));
-		CHECK(strstr(screen, want), "the overlay lacks '%s'", want);
+		TU_SCREEN_CHECK(strstr(tu_screen, want), "the overlay lacks '%s'", want);
 		rows++;
 	}
 	ck_assert_uint_gt(rows, 20);
@@ -378,29 +347,29 @@ START_TEST(help_overlay)
 		{ "k=N", "2^N bins per power of 2" }, { "merged", "bins joined to fit" },
 		{ "N of M", "access: N dots, M requests" } };
 	for (int k = 0; k < 4; k++)
-		CHECK(strstr(screen, tu_fmt("%-*s %s", lw, marks[k][0], marks[k][1])), "%s not explained",
+		TU_SCREEN_CHECK(strstr(tu_screen, tu_fmt("%-*s %s", lw, marks[k][0], marks[k][1])), "%s not explained",
 		      marks[k][0]);
-	CHECK(strstr(screen, "any key closes"), "no footer");
-	keys("Escape");
-	wait_text("iogram-top keys", 0, 5);
+	TU_SCREEN_CHECK(strstr(tu_screen, "any key closes"), "no footer");
+	tu_tmux_keys("Escape");
+	tu_tmux_wait("iogram-top keys", 0, 5);
 	/* 80x24: all of it, or says how many rows did not fit */
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
-	EXPECT("REPLAY", 10);
-	keys("?");
-	EXPECT("iogram-top keys", 5);
+	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
+	TU_EXPECT("REPLAY", 10);
+	tu_tmux_keys("?");
+	TU_EXPECT("iogram-top keys", 5);
 	size_t missing = 0;
 	for (pos = 0; (a = iogp_help_next(&pos, IOGP_VIEWER_TUI, label, sizeof(label)));) {
 		char want[128];
 		snprintf(want, sizeof(want), "%-*s %.12s", lw, label, iogp_action_help(a, IOGP_VIEWER_TUI));
-		missing += !strstr(screen, want);
+		missing += !strstr(tu_screen, want);
 	}
 	if (missing) {
-		const char *f = strstr(screen, " more in a taller terminal");
-		CHECK(f, "%zu rows missing at 80x24 and no word of it", missing);
+		const char *f = strstr(tu_screen, " more in a taller terminal");
+		TU_SCREEN_CHECK(f, "%zu rows missing at 80x24 and no word of it", missing);
 	}
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -410,9 +379,9 @@ START_TEST(panel_order)
 	job_rec();
 	static const int sizes[3][2] = { { 80, 24 }, { 120, 40 }, { 200, 60 } };
 	for (int k = 0; k < 3; k++) {
-		tmux_start(sizes[k][0], sizes[k][1], "TERM=xterm-256color LANG=C.UTF-8",
+		tu_tmux_start(dir, sizes[k][0], sizes[k][1], "TERM=xterm-256color LANG=C.UTF-8",
 		           tu_fmt("%s --replay %s", top_bin, rec));
-		EXPECT("1 request size", 10);
+		TU_EXPECT("1 request size", 10);
 		int prev_y = -1, prev_x = -1, seen = 0;
 		for (int p = 0; p < IOGP_PANEL_N; p++) {
 			const iogp_panel *e = iogp_panel_get(p);
@@ -423,18 +392,18 @@ START_TEST(panel_order)
 			int y = line_of(t), x = col_of(t);
 			if (y < 0)
 				continue;   /* not on this layout (zoom only) */
-			CHECK(y > prev_y || (y == prev_y && x > prev_x),
+			TU_SCREEN_CHECK(y > prev_y || (y == prev_y && x > prev_x),
 			      "%dx%d: panel '%s' at %d,%d comes after %d,%d", sizes[k][0], sizes[k][1], t, y,
 			      x, prev_y, prev_x);
 			prev_y = y;
 			prev_x = x;
 			seen++;
 		}
-		CHECK(seen >= 5, "%d panels", seen);
-		keys("q");
-		EXPECT("IOGTOP-EXIT=0", 5);
+		TU_SCREEN_CHECK(seen >= 5, "%d panels", seen);
+		tu_tmux_keys("q");
+		TU_EXPECT("IOGTOP-EXIT=0", 5);
 	}
-	tmux_kill();
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -460,14 +429,14 @@ static double lum(int c)
 START_TEST(focus_contrast)
 {
 	job_rec();
-	tmux_start(120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
-	EXPECT("3 latency", 10);
-	capture(1);
-	const char *t = strstr(screen, "3 latency");
-	CHECK(t, "no latency title");
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
+	TU_EXPECT("3 latency", 10);
+	tu_tmux_capture(1);
+	const char *t = strstr(tu_screen, "3 latency");
+	TU_SCREEN_CHECK(t, "no latency title");
 	/* the SGR sequences of this line before the title set its colours */
 	const char *a = t;
-	while (a > screen && a[-1] != '\n')
+	while (a > tu_screen && a[-1] != '\n')
 		a--;
 	int fg = 7, bg = 0, bold = 0, rev = 0;
 	for (const char *p = a; p < t; p++) {
@@ -514,10 +483,10 @@ START_TEST(focus_contrast)
 		bg = x;
 	}
 	double l1 = lum(fg), l2 = lum(bg), c = (fmax(l1, l2) + 0.05) / (fmin(l1, l2) + 0.05);
-	CHECK(c >= 4.5, "focused title fg %d on bg %d: contrast %.2f", fg, bg, c);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(c >= 4.5, "focused title fg %d on bg %d: contrast %.2f", fg, bg, c);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -530,48 +499,48 @@ START_TEST(live_small_things)
 	char ep[64], recf[600];
 	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", port);
 	snprintf(recf, sizeof(recf), "%s/w.iogr", dir);
-	tmux_start(160, 40, "TERM=xterm-256color LANG=C.UTF-8",
+	tu_tmux_start(dir, 160, 40, "TERM=xterm-256color LANG=C.UTF-8",
 	           tu_fmt("%s --listen %s -w %s", top_bin, ep, recf));
 	char want[160];
 	snprintf(want, sizeof(want), "IOGRAM_ENDPOINT=%s iogram-run -- ./app", ep);
-	EXPECT("no sources yet: run", 10);
-	EXPECT(want, 5);
-	EXPECT("REC w.iogr", 5);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
+	TU_EXPECT("no sources yet: run", 10);
+	TU_EXPECT(want, 5);
+	TU_EXPECT("REC w.iogr", 5);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
 	ck_assert(tu_wait_file(recf, 5));
 	/* 80 columns: "recording stopped: PATH (0)" does not fit beside the rest */
 	snprintf(recf, sizeof(recf), "%s/o.iogr", dir);
-	tmux_start(80, 24, "TERM=xterm-256color LANG=C.UTF-8",
+	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8",
 	           tu_fmt("%s --listen %s -o %s", top_bin, ep, recf));
-	EXPECT("REC o.iogr", 10);
-	keys("R");
-	EXPECT("recording stopped", 5);
+	TU_EXPECT("REC o.iogr", 10);
+	tu_tmux_keys("R");
+	TU_EXPECT("recording stopped", 5);
 	char msg[1024], line[1024];
 	snprintf(msg, sizeof(msg), "recording stopped: %s (0B)", recf);
 	line_at(1, line, sizeof(line));
 	char *end = strstr(line, "  rec off");
-	CHECK(end, "no 'rec off' on the second line: %s", line);
+	TU_SCREEN_CHECK(end, "no 'rec off' on the second line: %s", line);
 	while (end > line && end[-1] == ' ')
 		end--;
 	*end = '\0';
 	size_t n = strlen(line);
-	CHECK(n > 0 && n < strlen(msg) && !strncmp(line, msg, n) && msg[n] == ' ',
+	TU_SCREEN_CHECK(n > 0 && n < strlen(msg) && !strncmp(line, msg, n) && msg[n] == ' ',
 	      "message cut in a word: '%s'", line);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_start(120, 40, "TERM=xterm-256color LANG=C.UTF-8",
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8",
 	           tu_fmt("%s --replay %s -w 60", top_bin, rec));
-	EXPECT("| last 60s |", 10);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_EXPECT("| last 60s |", 10);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
 static void sweep(void)
 {
-	tmux_kill();
+	tu_tmux_kill();
 	tu_tmux_sweep(dir);   /* those of tests that failed before their kill */
 }
 
@@ -599,6 +568,6 @@ int main(void)
 	tcase_add_test(tc, live_small_things);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
-	tmux_kill();
+	tu_tmux_kill();
 	return tu_tmux_suite_end("top_access", dir, failed);
 }

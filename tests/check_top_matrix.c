@@ -20,7 +20,6 @@
 static const char *top_bin, *synth_bin;
 static char dir[256], job[600];
 
-#define EXPECT(text, secs) TU_SCREEN_CHECK(tu_tmux_wait(text, 1, secs), "'%s' not on screen", text)
 
 static const char *const nodes[3] = { "mxa", "mxb", "mxc" };
 
@@ -81,9 +80,9 @@ static int cells(const char *line, char out[][32], int max)
 static void start(void)
 {
 	tu_tmux_start(dir, 110, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, job));
-	EXPECT("END", 10);
+	TU_EXPECT("END", 10);
 	tu_tmux_keys("M");
-	EXPECT("MPI traffic: node x node, messages since start", 5);
+	TU_EXPECT("MPI traffic: node x node, messages since start", 5);
 }
 
 static void teardown(void)
@@ -134,9 +133,9 @@ START_TEST(test_nodes_messages_and_bytes)
 		if (!b) {
 			TU_SCREEN_CHECK(strtoull(c[3], NULL, 10) == all, "total %s, want %" PRIu64, c[3], all);
 			/* the message sizes below: every message */
-			EXPECT(tu_fmt("all n=%" PRIu64 " ", all), 2);
+			TU_EXPECT(tu_fmt("all n=%" PRIu64 " ", all), 2);
 			tu_tmux_keys("v");
-			EXPECT("MPI traffic: node x node, bytes since start", 5);
+			TU_EXPECT("MPI traffic: node x node, bytes since start", 5);
 		}
 	}
 }
@@ -150,7 +149,7 @@ START_TEST(test_ranks_of_a_node)
 		tu_tmux_keys("n");
 		tu_sleep_ms(400);
 	}
-	EXPECT("MPI traffic: ranks of mxb, messages since start", 3);
+	TU_EXPECT("MPI traffic: ranks of mxb, messages since start", 3);
 	char c[8][32];
 	const char *l = row_of("2");
 	TU_SCREEN_CHECK(l && cells(l, c, 8) == 3, "rank 2's row");
@@ -163,10 +162,10 @@ START_TEST(test_ranks_of_a_node)
 		for (int d = 0; d < TU_MX_RANKS; d++)
 			if (d != 2 && d != 3)
 				elsewhere += tu_mx_msgs(r, d);
-	EXPECT(tu_fmt("to ranks not shown: %" PRIu64, elsewhere), 2);
+	TU_EXPECT(tu_fmt("to ranks not shown: %" PRIu64, elsewhere), 2);
 	/* a snapshot writes the matrix as shown */
 	tu_tmux_keys("x");
-	EXPECT("matrix.csv", 5);
+	TU_EXPECT("matrix.csv", 5);
 	const char *csv = tu_snap_file(dir, "matrix.csv", 5);
 	ck_assert_ptr_nonnull(csv);
 	ck_assert_msg(!strncmp(csv, "from_rank,to_rank,messages_count,bytes\n", 39), "%s", csv);
@@ -180,9 +179,9 @@ START_TEST(test_no_mpi)
 	const char *none = tu_fmt("%s/none.iogr", dir);
 	ck_assert_int_eq(tu_system(tu_fmt("%s --nodes 2 --seconds 5 -o %s >/dev/null", synth_bin, none)), 0);
 	tu_tmux_start(dir, 100, 30, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, none));
-	EXPECT("END", 10);
+	TU_EXPECT("END", 10);
 	tu_tmux_keys("M");
-	EXPECT("no MPI traffic: run the job with iogram-run --mpi", 5);
+	TU_EXPECT("no MPI traffic: run the job with iogram-run --mpi", 5);
 }
 END_TEST
 

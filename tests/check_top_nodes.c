@@ -22,44 +22,13 @@
 static const char *top_bin, *synth_bin;
 static char dir[256], rec[600], truth[600], big[600];
 
-/* ---- tmux: testutil_tmux.h under this file's names ---- */
-#define screen tu_screen
-#define CHECK TU_SCREEN_CHECK
-
-static void tmux_kill(void)
-{
-	tu_tmux_kill();
-}
-
-static void tmux_start(int w, int h, const char *env, const char *cmd)
-{
-	tu_tmux_start(dir, w, h, env, cmd);
-}
-
-static const char *capture(int esc)
-{
-	return tu_tmux_capture(esc);
-}
-
-static void keys(const char *k)
-{
-	tu_tmux_keys(k);
-}
-
-static int wait_text(const char *text, double secs)
-{
-	return tu_tmux_wait(text, 1, secs);
-}
-
-#define EXPECT(text, secs) CHECK(wait_text(text, secs), "'%s' not on screen", text)
-
 /* The screen's lines (of the last capture) into lines[], how many; a
  * character beyond ASCII (an arrow, a block) becomes one '#', so bytes
  * are columns. */
 static int screen_lines(char lines[][512], int max)
 {
 	int n = 0;
-	for (const char *p = screen; *p && n < max;) {
+	for (const char *p = tu_screen; *p && n < max;) {
 		const char *e = strchr(p, '\n');
 		size_t len = e ? (size_t)(e - p) : strlen(p), k = 0;
 		for (size_t i = 0; i < len && k < 511; i++) {
@@ -125,7 +94,7 @@ static void read_table(shown *t)
 	for (int i = 0; i < n && h < 0; i++)
 		if (strstr(lines[i], "p99") && (!strncmp(lines[i], "  node", 6) || !strncmp(lines[i], "  process", 9)))
 			h = i;
-	CHECK(h >= 0, "no table header");
+	TU_SCREEN_CHECK(h >= 0, "no table header");
 	int end[IOGP_NT_NCOLS];
 	for (int c = 1; c < IOGP_NT_NCOLS; c++) {
 		const char *title = iogp_nt_col_title(c, IOGP_UNITS_CELL);
@@ -234,11 +203,11 @@ static int read_nodes(const char *tdir, node_truth *t, int max)
 /* Does a line with text carry SGR code (31 red, 7 reverse...) before it? */
 static int line_sgr(const char *text, int code)
 {
-	capture(1);
-	const char *p = strstr(screen, text), *a = p;
+	tu_tmux_capture(1);
+	const char *p = strstr(tu_screen, text), *a = p;
 	if (!p)
 		return 0;
-	while (a > screen && a[-1] != '\n')
+	while (a > tu_screen && a[-1] != '\n')
 		a--;
 	for (const char *q = a; q < p; q++) {
 		if (q[0] != '\033' || q[1] != '[')
@@ -256,10 +225,10 @@ static int line_sgr(const char *text, int code)
 
 static void open_at_end(int w, int h, const char *file, const char *env)
 {
-	tmux_start(w, h, env, tu_fmt("%s --replay %s", top_bin, file));
-	EXPECT("REPLAY", 5);
-	keys("G");
-	EXPECT("END", 10);
+	tu_tmux_start(dir, w, h, env, tu_fmt("%s --replay %s", top_bin, file));
+	TU_EXPECT("REPLAY", 5);
+	tu_tmux_keys("G");
+	TU_EXPECT("END", 10);
 }
 
 /* ---- tests ---- */
@@ -271,35 +240,35 @@ START_TEST(test_truth_120x40)
 	int nt = read_nodes(truth, tr, 8);
 	ck_assert_int_eq(nt, 5);
 	open_at_end(120, 40, rec, "TERM=xterm-256color LANG=C.UTF-8");
-	keys("7");
-	EXPECT("7 nodes and ranks", 5);
-	EXPECT("nodes by name asc, since start", 5);
+	tu_tmux_keys("7");
+	TU_EXPECT("7 nodes and ranks", 5);
+	TU_EXPECT("nodes by name asc, since start", 5);
 	shown t;
 	read_table(&t);
-	CHECK(t.n == 5 && !t.gaps, "%d rows, %ld hidden", t.n, t.gaps);
+	TU_SCREEN_CHECK(t.n == 5 && !t.gaps, "%d rows, %ld hidden", t.n, t.gaps);
 	int worst = 0;
 	for (int i = 0; i < nt; i++) {
 		int r = row_of(&t, tr[i].node);
-		CHECK(r >= 0, "no row %s", tr[i].node);
+		TU_SCREEN_CHECK(r >= 0, "no row %s", tr[i].node);
 		/* in name order, as sorted */
-		CHECK(r == i, "%s on line %d", tr[i].node, r);
+		TU_SCREEN_CHECK(r == i, "%s on line %d", tr[i].node, r);
 		/* bucket midpoints within 3.1%, three digits on screen */
-		CHECK(fabs(t.v[r][IOGP_NT_P99] - (double)tr[i].p99) <= 0.037 * (double)tr[i].p99,
+		TU_SCREEN_CHECK(fabs(t.v[r][IOGP_NT_P99] - (double)tr[i].p99) <= 0.037 * (double)tr[i].p99,
 		      "%s p99 %.0f vs exact %" PRIu64, tr[i].node, t.v[r][IOGP_NT_P99], tr[i].p99);
-		CHECK(fabs(t.v[r][IOGP_NT_P50] - (double)tr[i].p50) <= 0.037 * (double)tr[i].p50,
+		TU_SCREEN_CHECK(fabs(t.v[r][IOGP_NT_P50] - (double)tr[i].p50) <= 0.037 * (double)tr[i].p50,
 		      "%s p50 %.0f vs exact %" PRIu64, tr[i].node, t.v[r][IOGP_NT_P50], tr[i].p50);
-		CHECK(fabs(t.v[r][IOGP_NT_SHARE] - tr[i].share) <= 0.032 * tr[i].share + 0.0005,
+		TU_SCREEN_CHECK(fabs(t.v[r][IOGP_NT_SHARE] - tr[i].share) <= 0.032 * tr[i].share + 0.0005,
 		      "%s I/O share %.4f vs %.4f", tr[i].node, t.v[r][IOGP_NT_SHARE], tr[i].share);
-		CHECK(t.v[r][IOGP_NT_QD99] == 8, "%s qd99", tr[i].node);
+		TU_SCREEN_CHECK(t.v[r][IOGP_NT_QD99] == 8, "%s qd99", tr[i].node);
 		if (tr[i].share > tr[worst].share)
 			worst = i;
 	}
 	/* the worst share marked, and only it, in red */
 	for (int i = 0; i < t.n; i++)
-		CHECK(t.worst[i] == !strcmp(t.name[i], tr[worst].node), "line %d (%s) marked %d", i, t.name[i],
+		TU_SCREEN_CHECK(t.worst[i] == !strcmp(t.name[i], tr[worst].node), "line %d (%s) marked %d", i, t.name[i],
 		      t.worst[i]);
-	CHECK(line_sgr(tu_fmt("! %s", tr[worst].node), 31), "the worst row is not red");
-	CHECK(!line_sgr("  node001", 31), "another row is red");
+	TU_SCREEN_CHECK(line_sgr(tu_fmt("! %s", tr[worst].node), 31), "the worst row is not red");
+	TU_SCREEN_CHECK(!line_sgr("  node001", 31), "another row is red");
 	/* stragglers by I/O time, as the truth orders them */
 	node_truth by[8];
 	memcpy(by, tr, sizeof(by));
@@ -309,30 +278,30 @@ START_TEST(test_truth_120x40)
 			by[k] = by[k - 1];
 			by[k - 1] = x;
 		}
-	capture(0);
+	tu_tmux_capture(0);
 	char sn[16][64];
 	int ns = read_stragglers(sn, 16);
-	CHECK(ns == 5, "%d stragglers", ns);
+	TU_SCREEN_CHECK(ns == 5, "%d stragglers", ns);
 	for (int i = 0; i < ns; i++)
-		CHECK(!strcmp(sn[i], by[i].node), "straggler %d: %s, truth %s", i, sn[i], by[i].node);
+		TU_SCREEN_CHECK(!strcmp(sn[i], by[i].node), "straggler %d: %s, truth %s", i, sn[i], by[i].node);
 	char ratio[32];
 	snprintf(ratio, sizeof(ratio), "(%.2fx the median)", by[0].io_ns / by[2].io_ns);
-	EXPECT(tu_fmt("slowest %s", by[0].node), 2);
+	TU_EXPECT(tu_fmt("slowest %s", by[0].node), 2);
 	/* the ratio within the midpoints' error */
-	const char *p = strstr(screen, "x the median)");
-	CHECK(p, "no ratio");
-	while (p > screen && p[-1] != '(')
+	const char *p = strstr(tu_screen, "x the median)");
+	TU_SCREEN_CHECK(p, "no ratio");
+	while (p > tu_screen && p[-1] != '(')
 		p--;
 	double got = strtod(p, NULL), want = by[0].io_ns / by[2].io_ns;
-	CHECK(fabs(got - want) <= 0.07 * want, "ratio %.2f vs %.2f", got, want);
+	TU_SCREEN_CHECK(fabs(got - want) <= 0.07 * want, "ratio %.2f vs %.2f", got, want);
 	/* the rows stay where they are: a second later, the same screen */
 	char before[65536];
-	snprintf(before, sizeof(before), "%s", capture(0));
+	snprintf(before, sizeof(before), "%s", tu_tmux_capture(0));
 	tu_sleep_ms(1500);
-	CHECK(!strcmp(before, capture(0)), "the table moved at the end of a replay");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(!strcmp(before, tu_tmux_capture(0)), "the table moved at the end of a replay");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -342,15 +311,15 @@ START_TEST(test_sort)
 	node_truth tr[8];
 	ck_assert_int_eq(read_nodes(truth, tr, 8), 5);
 	open_at_end(120, 40, rec, "TERM=xterm LANG=C NO_COLOR=1");
-	keys("7");
-	EXPECT("nodes by name asc", 5);
+	tu_tmux_keys("7");
+	TU_EXPECT("nodes by name asc", 5);
 	/* name -> rd B/s -> wr B/s -> rd op/s -> wr op/s -> p50 -> p99 */
 	for (int i = 0; i < 6; i++)
-		keys("o");
-	EXPECT("nodes by p99 desc", 5);
+		tu_tmux_keys("o");
+	TU_EXPECT("nodes by p99 desc", 5);
 	shown t;
 	read_table(&t);
-	CHECK(t.n == 5, "%d rows", t.n);
+	TU_SCREEN_CHECK(t.n == 5, "%d rows", t.n);
 	node_truth by[8];
 	memcpy(by, tr, sizeof(by));
 	for (int i = 1; i < 5; i++)
@@ -360,34 +329,34 @@ START_TEST(test_sort)
 			by[k - 1] = x;
 		}
 	for (int i = 0; i < 5; i++)
-		CHECK(!strcmp(t.name[i], by[i].node), "p99 line %d: %s, truth %s", i, t.name[i], by[i].node);
+		TU_SCREEN_CHECK(!strcmp(t.name[i], by[i].node), "p99 line %d: %s, truth %s", i, t.name[i], by[i].node);
 	for (int i = 1; i < 5; i++)
-		CHECK(t.v[i - 1][IOGP_NT_P99] >= t.v[i][IOGP_NT_P99], "not descending at %d", i);
-	keys("O");
-	EXPECT("nodes by p99 asc", 5);
+		TU_SCREEN_CHECK(t.v[i - 1][IOGP_NT_P99] >= t.v[i][IOGP_NT_P99], "not descending at %d", i);
+	tu_tmux_keys("O");
+	TU_EXPECT("nodes by p99 asc", 5);
 	read_table(&t);
 	for (int i = 0; i < 5; i++)
-		CHECK(!strcmp(t.name[i], by[4 - i].node), "p99 asc line %d: %s", i, t.name[i]);
+		TU_SCREEN_CHECK(!strcmp(t.name[i], by[4 - i].node), "p99 asc line %d: %s", i, t.name[i]);
 	/* p99 -> I/O% -> qd99: every node 8, so by name, both ways */
-	keys("o");
-	keys("o");
-	EXPECT("nodes by qd99 desc", 5);
+	tu_tmux_keys("o");
+	tu_tmux_keys("o");
+	TU_EXPECT("nodes by qd99 desc", 5);
 	for (int dir = 0; dir < 2; dir++) {
 		if (dir) {
-			keys("O");
-			EXPECT("nodes by qd99 asc", 5);
+			tu_tmux_keys("O");
+			TU_EXPECT("nodes by qd99 asc", 5);
 		}
 		read_table(&t);
-		CHECK(t.n == 5, "%d rows", t.n);
+		TU_SCREEN_CHECK(t.n == 5, "%d rows", t.n);
 		for (int i = 0; i < 5; i++)
-			CHECK(!strcmp(t.name[i], tu_fmt("node%03d", i + 1)) && t.v[i][IOGP_NT_QD99] == 8,
+			TU_SCREEN_CHECK(!strcmp(t.name[i], tu_fmt("node%03d", i + 1)) && t.v[i][IOGP_NT_QD99] == 8,
 			      "qd99 tie line %d: %s", i, t.name[i]);
 	}
 	/* the worst stays marked whatever the order (mono: reverse video) */
-	CHECK(line_sgr("! node003", 7), "the worst row is not in reverse video without colour");
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(line_sgr("! node003", 7), "the worst row is not in reverse video without colour");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -395,13 +364,13 @@ END_TEST
 START_TEST(test_ranks)
 {
 	open_at_end(120, 40, rec, "TERM=xterm LANG=C");
-	keys("7");
-	EXPECT("nodes by name", 5);
-	keys("t");
-	EXPECT("ranks by name asc", 5);
+	tu_tmux_keys("7");
+	TU_EXPECT("nodes by name", 5);
+	tu_tmux_keys("t");
+	TU_EXPECT("ranks by name asc", 5);
 	shown t;
 	read_table(&t);
-	CHECK(t.n == 10, "%d rank rows", t.n);
+	TU_SCREEN_CHECK(t.n == 10, "%d rank rows", t.n);
 	FILE *f = fopen(tu_fmt("%s/sources.csv", truth), "r");
 	ck_assert_ptr_nonnull(f);
 	char line[512];
@@ -411,24 +380,24 @@ START_TEST(test_ranks)
 	double span, rl, wl, ml, io;
 	while (fscanf(f, "%d,%31[^,],%lf,%lf,%lf,%lf,%lf\n", &rank, node, &span, &rl, &wl, &ml, &io) == 7) {
 		int r = row_of(&t, tu_fmt("rank %d (%s)", rank, node));
-		CHECK(r == rank, "rank %d on line %d", rank, r);   /* rank 2 before rank 10: numbers */
-		CHECK(fabs(t.v[r][IOGP_NT_SHARE] - io / span) <= 0.032 * io / span + 0.0005, "rank %d share", rank);
+		TU_SCREEN_CHECK(r == rank, "rank %d on line %d", rank, r);   /* rank 2 before rank 10: numbers */
+		TU_SCREEN_CHECK(fabs(t.v[r][IOGP_NT_SHARE] - io / span) <= 0.032 * io / span + 0.0005, "rank %d share", rank);
 		k++;
 	}
 	fclose(f);
 	ck_assert_int_eq(k, 10);
 	/* node003's ranks */
-	keys("n");
-	keys("n");
-	keys("n");
-	EXPECT("  rank 5  ", 5);
-	EXPECT("ranks by name", 5);
+	tu_tmux_keys("n");
+	tu_tmux_keys("n");
+	tu_tmux_keys("n");
+	TU_EXPECT("  rank 5  ", 5);
+	TU_EXPECT("ranks by name", 5);
 	read_table(&t);
-	CHECK(t.n == 2 && !strcmp(t.name[0], "rank 4") && !strcmp(t.name[1], "rank 5"), "node003: %d rows",
+	TU_SCREEN_CHECK(t.n == 2 && !strcmp(t.name[0], "rank 4") && !strcmp(t.name[1], "rank 5"), "node003: %d rows",
 	      t.n);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -437,33 +406,33 @@ END_TEST
 START_TEST(test_thousands_80x24)
 {
 	open_at_end(80, 24, big, "TERM=xterm LANG=C");
-	keys("7");
-	EXPECT("7 nodes and ranks", 10);
-	EXPECT("of 3000 nodes", 10);
+	tu_tmux_keys("7");
+	TU_EXPECT("7 nodes and ranks", 10);
+	TU_EXPECT("of 3000 nodes", 10);
 	shown t;
 	read_table(&t);
-	CHECK(t.n >= 6 && t.gaps > 0, "%d rows, %ld hidden", t.n, t.gaps);
-	CHECK(t.n + t.gaps == 3000, "%d rows + %ld hidden != 3000", t.n, t.gaps);
+	TU_SCREEN_CHECK(t.n >= 6 && t.gaps > 0, "%d rows, %ld hidden", t.n, t.gaps);
+	TU_SCREEN_CHECK(t.n + t.gaps == 3000, "%d rows + %ld hidden != 3000", t.n, t.gaps);
 	/* sorted by name: node001 on top, node3000 at the bottom */
-	CHECK(!strcmp(t.name[0], "node001") && !strcmp(t.name[t.n - 1], "node3000"), "%s ... %s",
+	TU_SCREEN_CHECK(!strcmp(t.name[0], "node001") && !strcmp(t.name[t.n - 1], "node3000"), "%s ... %s",
 	      t.name[0], t.name[t.n - 1]);
 	int worst = 0;
 	for (int i = 0; i < t.n; i++)
 		worst += t.worst[i];
-	CHECK(worst == 1, "%d rows marked", worst);
+	TU_SCREEN_CHECK(worst == 1, "%d rows marked", worst);
 	/* the stragglers say how many more */
-	EXPECT("more nodes; the fastest", 5);
+	TU_EXPECT("more nodes; the fastest", 5);
 	/* by p99 the other way: still 3000 */
 	for (int i = 0; i < 6; i++)
-		keys("o");
-	EXPECT("by p99 desc", 5);
+		tu_tmux_keys("o");
+	TU_EXPECT("by p99 desc", 5);
 	read_table(&t);
-	CHECK(t.n + t.gaps == 3000, "by p99: %d + %ld", t.n, t.gaps);
+	TU_SCREEN_CHECK(t.n + t.gaps == 3000, "by p99: %d + %ld", t.n, t.gaps);
 	for (int i = 1; i < t.n; i++)
-		CHECK(t.gap[i] || t.v[i - 1][IOGP_NT_P99] >= t.v[i][IOGP_NT_P99], "p99 not descending at %d", i);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 10);
-	tmux_kill();
+		TU_SCREEN_CHECK(t.gap[i] || t.v[i - 1][IOGP_NT_P99] >= t.v[i][IOGP_NT_P99], "p99 not descending at %d", i);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 10);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -472,36 +441,36 @@ END_TEST
 START_TEST(test_sizes)
 {
 	open_at_end(80, 24, rec, "TERM=xterm LANG=C");
-	CHECK(!strstr(capture(0), "7 nodes and ranks"), "80x24 dashboard has the nodes panel");
-	keys("7");
-	EXPECT("7 nodes and ranks", 5);
+	TU_SCREEN_CHECK(!strstr(tu_tmux_capture(0), "7 nodes and ranks"), "80x24 dashboard has the nodes panel");
+	tu_tmux_keys("7");
+	TU_EXPECT("7 nodes and ranks", 5);
 	shown t;
 	read_table(&t);
-	CHECK(t.n == 5 && t.col[IOGP_NT_P99] && t.col[IOGP_NT_SHARE], "80x24: %d rows", t.n);
-	keys("7");
-	tmux_kill();
+	TU_SCREEN_CHECK(t.n == 5 && t.col[IOGP_NT_P99] && t.col[IOGP_NT_SHARE], "80x24: %d rows", t.n);
+	tu_tmux_keys("7");
+	tu_tmux_kill();
 	open_at_end(200, 60, rec, "TERM=xterm-256color LANG=C.UTF-8");
-	EXPECT("7 nodes and ranks", 5);
-	EXPECT("stragglers:", 5);
+	TU_EXPECT("7 nodes and ranks", 5);
+	TU_EXPECT("stragglers:", 5);
 	read_table(&t);
-	CHECK(t.n == 5, "200x60: %d rows", t.n);
+	TU_SCREEN_CHECK(t.n == 5, "200x60: %d rows", t.n);
 	for (int c = 1; c < IOGP_NT_NCOLS; c++)
-		CHECK(t.col[c], "200x60: column %s missing", iogp_nt_col_title(c, IOGP_UNITS_CELL));
+		TU_SCREEN_CHECK(t.col[c], "200x60: column %s missing", iogp_nt_col_title(c, IOGP_UNITS_CELL));
 	char sn[16][64];
-	CHECK(read_stragglers(sn, 16) == 5 && !strcmp(sn[0], "node003"), "200x60 stragglers");
-	tmux_kill();
+	TU_SCREEN_CHECK(read_stragglers(sn, 16) == 5 && !strcmp(sn[0], "node003"), "200x60 stragglers");
+	tu_tmux_kill();
 	/* 120x40: the panel is not on the dashboard; Tab passes it by */
 	open_at_end(120, 40, rec, "TERM=xterm LANG=C");
 	for (int i = 0; i < 12; i++) {
-		keys("Tab");
-		keys("z");   /* zoom what has the focus */
+		tu_tmux_keys("Tab");
+		tu_tmux_keys("z");   /* zoom what has the focus */
 		tu_sleep_ms(150);
-		CHECK(!strstr(capture(0), "7 nodes and ranks"), "Tab %d focused panel 7, not on screen", i);
-		keys("z");
+		TU_SCREEN_CHECK(!strstr(tu_tmux_capture(0), "7 nodes and ranks"), "Tab %d focused panel 7, not on screen", i);
+		tu_tmux_keys("z");
 	}
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
@@ -509,25 +478,25 @@ END_TEST
 START_TEST(test_rates_p99)
 {
 	open_at_end(120, 40, rec, "TERM=xterm-256color LANG=C.UTF-8");
-	keys("5");
-	EXPECT("5 node rates", 5);
-	keys("m");
-	EXPECT("node rates: lines", 5);
+	tu_tmux_keys("5");
+	TU_EXPECT("5 node rates", 5);
+	tu_tmux_keys("m");
+	TU_EXPECT("node rates: lines", 5);
 	char lines[64][512];
-	capture(0);
+	tu_tmux_capture(0);
 	int n = screen_lines(lines, 64), k = 0;
 	for (int i = 0; i < n; i++)
 		if (!strncmp(lines[i], "node00", 6)) {
-			CHECK(!strncmp(lines[i], tu_fmt("node%03d", k + 1), 7), "line %d: %.10s", k, lines[i]);
+			TU_SCREEN_CHECK(!strncmp(lines[i], tu_fmt("node%03d", k + 1), 7), "line %d: %.10s", k, lines[i]);
 			k++;
 		}
-	CHECK(k == 5, "%d node lines", k);
-	keys("m");
-	EXPECT("heatmap of bytes/s", 5);
-	keys("m");
-	EXPECT("read+write latency p99", 5);
-	EXPECT("2s slots", 5);
-	capture(0);
+	TU_SCREEN_CHECK(k == 5, "%d node lines", k);
+	tu_tmux_keys("m");
+	TU_EXPECT("heatmap of bytes/s", 5);
+	tu_tmux_keys("m");
+	TU_EXPECT("read+write latency p99", 5);
+	TU_EXPECT("2s slots", 5);
+	tu_tmux_capture(0);
 	n = screen_lines(lines, 64);
 	k = 0;
 	for (int i = 0; i < n; i++)
@@ -542,21 +511,21 @@ START_TEST(test_rates_p99)
 			char cell[32];
 			snprintf(cell, sizeof(cell), "%.*s", (int)(e - b), b);
 			double v = parse_cell(cell);
-			CHECK(v > 10000 && v < 1e9, "%.7s: p99 '%s'", lines[i], cell);
+			TU_SCREEN_CHECK(v > 10000 && v < 1e9, "%.7s: p99 '%s'", lines[i], cell);
 			k++;
 		}
-	CHECK(k == 5, "%d heatmap rows", k);
-	keys("m");
-	EXPECT("node rates: auto", 5);
-	keys("q");
-	EXPECT("IOGTOP-EXIT=0", 5);
-	tmux_kill();
+	TU_SCREEN_CHECK(k == 5, "%d heatmap rows", k);
+	tu_tmux_keys("m");
+	TU_EXPECT("node rates: auto", 5);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
 }
 END_TEST
 
 static void sweep(void)
 {
-	tmux_kill();
+	tu_tmux_kill();
 	tu_tmux_sweep(dir);
 }
 
@@ -591,6 +560,6 @@ int main(void)
 	tcase_add_test(tc, test_rates_p99);
 	suite_add_tcase(s, tc);
 	int failed = tu_run_srunner(s);
-	tmux_kill();
+	tu_tmux_kill();
 	return tu_tmux_suite_end("top_nodes", dir, failed);
 }

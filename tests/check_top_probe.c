@@ -20,7 +20,6 @@
 static const char *top_bin, *fake_bin, *iogram_bin, *synth_bin;
 static char dir[256];
 
-#define EXPECT(text, secs) TU_SCREEN_CHECK(tu_tmux_wait(text, 1, secs), "'%s' not on screen", text)
 
 static void teardown(void)
 {
@@ -87,13 +86,13 @@ static void band(const char *op, char *top, char *next, size_t len)
 START_TEST(test_three_nodes)
 {
 	tu_tmux_start(dir, 120, 44, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, job()));
-	EXPECT("END", 10);
+	TU_EXPECT("END", 10);
 	/* the header's hint: the largest factor and the key */
-	EXPECT("slowdown 8.00x (0)", 5);
+	TU_EXPECT("slowdown 8.00x (0)", 5);
 	tu_tmux_keys("0");
-	EXPECT("slowdown: median / median of 14400 s", 5);
+	TU_EXPECT("slowdown: median / median of 14400 s", 5);
 	/* the worst probe is drawn, and said to be */
-	EXPECT("worst now: pc /fake/scratch (fakefs)", 2);
+	TU_EXPECT("worst now: pc /fake/scratch (fakefs)", 2);
 	char line[1024], top[1024], next[1024];
 	TU_SCREEN_CHECK(line_with("\npc ", line, sizeof(line)) || line_with("pc  ", line, sizeof(line)),
 	                "no table row for pc");
@@ -108,7 +107,7 @@ START_TEST(test_three_nodes)
 	TU_SCREEN_CHECK(strstr(tu_screen, "\npc              1.00x     1.00x     1.00x     8.00x     1.00x     1.00x"),
 	                "pc's row");
 	/* the nodes differ on stat only, and pc is the odd one */
-	EXPECT("stat: nodes differ: pc 8.00x, median 1.20x (3 nodes)", 2);
+	TU_EXPECT("stat: nodes differ: pc 8.00x, median 1.20x (3 nodes)", 2);
 	TU_SCREEN_CHECK(!strstr(tu_screen, "read: nodes differ") && !strstr(tu_screen, "write: nodes differ"),
 	                "only stat differs now");
 	/* pc's stat band: 8.00x, 8 ms against 1 ms, and a line above 1x */
@@ -125,15 +124,15 @@ START_TEST(test_three_nodes)
 		tu_tmux_wait("node p", 1, 2);
 		tu_sleep_ms(300);
 	}
-	EXPECT("node pa |", 2);
-	EXPECT(" pa /fake/scratch (fakefs)", 3);
+	TU_EXPECT("node pa |", 2);
+	TU_EXPECT(" pa /fake/scratch (fakefs)", 3);
 	TU_SCREEN_CHECK(!strstr(tu_screen, "worst now:"), "a selected node is not the worst");
 	band("write", top, next, sizeof(top));
 	TU_SCREEN_CHECK(strstr(top, "1.00x") != NULL, "pa's write now: %s", top);
 	TU_SCREEN_CHECK(has_braille(top) || has_braille(next), "pa's write line never rose: %s / %s", top, next);
 	/* a snapshot writes the panel's CSV: every probe's operations */
 	tu_tmux_keys("x");
-	EXPECT("snapshot ", 5);
+	TU_EXPECT("snapshot ", 5);
 	const char *csv = tu_snap_file(dir, "slowdown.csv", 5);
 	ck_assert_ptr_nonnull(csv);
 	ck_assert_msg(strstr(csv, "node,dir,fs,op,statistic,expected_by,stat_ns,expected_ns,slowdown\n"), "%s", csv);
@@ -157,19 +156,19 @@ START_TEST(test_agree_and_none)
 		                            { "qb", { "read=3400", "write=1100", NULL } } };
 	ck_assert_int_eq(tu_fake_probes(dir, path, p, 2, 6, 30), 0);
 	tu_tmux_start(dir, 100, 30, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, path));
-	EXPECT("END", 10);
+	TU_EXPECT("END", 10);
 	tu_tmux_keys("0");
-	EXPECT("all 2 nodes see the same slowdown (within 1.5x)", 5);
-	EXPECT("worst now: qb", 2);
+	TU_EXPECT("all 2 nodes see the same slowdown (within 1.5x)", 5);
+	TU_EXPECT("worst now: qb", 2);
 	TU_SCREEN_CHECK(!strstr(tu_screen, "differ"), "nodes that agree");
 	/* no probes */
 	tu_tmux_kill();
 	const char *none = tu_fmt("%s/none.iogr", dir);
 	ck_assert_int_eq(tu_system(tu_fmt("%s --nodes 2 --seconds 5 -o %s >/dev/null", synth_bin, none)), 0);
 	tu_tmux_start(dir, 100, 30, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, none));
-	EXPECT("END", 10);
+	TU_EXPECT("END", 10);
 	tu_tmux_keys("0");
-	EXPECT("no probes: run `iogram probe DIR --endpoint E`", 5);
+	TU_EXPECT("no probes: run `iogram probe DIR --endpoint E`", 5);
 	TU_SCREEN_CHECK(!strstr(tu_screen, "slowdown 1"), "no hint without probes");
 }
 END_TEST
@@ -180,17 +179,17 @@ START_TEST(test_live_probe)
 	char ep[64];
 	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 	tu_tmux_start(dir, 120, 44, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --listen %s", top_bin, ep));
-	EXPECT("LIVE tcp://127.0.0.1:", 5);
+	TU_EXPECT("LIVE tcp://127.0.0.1:", 5);
 	tu_tmux_keys("0");
-	EXPECT("no probes", 3);
+	TU_EXPECT("no probes", 3);
 	char *pdir = tu_fmt("%s/pdir", dir);
 	ck_assert_int_eq(tu_system(tu_fmt("mkdir -p %s", pdir)), 0);
 	char *argv[] = { (char *)iogram_bin, "probe", pdir, "--interval", "0.05", "--report", "0.25",
 	                 "--count", "60", "--file-size", "8M", "--pool", "8", "--endpoint", ep, "--node",
 	                 "probenode", "--quiet", NULL };
 	pid_t pid = tu_spawn(argv, NULL, NULL, 0);
-	EXPECT("slowdown: median / median of", 10);
-	EXPECT("probenode ", 5);
+	TU_EXPECT("slowdown: median / median of", 10);
+	TU_EXPECT("probenode ", 5);
 	static const char *const ops[] = { "read", "write", "create", "stat", "smallread", "delete" };
 	for (int k = 0; k < 6; k++) {
 		char top[1024], next[1024];

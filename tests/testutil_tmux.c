@@ -59,6 +59,11 @@ void tu_tmux_kill(void)
 	sock[0] = '\0';
 }
 
+const char *tu_tmux_session(void)
+{
+	return sock;
+}
+
 void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *cmd)
 {
 	static int n;
@@ -66,7 +71,8 @@ void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *c
 	snprintf(sock, sizeof(sock), "tu%d-%d", (int)getpid(), n++);
 	const char *san = tu_tmux_san_env(dir, sock);
 	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
-	                          "\"env %s %s %s; echo IOGTOP-EXIT=\\$?; sleep 120\"",
+	                          "\"env %s %s %s; echo IOGTOP-EXIT=\\$?; stty -a | tr '\\n' ' '; "
+	                          "echo; sleep 120\"",
 	                          dir, sock, w, h, san, env, cmd));
 	ck_assert_msg(rc == 0, "tmux new-session failed (%d)", rc);
 }

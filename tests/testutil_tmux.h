@@ -10,12 +10,15 @@
 extern char tu_screen[65536];   /* the last capture */
 
 /* A session of w x h running cmd in dir (env: extra VAR=value words, or
- * ""), then a sentinel line "IOGTOP-EXIT=status". In a sanitized build
+ * ""), then a sentinel line "IOGTOP-EXIT=status" and a line with the
+ * terminal's modes as `stty -a` gives them (one holding "speed"). In a sanitized build
  * (ASan), cmd's sanitizer reports go to dir/sanitizer-<session>.<pid>
  * (ASAN_OPTIONS and UBSAN_OPTIONS as the test has them, plus log_path;
  * a program that changes directory writes them there), not to the screen. */
 void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *cmd);
 void tu_tmux_kill(void);
+/* The session's tmux socket name (-L), "" when none. */
+const char *tu_tmux_session(void);
 /* Kill every tmux server with a socket under tmpdir (the TMUX_TMPDIR the
  * test set): the sessions of tests that failed before their teardown. */
 void tu_tmux_sweep(const char *tmpdir);
@@ -59,5 +62,8 @@ int tu_tmux_reports_left(const char *dir);
 	} \
 	ck_assert_msg(ok_, __VA_ARGS__); \
 } while (0)
+
+#define TU_EXPECT(text, secs) TU_SCREEN_CHECK(tu_tmux_wait(text, 1, secs), "'%s' not on screen", text)
+#define TU_EXPECT_NOT(text, secs) TU_SCREEN_CHECK(tu_tmux_wait(text, 0, secs), "'%s' still on screen", text)
 
 #endif
