@@ -7,9 +7,11 @@
  * The access panel keeps its file list between frames when computing it is
  * costly (no sooner than 19 times what the last took); the list pointed into
  * the model, so a frame right after End then p (the CI flake of `tui / top`
- * test_keys under ASan) read freed file names. The panel is zoomed here so
- * that the frame after the key comes within that time, as it did in CI when
- * the previous computation had been slowed down. */
+ * test_keys under ASan) read freed file names; and a seek forward while
+ * paused showed the old position until the next key. Here the panel keeps
+ * what it computed as if that had taken seconds (panel_access_hold), so
+ * every frame after a key comes within that time, as it did in CI when the
+ * previous computation had been slowed down. */
 #define NCURSES_WIDECHAR 1
 #include <check.h>
 #include <curses.h>
@@ -142,11 +144,13 @@ static void check_access_fresh(harness *h, const char *after)
 
 /* Paused, End, then p (play again from the start: the model is replaced),
  * then Space, each followed at once by a frame: with the access panel
- * zoomed, with every panel, and a seek back (Home) while paused. */
+ * zoomed, with every panel, a seek back (Home) and forward (.) while
+ * paused. */
 START_TEST(test_replay_again)
 {
 	harness h;
 	harness_open(&h, replay);
+	panel_access_hold(60000000000ull);   /* as if listing the files took seconds */
 	frame(&h);
 	key(&h, '4');   /* zoom the access panel */
 	ck_assert_int_eq(h.app.view.zoom, IOGP_PANEL_ACCESS);
@@ -175,11 +179,19 @@ START_TEST(test_replay_again)
 		key(&h, KEY_HOME);
 		frame(&h);
 		check_access_fresh(&h, "End, Home (paused)");
+		/* paused, forward: the same model, later; no frame comes by
+		 * itself while paused, so the one after the key must show it */
+		for (int i = 0; i < 2; i++) {
+			key(&h, '.');
+			frame(&h);
+			check_access_fresh(&h, ". (paused)");
+		}
 		if (round == 0) {
 			key(&h, 'z');   /* unzoom: every panel, the same again */
 			ck_assert_int_eq(h.app.view.zoom, -1);
 		}
 	}
+	panel_access_hold(0);
 	harness_close(&h);
 }
 END_TEST

@@ -213,7 +213,8 @@ static int samples_of(const top_frame *f, const afile *af, iogp_access_set *set)
  * (it was a tenth: 12-14% of iogram-top's time at 50,000 sources), unless
  * what is shown changed (layer, selection, file, window), or the model did:
  * another one (a replay's seek that starts over), or the time shown went
- * back (a seek back: the same address may hold a new model). */
+ * back (a seek back: the same address may hold a new model), or moved
+ * while paused (a seek forward: no frame follows by itself to show it). */
 static struct acache {
 	int valid, rc;
 	alist l;
@@ -225,14 +226,23 @@ static struct acache {
 	char sig[sizeof(((top_view *)0)->file_path) + sizeof(((top_view *)0)->sel_node) + 128];
 } ac;
 
+static uint64_t hold_ns;
+
+void panel_access_hold(uint64_t ns)
+{
+	hold_ns = ns;
+}
+
 static const struct acache *cached(const top_frame *f)
 {
 	char sig[sizeof(ac.sig)];
 	snprintf(sig, sizeof(sig), "%d|%d|%s|%" PRIu64 "|%.3f|%s", f->v->layer, (int)f->v->sel,
 	         f->v->sel_node, f->v->sel_source, view_window(f->v), f->v->file_path);
 	uint64_t t0 = iogp_mono_ns();
+	/* paused, no frame comes by itself: one after a seek must show it */
+	int moving = f->st == NULL || !(f->st->f.paused || f->st->f.at_end);
 	if (ac.valid && t0 < ac.due_ns && !strcmp(sig, ac.sig) && ac.m == f->m &&
-	    f->now_ns >= ac.now_ns)
+	    (f->now_ns == ac.now_ns || (moving && f->now_ns > ac.now_ns)))
 		return &ac;
 	if (ac.valid) {
 		alist_free(&ac.l);
@@ -244,7 +254,8 @@ static const struct acache *cached(const top_frame *f)
 	ac.valid = 1;
 	ac.m = f->m;
 	ac.now_ns = f->now_ns;
-	ac.due_ns = iogp_mono_ns() + 19 * (iogp_mono_ns() - t0);
+	uint64_t keep = 19 * (iogp_mono_ns() - t0);
+	ac.due_ns = iogp_mono_ns() + (keep > hold_ns ? keep : hold_ns);
 	snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
 	return &ac;
 }

@@ -224,6 +224,9 @@ void sizes_draw(top_surf *s, const hist_view *hv);
 
 /* ---- panel_access.c ---- */
 void panel_access_draw(const top_frame *f, top_surf *s, top_rect r);
+/* Tests: keep what the panel computed at least ns (0: as costly as it was),
+ * as on a job whose files take long to list. */
+void panel_access_hold(uint64_t ns);
 /* The selected file's samples in the window as CSV (time_s,op,offset,size). */
 int panel_access_csv(const top_frame *f, FILE *out, char *path, size_t pathlen);
 /* Choose the next (dir 1) or previous (-1) file by path; past the ends the
