@@ -315,6 +315,13 @@ int iog__scope_match(const iog__scope *s, const char *path);  /* IOG_DIR_* of an
 /* Lifecycle hooks for the interposer. */
 void iog__before_exec(void);   /* final SNAPSHOT + BYE, bounded wait */
 void iog__at_exit(void);       /* same, for exit()/_exit() */
+/* The host is about to change its credentials (setuid and kin, capset):
+ * the publisher's threads stop and start again a second after the last
+ * such call (posix_cred.c says why). */
+void iog__creds_changing(void);
+/* Paused for that and the second has passed: the threads start again
+ * (called where the host opens a descriptor). */
+void iog__resume_check(void);
 
 /* ---- core internals (registry, shards, clock, config, publisher) -------
  * Not used by the interposer. */

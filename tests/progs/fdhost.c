@@ -6,20 +6,47 @@
  * dup2'ed over 3..64, written through each), fcntl (F_GETFD over 3..1023:
  * how many are open), closefrom (close_range(3, ~0)), rawclose (the same by
  * raw syscall, past any wrapper), emfile (open /dev/null until EMFILE),
- * rlimit (the test set RLIMIT_NOFILE low: open what fits). */
+ * rlimit (the test set RLIMIT_NOFILE low: open what fits), keepcaps (as
+ * root, what setpriv --reuid --regid does: keep the capabilities across
+ * a change of user, raise them again on this thread only, then change the
+ * groups; glibc aborts a process one of whose threads could not). */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+int capget(cap_user_header_t, cap_user_data_t);
+int capset(cap_user_header_t, const cap_user_data_t);
+
 static char dir[512];
+
+/* setpriv's order: user first (capabilities kept), then this thread's
+ * effective set from its permitted one, then groups. */
+static int keepcaps(char *out, size_t len)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int k = prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0);
+	int u = setresuid(65534, 65534, 65534);
+	int g = capget(&h, d);
+	d[0].effective = d[0].permitted;
+	d[1].effective = d[1].permitted;
+	int c = capset(&h, d);
+	int r = setresgid(65534, 65534, 65534);
+	int s = setgroups(0, NULL);
+	return snprintf(out, len, "keepcaps prctl=%d setresuid=%d capget=%d capset=%d setresgid=%d "
+	                "setgroups=%d uid=%d gid=%d\n", k, u, g, c, r, s, (int)getuid(), (int)getgid());
+}
 
 static void path(char *b, size_t n, const char *name)
 {
@@ -121,6 +148,8 @@ int main(int argc, char **argv)
 			io_round("raw", 2);
 			nanosleep(&(struct timespec){ 0, 30 * 1000000L }, NULL);
 		}
+	} else if (!strcmp(mode, "keepcaps")) {
+		o += (size_t)keepcaps(out + o, sizeof(out) - o);
 	} else if (!strcmp(mode, "emfile") || !strcmp(mode, "rlimit")) {
 		int n = 0, first = -1, e = 0;
 		for (; n < 100000; n++) {
