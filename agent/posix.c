@@ -261,9 +261,15 @@ static uint32_t fd_setup(int fd, iog_fdent *e, const char *path, long flags)
 		return IOG_FD_UNKNOWN;
 	mode_t t = st.st_mode & S_IFMT;
 	char buf[4096];
+	/* a relative name is the file the kernel opened, by its absolute path:
+	 * out.dat in two directories are two files, and one file opened as
+	 * p.out and inherited as /tmp/x/p.out is one (Darshan also names files
+	 * absolutely) */
 	const char *abs = path && path[0] == '/' ? path : NULL;
-	if (abs == NULL && (scope.user || (!scope.all_files && (t == S_IFREG || t == S_IFDIR))))
+	if (abs == NULL && (scope.user || t == S_IFREG || t == S_IFDIR))
 		abs = fd_path(fd, buf, sizeof(buf));
+	if (abs != NULL && abs[0] != '/')
+		abs = NULL;   /* not a path (anon_inode:..., memfd:...) */
 	uint32_t cls = fd_class(t, abs);
 	if (cls != IOG_FD_TRACKED) {
 		__atomic_store_n(&e->state, cls, __ATOMIC_RELEASE);
@@ -281,7 +287,7 @@ static uint32_t fd_setup(int fd, iog_fdent *e, const char *path, long flags)
 	if (path == NULL && abs == NULL)
 		snprintf(buf, sizeof(buf), "fd:%d", fd);
 	uint32_t ix;
-	IOG_STORE(&e->file, file_id(path ? path : abs ? abs : buf, &ix));
+	IOG_STORE(&e->file, file_id(abs ? abs : path ? path : buf, &ix));
 	IOG_STORE(&e->frec, ix);
 	IOG_STORE(&e->pos, (uint64_t)pos);
 	IOG_STORE(&e->end[0], 0);

@@ -115,6 +115,36 @@ START_TEST(threads_100_files)
 }
 END_TEST
 
+/* The same relative name in two directories is two files, each named by
+ * its absolute path (it was one record "out.dat" with both files' bytes);
+ * and the same file reached as a relative name and an inherited
+ * descriptor is one. */
+START_TEST(relative_names)
+{
+	ck_assert_int_eq(mkdir(tu_fmt("%s/rec", dir), 0700), 0);
+	ck_assert_int_eq(mkdir(tu_fmt("%s/p1", dir), 0700), 0);
+	ck_assert_int_eq(mkdir(tu_fmt("%s/p2", dir), 0700), 0);
+	char *cmd[] = { "bash", "-c", "cd \"$1/p1\" && dd if=/dev/zero of=out.dat bs=3000 count=1 status=none && "
+	                "cd ../p2 && dd if=/dev/zero of=out.dat bs=5000 count=1 status=none && "
+	                "cat out.dat > /dev/null && cat < out.dat > /dev/null", "sh", dir, NULL };
+	ck_assert_int_eq(run_recorded(cmd, "IOGRAM_DIR_FILES=0"), 0);
+	iogp_model *m = load_rec();
+	iogp_file_info *fi;
+	size_t n;
+	ck_assert_int_eq(iogp_model_files(m, NULL, IOGP_FR_POSIX, &fi, &n), 0);
+	const iogp_file_info *a = find(fi, n, tu_fmt("%s/p1/out.dat", dir));
+	const iogp_file_info *b = find(fi, n, tu_fmt("%s/p2/out.dat", dir));
+	ck_assert_msg(a != NULL && b != NULL, "no record of p1/out.dat or p2/out.dat (%zu files)", n);
+	ck_assert_ptr_null(find(fi, n, "out.dat"));
+	ck_assert_uint_eq(a->total.op[1].bytes, 3000);
+	ck_assert_uint_eq(b->total.op[1].bytes, 5000);
+	ck_assert_uint_eq(a->total.op[0].bytes, 0);
+	ck_assert_uint_eq(b->total.op[0].bytes, 10000);   /* by name, then as fd 0 */
+	iogp_model_files_free(fi);
+	iogp_model_free(m);
+}
+END_TEST
+
 /* IOGRAM_MAX_FILES=4: four files keep records, the other six go to one
  * "other files" record, counted. */
 START_TEST(limit_overflow)
@@ -278,7 +308,7 @@ END_TEST
 int main(void)
 {
 	const tu_case cases[] = {
-		{ "threads_100_files", threads_100_files },
+		{ "threads_100_files", threads_100_files }, { "relative_names", relative_names },
 		{ "limit_overflow", limit_overflow },
 		{ "cp_vs_strace", cp_vs_strace },
 		{ "dir_paths_modes", dir_paths_modes },
