@@ -1,5 +1,6 @@
 /* bench_interpose.c - cost of the POSIX interposer: 4 KiB preads on a
- * page-cached file (prog_pread_loop) and fio psync randread, plain vs under
+ * page-cached file (prog_pread_loop), fputc through stdio's buffer (the
+ * stdio layer's cheapest call) and fio psync randread, plain vs under
  * iogram-run (nobody listening; recording to a file; --disable), runs
  * alternated, medians reported as ns/op and ratios to plain. */
 #include <errno.h>
@@ -104,21 +105,23 @@ static void report(const char *what, double v[NCONF][ROUNDS > FIO_ROUNDS ? ROUND
 	}
 }
 
-static int bench_pread(const char *progp, const char *file)
+/* mode: NULL (preads) or "fputc"; the idle-thread baseline for preads only */
+static int bench_loop(const char *progp, const char *file, const char *mode)
 {
 	double v[NCONF][ROUNDS];
 	char out[4096], nops[32];
-	snprintf(nops, sizeof(nops), "%ld", NOPS);
+	int nconf = mode ? C_THREAD : NCONF;
+	snprintf(nops, sizeof(nops), "%ld", mode ? 20 * NOPS : NOPS);
 	for (int r = 0; r < ROUNDS; r++) {
-		for (int k = 0; k < NCONF; k++) {
-			int c = (k + r) % NCONF;   /* rotate the order too */
+		for (int k = 0; k < nconf; k++) {
+			int c = (k + r) % nconf;   /* rotate the order too */
 			char *argv[16];
 			int n = prefix(c, argv);
 			argv[n++] = (char *)progp;
 			argv[n++] = (char *)file;
 			argv[n++] = nops;
-			if (c == C_THREAD)
-				argv[n++] = "thread";
+			if (c == C_THREAD || mode)
+				argv[n++] = c == C_THREAD ? "thread" : (char *)mode;
 			argv[n] = NULL;
 			double mean, ns;
 			if (capture(argv, out, sizeof(out)) != 0 ||
@@ -130,9 +133,13 @@ static int bench_pread(const char *progp, const char *file)
 		}
 	}
 	char what[128];
-	snprintf(what, sizeof(what), "interpose: pread 4 KiB, page cache, %ld ops per run, fastest of "
-	         "20 batches", NOPS);
-	report(what, v, ROUNDS, NCONF, "ns/op");
+	if (mode)
+		snprintf(what, sizeof(what), "interpose: fputc to a file through a 4 KiB buffer, %ld ops per "
+		         "run, fastest of 20 batches", 20 * NOPS);
+	else
+		snprintf(what, sizeof(what), "interpose: pread 4 KiB, page cache, %ld ops per run, fastest of "
+		         "20 batches", NOPS);
+	report(what, v, ROUNDS, nconf, "ns/op");
 	return 0;
 }
 
@@ -215,7 +222,11 @@ int main(void)
 		return 1;
 	close(fd);
 
-	int rc = bench_pread(progp, file);
+	char putfile[320];
+	snprintf(putfile, sizeof(putfile), "%s/fputc.txt", tmpdir);
+	int rc = bench_loop(progp, file, NULL);
+	if (rc == 0)
+		rc = bench_loop(progp, putfile, "fputc");
 	if (rc == 0)
 		rc = bench_fio(fiofile);
 	printf("interpose: target <= 1.03x (about 50 ns per call); 2-core machine.\n"

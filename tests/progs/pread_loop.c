@@ -1,5 +1,7 @@
 /* pread_loop.c - benchmark program: N preads of 4 KiB on a page-cached file;
- * prints "ns/op MEAN min FASTEST-BATCH". usage: prog_pread_loop FILE [N [thread]]
+ * prints "ns/op MEAN min FASTEST-BATCH". usage: prog_pread_loop FILE [N [thread|fputc]]
+ * "fputc" writes FILE instead, N fputc through stdio's buffer (the stdio
+ * layer's cost on its cheapest call).
  * "thread" starts an idle thread first: glibc's syscall wrappers take a
  * slower (cancellation) path in any multi-threaded process, as in one with
  * the iogram agent's thread; this isolates that cost. */
@@ -21,6 +23,39 @@ static void *idle(void *arg)
 	return NULL;
 }
 
+static double ns_since(const struct timespec *a)
+{
+	struct timespec b;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) * 1e9 + (double)(b.tv_nsec - a->tv_nsec);
+}
+
+static int put_loop(const char *path, long n)
+{
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		return 1;
+	}
+	long per = n / 20 > 0 ? n / 20 : 1;
+	double total = 0, best = 1e30;
+	for (long done = 0; done < n;) {
+		long k = n - done < per ? n - done : per;
+		struct timespec a;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < k; i++)
+			if (fputc('a' + (int)(i & 15), f) == EOF)
+				return 1;
+		double ns = ns_since(&a);
+		total += ns;
+		if (ns / (double)k < best)
+			best = ns / (double)k;
+		done += k;
+	}
+	printf("ns/op %.1f min %.1f\n", total / (double)n, best);
+	return fclose(f) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -28,6 +63,8 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? atol(argv[2]) : 1000000;
 	if (n <= 0)
 		return 2;
+	if (argc > 3 && strcmp(argv[3], "fputc") == 0)
+		return put_loop(argv[1], n);
 	pthread_t t;
 	if (argc > 3 && strcmp(argv[3], "thread") == 0 && pthread_create(&t, NULL, idle, NULL) != 0)
 		return 1;

@@ -7,6 +7,7 @@
  *        prog_stdio_more wide FILE         stdin: wide text, stdout: a file
  *        prog_stdio_more pos FILE          stdout: a file
  *        prog_stdio_more sync FILE DIR     DIR: a directory on storage
+ *        prog_stdio_more chars FILE        10,000 fputc, then 10,000 fgetc, 4 KiB buffers
  * Every call goes through a volatile pointer, so none is inlined by the
  * headers; every failed check says its line on stderr (exit 1). */
 #include <errno.h>
@@ -302,6 +303,24 @@ static int mode_sync(const char *path, const char *dir)
 	return 0;
 }
 
+/* One character a call through a 4 KiB buffer each way: all but a few
+ * calls (the first, and each that fills or drains the buffer) stay in it. */
+static int mode_chars(const char *path)
+{
+	static char wb[4096], rb[4096];
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL && setvbuf(f, wb, _IOFBF, sizeof(wb)) == 0);
+	for (int i = 0; i < 10000; i++)
+		CHECK(P(fputc)('a' + i % 26, f) == 'a' + i % 26);
+	CHECK(fclose(f) == 0);
+	f = fopen(path, "r");
+	CHECK(f != NULL && setvbuf(f, rb, _IOFBF, sizeof(rb)) == 0);
+	for (int i = 0; i < 10000; i++)
+		CHECK(P(fgetc)(f) == 'a' + i % 26);
+	CHECK(fclose(f) == 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -315,6 +334,8 @@ int main(int argc, char **argv)
 		return mode_wide(argv[2]);
 	if (!strcmp(m, "pos") && argc == 3)
 		return mode_pos(argv[2]);
+	if (!strcmp(m, "chars") && argc == 3)
+		return mode_chars(argv[2]);
 	if (!strcmp(m, "sync") && argc == 4)
 		return mode_sync(argv[2], argv[3]);
 	return 2;
