@@ -937,6 +937,11 @@ static int own_process(void)
 	return (pid_t)syscall(SYS_getpid) == __atomic_load_n(&posix_pid, __ATOMIC_RELAXED);
 }
 
+int iog__posix_own(void)
+{
+	return own_process();
+}
+
 static void before_exec(void)
 {
 	if (own_process()) {
@@ -1232,6 +1237,7 @@ __attribute__((constructor)) static void posix_init(void)
 	pthread_atfork(NULL, NULL, atfork_child);
 	if (iog__ensure_started() == 0 && register_metrics() == 0) {
 		iog__stdio_register();
+		iog__posix_signal_setup();
 		__atomic_store_n(&iog__posix_ready, 1, __ATOMIC_RELEASE);
 	}
 	errno = e;

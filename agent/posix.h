@@ -256,6 +256,9 @@ void iog__posix_fd_resolve(void);
  * or the IOGRAM_* settings we started with gets them back, in a new array. */
 #define IOG_ENV_STACK 16384   /* bytes of the new array on the caller's stack */
 void iog__posix_env_init(void);           /* resolve, note our settings */
+/* posix_signal.c: SIGTERM, SIGINT, SIGHUP at their default send the finals first */
+void iog__posix_signal_setup(void);
+int iog__posix_own(void);                 /* not a vfork child nor a raw clone (posix.c) */
 size_t iog__env_need(char *const envp[]); /* bytes of the new array; 0: envp as it is */
 char **iog__env_fill(char *const envp[], void *buf, size_t need);
 void *iog__env_map(size_t need);          /* larger arrays: a private mapping, or NULL */

@@ -215,6 +215,42 @@ static void fdhost(const char *mode, long nofile, int survive)
 	rec_stop(&r);
 }
 
+/* A host that dies of SIGTERM at its default sends what it counted first
+ * (posix_signal.c) and dies of it all the same; one that handles, ignores
+ * or resets SIGTERM sees what it would without the agent. Interval 60 s:
+ * only the finals can carry the writes. */
+START_TEST(test_sigterm)
+{
+	static const char *const modes[] = { "default", "handler", "ignore", "reset" };
+	static const int status[] = { 128 + SIGTERM, 3, 0, 128 + SIGTERM };
+	char p[400];
+	snprintf(p, sizeof(p), "%s/prog_sigterm", tu_env("IOGRAM_PROGS"));
+	for (int i = 0; i < 4; i++) {
+		const char *mode = modes[i];
+		char plain[64], agent[64], out[64];
+		snprintf(plain, sizeof(plain), "sig-%s-plain.txt", mode);
+		snprintf(agent, sizeof(agent), "sig-%s-agent.txt", mode);
+		snprintf(out, sizeof(out), "sig-%s.iogr", mode);
+		int a = tu_wait(tu_spawn((char *[]){ p, in_dir("sig.dat"), (char *)mode, NULL }, in_dir(plain),
+		                         NULL, 0), T_RUN);
+		int b = tu_wait(tu_spawn((char *[]){ (char *)tu_env("IOGRAM_RUN"), "--endpoint", "none",
+		                         "--interval", "60000", "--output", in_dir(out), "--", p,
+		                         in_dir("sig.dat"), (char *)mode, NULL }, in_dir(agent), NULL, 0), T_RUN);
+		ck_assert_msg(a == status[i], "%s: plain run ended %d", mode, a);
+		ck_assert_msg(b == a, "%s: %d under the agent, %d without", mode, b, a);
+		char want[512];
+		snprintf(want, sizeof(want), "%s", tu_slurp(in_dir(plain)));
+		ck_assert_str_eq(tu_slurp(in_dir(agent)), want);
+		iogp_model *m = load(in_dir(out));
+		uint64_t want_w = 64 + (i == 1);   /* the handler's write(2) of "caught" */
+		ck_assert_msg(counter(m, "posix.write.ops") == want_w, "%s: %llu writes recorded of %llu",
+		              mode, (unsigned long long)counter(m, "posix.write.ops"),
+		              (unsigned long long)want_w);
+		iogp_model_free(m);
+	}
+}
+END_TEST
+
 /* A change of user that keeps the capabilities for the groups after it
  * (setpriv's way): the agent's threads are out of the way (posix_cred.c),
  * and what the host does under its new user is counted. Needs root. */
@@ -364,7 +400,7 @@ int main(void)
 {
 	const tu_case cases[] = {
 		{ "bash_fd3", test_bash_fd3 }, { "pipeline_100", test_pipeline_100 },
-		{ "keepcaps", test_keepcaps }, { "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
+		{ "sigterm", test_sigterm }, { "keepcaps", test_keepcaps }, { "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
 		{ "fcntl_scan", test_fcntl_scan }, { "closefrom", test_closefrom },
 		{ "rawclose", test_rawclose }, { "emfile", test_emfile }, { "rlimit", test_rlimit },
 		{ "spool_stopped_listener", test_spool_stopped_listener }, { "paths_modes", test_paths_modes },
