@@ -315,6 +315,7 @@ int iog__scope_match(const iog__scope *s, const char *path);  /* IOG_DIR_* of an
 /* Lifecycle hooks for the interposer. */
 void iog__before_exec(void);   /* final SNAPSHOT + BYE, bounded wait */
 void iog__at_exit(void);       /* same, for exit()/_exit() */
+void iog__at_signal(void);     /* same, in a signal handler (nothing started there) */
 /* The host is about to change its credentials (setuid and kin, capset):
  * the publisher's threads stop and start again a second after the last
  * such call (posix_cred.c says why). */

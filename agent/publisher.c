@@ -1523,6 +1523,11 @@ void iog__at_exit(void)
 	stop(STOP_EXIT);
 }
 
+void iog__at_signal(void)
+{
+	stop(STOP_EXIT);   /* a paused publisher stays so: no thread is started in a handler */
+}
+
 void iog__creds_changing(void)
 {
 	if (my_pid != 0 && getpid() != my_pid)
