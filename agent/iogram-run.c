@@ -50,7 +50,8 @@ static void usage(FILE *out)
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
-	"The exit status is COMMAND's; 127 if it cannot be run, 2 on a usage error.\n"
+	"The exit status is COMMAND's; 126 if it is found but cannot be run, 127 if\n"
+	"it is not found, 2 on a usage error.\n"
 	"A statically linked or set-id COMMAND, which the loader does not preload\n"
 	"into, is run all the same, with a warning on stderr.\n"
 	"The library is looked up next to iogram-run, then in " IOGRAM_LIBDIR ",\n"
@@ -331,6 +332,8 @@ int main(int argc, char **argv)
 	if (!disable)
 		warn_unreachable(argv[optind]);
 	execvp(argv[optind], &argv[optind]);
-	fprintf(stderr, "iogram-run: %s: %s\n", argv[optind], strerror(errno));
-	return 127;
+	int e = errno;
+	fprintf(stderr, "iogram-run: %s: %s\n", argv[optind], strerror(e));
+	/* as a shell says it (and env): found but not runnable 126, else 127 */
+	return e == EACCES || e == ENOEXEC || e == EISDIR || e == ETXTBSY ? 126 : 127;
 }

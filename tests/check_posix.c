@@ -958,6 +958,15 @@ START_TEST(test_exit_codes)
 	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "sh", "-c", "exit 42", NULL }, NULL), 42);
 	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "/nonexistent/cmd", NULL }, NULL), 127);
 	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "no-such-command-iogram", NULL }, NULL), 127);
+	/* found but not executable: 126, as sh and env say */
+	const char *noexec = tu_fmt("%s/noexec.sh", dir);
+	FILE *f = fopen(noexec, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("echo hi\n", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(noexec, 0644), 0);
+	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", (char *)noexec, NULL }, NULL), 126);
+	ck_assert_int_eq(run((char *[]){ "sh", "-c", "\"$0\"", (char *)noexec, NULL }, NULL), 126);
 	/* a signal passes through as the shell would show it */
 	ck_assert_int_eq(run((char *[]){ r, "--endpoint", "none", "--", "sh", "-c", "kill -TERM $$", NULL }, NULL),
 	                 128 + SIGTERM);
