@@ -317,12 +317,9 @@ void iog__before_exec(void);   /* final SNAPSHOT + BYE, bounded wait */
 void iog__at_exit(void);       /* same, for exit()/_exit() */
 void iog__at_signal(void);     /* same, in a signal handler (nothing started there) */
 /* The host is about to change its credentials (setuid and kin, capset):
- * the publisher's threads stop and start again a second after the last
- * such call (posix_cred.c says why). */
+ * the finals go out and the agent is off for the rest of this process
+ * (posix_cred.c says why). */
 void iog__creds_changing(void);
-/* Paused for that and the second has passed: the threads start again
- * (called where the host opens a descriptor). */
-void iog__resume_check(void);
 
 /* ---- core internals (registry, shards, clock, config, publisher) -------
  * Not used by the interposer. */

@@ -305,7 +305,6 @@ int iog__fd_opened(int fd, const char *path, long flags, int counted)
 {
 	if ((unsigned)fd >= IOG_POSIX_NFD || iog__tls_agent_thread)
 		return counted;
-	iog__resume_check();
 	iog_fdent *e = &iog__fdtab[fd];
 	IOG_STORE(&e->file, 0);
 	__atomic_store_n(&e->state, IOG_FD_UNKNOWN, __ATOMIC_RELEASE);

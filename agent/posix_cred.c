@@ -7,13 +7,16 @@
  * setpriv and libcap-ng do) can set its groups after its user, but the
  * agent's threads, which lost theirs with the user, cannot, and the
  * program died of SIGABRT (setpriv --reuid=65534 --regid=65534, 6 of 6).
- * So before any of these calls, and before capset, the publisher stops
- * its threads (its sockets and ZeroMQ's with them; what was counted so
- * far goes out first) and waits a second after the last such call before
- * it starts them again (publisher.c: iog__creds_changing): a program
- * changes its credentials in a burst, and a thread started in the middle
- * of one would be the same trouble. Counting goes on meanwhile; nothing
- * here changes what the call does, its result or errno. */
+ * So before any of these calls, and before capset, the agent sends its
+ * finals as at exit, stops its threads (ZeroMQ's with them) and stays off
+ * for the rest of the process: a thread started later, under the new
+ * credentials but amid a program's own capability juggling, would be the
+ * same trouble, and one started from wherever the agent could notice
+ * (an open in a signal handler, say) could hang. A program that changes
+ * its credentials and then execs (setpriv, su, runuser, gosu) is counted
+ * again in the new image; one that goes on working (a daemon dropping
+ * privileges) is not counted after the change. Nothing here changes what
+ * the call does, its result or errno. */
 #undef _FILE_OFFSET_BITS
 #undef _TIME_BITS
 #undef _FORTIFY_SOURCE

@@ -51,12 +51,8 @@
 #define SPIN_LIMIT 20000                   /* loop turns ... */
 #define SPIN_WINDOW_NS (1000ull * NS_PER_MS) /* ... within this: broken, off */
 
-#define CREDS_HOLD_NS (1000ull * NS_PER_MS) /* threads again this long after a change of credentials */
-
-/* ST_PAUSED: the publisher's threads stopped for a change of credentials
- * (posix_cred.c), the source and its state kept, to start again */
-enum { ST_IDLE, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_PAUSED };
-enum { STOP_SHUTDOWN = 1, STOP_EXIT, STOP_EXEC, STOP_PAUSE };
+enum { ST_IDLE, ST_RUNNING, ST_STOPPED, ST_DISABLED };
+enum { STOP_SHUTDOWN = 1, STOP_EXIT, STOP_EXEC };
 enum { CONN_UNKNOWN, CONN_UP, CONN_DOWN };
 
 /* lifecycle, under life_lock */
@@ -73,7 +69,6 @@ static uint64_t source_id;
 static uint64_t start_mono, start_wall;
 static struct iog__cfg cfg;
 static int is_fork_child;
-static uint64_t creds_hold_until;   /* no threads started before (CLOCK_MONOTONIC) */
 
 struct pmetric {
 	int announced;
@@ -104,7 +99,6 @@ static struct {
 	uint64_t seq, dropped;
 	uint64_t ndelta;                  /* DELTAs collected, from 1 */
 	int conn, subscribed, sub_pending;
-	int hello_owed;                   /* started again: the output file has none yet */
 	uint32_t sent_gen;
 	uint64_t t_last, wall_last;       /* time of the state last collected */
 	uint64_t last_delta, last_snap;
@@ -415,7 +409,6 @@ static void send_hello(void)
 	iogp_msg msg;
 	uint32_t gen = __atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE);
 
-	P.hello_owed = 0;
 	memset(&msg, 0, sizeof(msg));
 	msg.kind = IOGP_HELLO;
 	labels_build(&msg);
@@ -1111,7 +1104,7 @@ static void finish(void)
 	/* a listener that took the connection but has not subscribed (stopped,
 	 * slow): the finals wait in the spool instead of the host waiting */
 	P.spooling = P.sock != NULL && !P.subscribed && P.conn != CONN_DOWN;
-	if (P.spooling || P.hello_owed || __atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
+	if (P.spooling || __atomic_load_n(&iog__catalog_gen, __ATOMIC_ACQUIRE) != P.sent_gen)
 		send_hello();
 	send_delta(now, 0, 1);   /* nothing waits past the end */
 	send_snapshot(IOGP_F_FINAL, now);
@@ -1124,25 +1117,6 @@ static void finish(void)
 	/* flushing to a subscriber that stopped reading waits no longer than the
 	 * exit budget, and never longer than LINGER_MS whatever it is set to */
 	live_close(P.subscribed ? (int)(cfg.exit_wait_ms < LINGER_MS ? cfg.exit_wait_ms : LINGER_MS) : 0);
-	if (P.rec != NULL) {
-		iogp_recorder_close(P.rec);
-		P.rec = NULL;
-	}
-}
-
-/* The threads stop for a while (ST_PAUSED): what was counted goes out,
- * the sockets and ZeroMQ's threads go; the source and its sequence stay
- * for when the publisher starts again. */
-static void pause_finish(void)
-{
-	uint64_t now = iog__mono_ns();
-
-	send_delta(now, 0, 1);
-	live_close(P.subscribed ? (int)(cfg.exit_wait_ms < LINGER_MS ? cfg.exit_wait_ms : LINGER_MS) : 0);
-	P.subscribed = P.sub_pending = 0;
-	P.conn = CONN_UNKNOWN;
-	/* its descriptor is in this thread's own table (fdguard.c), gone with
-	 * the thread: the file ends here, the next thread goes on in NAME.1 */
 	if (P.rec != NULL) {
 		iogp_recorder_close(P.rec);
 		P.rec = NULL;
@@ -1201,13 +1175,7 @@ static void *pub_main(void *arg)
 		pthread_mutex_unlock(&life_lock);
 		return NULL;
 	}
-	/* started again after a pause (posix_cred.c): the listener that saw
-	 * this source's earlier messages gets HELLO and SNAPSHOT when it
-	 * subscribes again; one sent before would be lost, a gap */
-	if (P.seq == 0 || P.sock == NULL)
-		send_hello();
-	else
-		P.hello_owed = P.rec != NULL;
+	send_hello();
 	for (;;) {
 		uint64_t now = iog__mono_ns(), until = next;
 		zmq_pollitem_t it[3];
@@ -1281,10 +1249,7 @@ static void *pub_main(void *arg)
 			}
 		}
 	}
-	if (mode == STOP_PAUSE)
-		pause_finish();
-	else
-		finish();
+	finish();
 	pthread_mutex_lock(&life_lock);
 	stopped = 1;
 	pthread_cond_broadcast(&life_cond);
@@ -1319,7 +1284,7 @@ static void fork_child(void)
 	iog__registry_child();
 	iog__fdg_child();
 	cond_setup();
-	if (state == ST_RUNNING || state == ST_PAUSED || (state == ST_IDLE && once)) {
+	if (state == ST_RUNNING || (state == ST_IDLE && once)) {
 		/* a new source; the parent's context, sockets and file are not ours */
 		my_pid = getpid();
 		is_fork_child = 1;
@@ -1403,15 +1368,12 @@ int iog__ensure_started(void)
 
 	if (__builtin_expect(st == ST_RUNNING, 1))
 		return 0;
-	if ((st != ST_IDLE && st != ST_PAUSED) || iog__tls_in_agent)
+	if (st != ST_IDLE || iog__tls_in_agent)
 		return -1;
-	/* credentials changed a moment ago: no thread yet (posix_cred.c) */
-	if (__atomic_load_n(&creds_hold_until, __ATOMIC_RELAXED) > iog__mono_ns())
-		return st == ST_PAUSED ? 0 : -1;
 	iog__tls_in_agent = 1;
 	pthread_mutex_lock(&life_lock);
 	int rc = 0;
-	if (state == ST_IDLE || state == ST_PAUSED) {
+	if (state == ST_IDLE) {
 		if (start_locked() < 0) {
 			iog__disable();
 			__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
@@ -1423,13 +1385,6 @@ int iog__ensure_started(void)
 	pthread_mutex_unlock(&life_lock);
 	iog__tls_in_agent = 0;
 	return rc;
-}
-
-void iog__resume_check(void)
-{
-	if (__builtin_expect(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_PAUSED, 0) &&
-	    !iog__tls_in_agent && getpid() == my_pid)
-		iog__ensure_started();
 }
 
 static int on_publisher(void)
@@ -1475,8 +1430,6 @@ static void stop(int mode)
 		}
 		if (mode == STOP_EXEC && stopped) {
 			__atomic_store_n(&state, ST_IDLE, __ATOMIC_RELEASE);
-		} else if (mode == STOP_PAUSE && stopped) {
-			__atomic_store_n(&state, ST_PAUSED, __ATOMIC_RELEASE);
 		} else {
 			__atomic_store_n(&state, ST_STOPPED, __ATOMIC_RELEASE);
 			__atomic_store_n(&iog__enabled, 0, __ATOMIC_RELAXED);
@@ -1514,26 +1467,31 @@ void iog_shutdown(void)
 
 void iog__at_exit(void)
 {
-	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_PAUSED && getpid() == my_pid) {
-		/* the finals need the threads: nothing changes credentials now */
-		__atomic_store_n(&creds_hold_until, 0, __ATOMIC_RELAXED);
-		if (!iog__tls_in_agent)
-			iog__ensure_started();
-	}
 	stop(STOP_EXIT);
 }
 
 void iog__at_signal(void)
 {
-	stop(STOP_EXIT);   /* a paused publisher stays so: no thread is started in a handler */
+	stop(STOP_EXIT);   /* never starts a thread: not in a handler */
 }
 
 void iog__creds_changing(void)
 {
 	if (my_pid != 0 && getpid() != my_pid)
 		return;   /* a vfork child: the parent's publisher is not its own */
-	__atomic_store_n(&creds_hold_until, iog__mono_ns() + CREDS_HOLD_NS, __ATOMIC_RELAXED);
-	stop(STOP_PAUSE);
+	stop(STOP_EXIT);
+	/* and none again in this process (its exec'd image is a new source) */
+	int saved = iog__tls_in_agent, tries = 0;
+	iog__tls_in_agent = 1;
+	iog__disable();
+	while (pthread_mutex_trylock(&life_lock) != 0 && ++tries < STOP_BOUND_MS)
+		usleep(1000);
+	if (tries < STOP_BOUND_MS) {
+		if (state == ST_IDLE || state == ST_RUNNING)   /* never started, or could not stop */
+			__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&life_lock);
+	}
+	iog__tls_in_agent = saved;
 }
 
 void iog__before_exec(void)
