@@ -110,11 +110,13 @@ START_TEST(slowdown_from_shim)
 			ck_assert_msg(rd < 2.5, "report %d: read %.2fx, want ~1x\n%s", k, rd, txt);
 		/* the operations nobody slowed stay near 1; a file system shared
 		 * with a parallel test run can hold half a report's creates (CI:
-		 * 4.65x in one report of six), so one report may stray */
+		 * 4.65x in one report of six; at df1021a 4.50x and 4.12x in two),
+		 * so two reports may stray: a slowdown of creates or deletes by
+		 * the shim would move all six */
 		strayed += !(report(txt, k, "create", NULL, NULL) < 4 &&
 		             report(txt, k, "delete", NULL, NULL) < 4);
 	}
-	ck_assert_msg(strayed <= 1, "create/delete moved in %d reports\n%s", strayed, txt);
+	ck_assert_msg(strayed <= 2, "create/delete moved in %d reports\n%s", strayed, txt);
 	free(txt);
 	ck_assert_int_eq(count_entries(dir, ".iogram-probe"), 0);
 }
