@@ -263,6 +263,34 @@ START_TEST(test_keepcaps)
 }
 END_TEST
 
+/* In a sandbox that refuses unshare the agent's threads share the host's
+ * descriptors; the host pulls them away by raw close_range and libzmq
+ * asserts on its thread. The host's output stays its own: its stderr was
+ * "Assertion failed: pfd.revents & POLLIN (src/signaler.cpp:265)", 3 of 3. */
+START_TEST(test_rawclose_sandboxed)
+{
+	rec r;
+	char p[400], sandbox[400];
+	rec_start(&r, "sandboxed.iogr");
+	snprintf(p, sizeof(p), "%s/prog_fdhost", tu_env("IOGRAM_PROGS"));
+	snprintf(sandbox, sizeof(sandbox), "%s/prog_nounshare", tu_env("IOGRAM_PROGS"));
+	int a = tu_wait(tu_spawn((char *[]){ sandbox, p, "rawclose", dir, in_dir("sb-plain.txt"), NULL },
+	                         NULL, in_dir("sb-plain.err"), 0), T_RUN);
+	int b = tu_wait(tu_spawn((char *[]){ sandbox, (char *)tu_env("IOGRAM_RUN"), "--endpoint", r.ep,
+	                         "--interval", "50", "--", p, "rawclose", dir, in_dir("sb-agent.txt"), NULL },
+	                         NULL, in_dir("sb-agent.err"), 0), T_RUN);
+	ck_assert_msg(a == 0, "plain run in the sandbox exited %d: %s", a, tu_slurp(in_dir("sb-plain.err")));
+	ck_assert_msg(b == a, "exit %d under the agent, %d without", b, a);
+	char want[4096];
+	snprintf(want, sizeof(want), "%s", tu_slurp(in_dir("sb-plain.txt")));
+	ck_assert_str_eq(tu_slurp(in_dir("sb-agent.txt")), want);
+	ck_assert_str_eq(tu_slurp(in_dir("sb-plain.err")), "");
+	ck_assert_msg(tu_slurp(in_dir("sb-agent.err"))[0] == '\0', "the host's stderr under the agent: %s",
+	              tu_slurp(in_dir("sb-agent.err")));
+	rec_stop(&r);
+}
+END_TEST
+
 START_TEST(test_closeall) { fdhost("closeall", 0, 1); }
 END_TEST
 START_TEST(test_dup2_3_64) { fdhost("dup2", 0, 1); }
@@ -398,7 +426,7 @@ int main(void)
 {
 	const tu_case cases[] = {
 		{ "bash_fd3", test_bash_fd3 }, { "pipeline_100", test_pipeline_100 },
-		{ "sigterm", test_sigterm }, { "keepcaps", test_keepcaps }, { "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
+		{ "rawclose_sandboxed", test_rawclose_sandboxed }, { "sigterm", test_sigterm }, { "keepcaps", test_keepcaps }, { "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
 		{ "fcntl_scan", test_fcntl_scan }, { "closefrom", test_closefrom },
 		{ "rawclose", test_rawclose }, { "emfile", test_emfile }, { "rlimit", test_rlimit },
 		{ "spool_stopped_listener", test_spool_stopped_listener }, { "paths_modes", test_paths_modes },
