@@ -314,8 +314,7 @@ int iog__scope_match(const iog__scope *s, const char *path);  /* IOG_DIR_* of an
 
 /* Lifecycle hooks for the interposer. */
 void iog__before_exec(void);   /* final SNAPSHOT + BYE, bounded wait */
-void iog__at_exit(void);       /* same, for exit()/_exit() */
-void iog__at_signal(void);     /* same, in a signal handler (nothing started there) */
+void iog__at_exit(void);       /* same, for exit()/_exit(); starts no thread (signal handlers call it) */
 /* The host is about to change its credentials (setuid and kin, capset):
  * the finals go out and the agent is off for the rest of this process
  * (posix_cred.c says why). */

@@ -4,10 +4,10 @@
  * that way (Python's multiprocessing.Pool terminates its workers with
  * SIGTERM) left its last interval unsent, and a short one nothing at all
  * (8 of 8 runs). Where the host left one of them at its default, the agent
- * catches it: the finals go out within the exit budget (iog__at_signal,
- * as at exit, but a publisher paused for a change of credentials stays
- * paused: no thread is started in a handler), the default is put back and the signal raised again, so the
- * process dies of it as it would have (same status, same core rules).
+ * catches it: the finals go out within the exit budget (iog__at_exit, as
+ * at exit; it starts no thread), the default is put back and the signal
+ * raised again, so the process dies of it as it would have (same status,
+ * same core rules).
  *
  * The host never sees the handler: sigaction and signal (and bsd_signal,
  * sysv_signal, __sysv_signal) report the default where the kernel holds
@@ -61,7 +61,7 @@ static void on_term(int sig)
 	struct sigaction sa;
 
 	if (iog__posix_own())
-		iog__at_signal();   /* bounded: the exit budget, never more than a second */
+		iog__at_exit();   /* bounded: the exit budget, never more than a second */
 	dfl(&sa);
 	get_sigaction()(sig, &sa, NULL);
 	sigset_t s;

@@ -1393,6 +1393,18 @@ static int on_publisher(void)
 	       pthread_equal(pthread_self(), thr);
 }
 
+/* life_lock within STOP_BOUND_MS (1 on success): the host never waits
+ * longer for the agent. */
+static int lock_bounded(void)
+{
+	for (int tries = 0; pthread_mutex_trylock(&life_lock) != 0; tries++) {
+		if (tries >= STOP_BOUND_MS)
+			return 0;
+		usleep(1000);
+	}
+	return 1;
+}
+
 static void stop(int mode)
 {
 	struct timespec dl;
@@ -1405,12 +1417,9 @@ static void stop(int mode)
 		return;
 	iog__tls_in_agent = 1;
 	deadline_after(&dl, STOP_BOUND_MS);
-	for (int tries = 0; pthread_mutex_trylock(&life_lock) != 0; tries++) {
-		if (tries >= STOP_BOUND_MS) {
-			iog__tls_in_agent = saved;
-			return;
-		}
-		usleep(1000);
+	if (!lock_bounded()) {
+		iog__tls_in_agent = saved;
+		return;
 	}
 	if (state == ST_RUNNING) {
 		if (!req_stop) {
@@ -1470,23 +1479,16 @@ void iog__at_exit(void)
 	stop(STOP_EXIT);
 }
 
-void iog__at_signal(void)
-{
-	stop(STOP_EXIT);   /* never starts a thread: not in a handler */
-}
-
 void iog__creds_changing(void)
 {
 	if (my_pid != 0 && getpid() != my_pid)
 		return;   /* a vfork child: the parent's publisher is not its own */
 	stop(STOP_EXIT);
 	/* and none again in this process (its exec'd image is a new source) */
-	int saved = iog__tls_in_agent, tries = 0;
+	int saved = iog__tls_in_agent;
 	iog__tls_in_agent = 1;
 	iog__disable();
-	while (pthread_mutex_trylock(&life_lock) != 0 && ++tries < STOP_BOUND_MS)
-		usleep(1000);
-	if (tries < STOP_BOUND_MS) {
+	if (lock_bounded()) {
 		if (state == ST_IDLE || state == ST_RUNNING)   /* never started, or could not stop */
 			__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&life_lock);

@@ -12,7 +12,6 @@
 
 #include "iogp.h"
 #include "iogp_layers.h"
-#include "iogp_testing.h"
 #include "realistic.h"
 #include "testutil.h"
 
@@ -31,9 +30,7 @@ static int run(uint32_t n, int deltas)
 	if (getenv("BENCH_WINDOW_BYTES"))
 		o.window_bytes = (uint32_t)atoi(getenv("BENCH_WINDOW_BYTES"));
 	size_t heap0 = mallinfo2().uordblks;
-	if (getenv("BENCH_NOACCESS")) o.no_access = 1;
 	iogp_model *m = iogp_model_new(&o);
-	if (getenv("BENCH_NOAGG")) iogp__model_aggregates(m, 0);
 	enum { GEN = 64 };   /* generators, their messages re-addressed to n sources */
 	realistic *src[GEN];
 	uint8_t *buf = malloc(1u << 20);

@@ -278,7 +278,7 @@ static void aggs_of(iogp_model *m, const struct source *s, uint32_t gi, struct a
 
 static bool on(const iogp_model *m, const struct slot *sl)
 {
-	return m->opts.live && sl->linked && !m->agg_failed && !m->agg_off;
+	return m->opts.live && sl->linked && !m->agg_failed;
 }
 
 static void win_free(iogp_model *m, struct aggwin *w)

@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <dirent.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "iogp_export.h"
@@ -426,7 +425,8 @@ int main(void)
 {
 	const tu_case cases[] = {
 		{ "bash_fd3", test_bash_fd3 }, { "pipeline_100", test_pipeline_100 },
-		{ "rawclose_sandboxed", test_rawclose_sandboxed }, { "sigterm", test_sigterm }, { "keepcaps", test_keepcaps }, { "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
+		{ "rawclose_sandboxed", test_rawclose_sandboxed }, { "sigterm", test_sigterm },
+		{ "keepcaps", test_keepcaps }, { "closeall", test_closeall }, { "dup2_3_64", test_dup2_3_64 },
 		{ "fcntl_scan", test_fcntl_scan }, { "closefrom", test_closefrom },
 		{ "rawclose", test_rawclose }, { "emfile", test_emfile }, { "rlimit", test_rlimit },
 		{ "spool_stopped_listener", test_spool_stopped_listener }, { "paths_modes", test_paths_modes },

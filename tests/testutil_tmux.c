@@ -42,7 +42,7 @@ static const char *san_env(const char *var, const char *name)
 	return tu_fmt("%s=%s%slog_path=%s", var, o && *o ? o : "", o && *o ? ":" : "", name);
 }
 
-const char *tu_tmux_san_env(const char *dir, const char *session)
+static const char *san_session_env(const char *dir, const char *session)
 {
 	san_name[0] = '\0';
 	if (!TU_SANITIZED)
@@ -69,7 +69,7 @@ void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *c
 	static int n;
 	tu_tmux_kill();
 	snprintf(sock, sizeof(sock), "tu%d-%d", (int)getpid(), n++);
-	const char *san = tu_tmux_san_env(dir, sock);
+	const char *san = san_session_env(dir, sock);
 	int rc = tu_system(tu_fmt("cd %s && tmux -L %s -f /dev/null new-session -d -x %d -y %d "
 	                          "\"env %s %s %s; echo IOGTOP-EXIT=\\$?; stty -a | tr '\\n' ' '; "
 	                          "echo; sleep 120\"",

@@ -11,8 +11,8 @@ extern char tu_screen[65536];   /* the last capture */
 
 /* A session of w x h running cmd in dir (env: extra VAR=value words, or
  * ""), then a sentinel line "IOGTOP-EXIT=status" and a line with the
- * terminal's modes as `stty -a` gives them (one holding "speed"). In a sanitized build
- * (ASan), cmd's sanitizer reports go to dir/sanitizer-<session>.<pid>
+ * terminal's modes as `stty -a` gives them (one holding "speed"). In a
+ * sanitized build (ASan), cmd's sanitizer reports go to dir/sanitizer-<session>.<pid>
  * (ASAN_OPTIONS and UBSAN_OPTIONS as the test has them, plus log_path;
  * a program that changes directory writes them there), not to the screen. */
 void tu_tmux_start(const char *dir, int w, int h, const char *env, const char *cmd);
@@ -41,11 +41,6 @@ int tu_tmux_wait(const char *text, int present, double secs);
  * not empty, waiting up to secs; its contents (static), or NULL. */
 const char *tu_snap_file(const char *dir, const char *name, double secs);
 
-/* For a session started otherwise (check_top.c): the env(1) words that
- * send its programs' sanitizer reports to dir/sanitizer-<session>.<pid>
- * in a sanitized build, "" in a plain one; the session tu_tmux_report
- * prints from. */
-const char *tu_tmux_san_env(const char *dir, const char *session);
 /* The sanitizer reports of the last session's programs to stderr (then
  * renamed *.shown); how many. */
 int tu_tmux_report(void);
