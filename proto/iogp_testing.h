@@ -31,6 +31,12 @@ IOGP_API int iogp__replay_open_mem(iogp_replay_reader **rp, const void *buf, siz
 /* Whether a live model answers all- and node-wide queries from the sums it
  * keeps (1, the default) or by visiting every source (0): tests compare. */
 IOGP_API void iogp__model_aggregates(iogp_model *m, int use);
+/* When a live model's node sums take histogram bins late (model_agg.c):
+ * 0 from 64 nodes on (the default), 1 always, -1 never: tests run both. */
+IOGP_API void iogp__model_agg_late(iogp_model *m, int late);
+/* Sums that lost an update (their queries visit instead): none, unless an
+ * allocation failed. */
+IOGP_API size_t iogp__model_agg_broken(const iogp_model *m);
 /* Bytes the window rings hold: every source's, every node sum's. */
 IOGP_API void iogp__model_window_bytes(const iogp_model *m, size_t *sources, size_t *nodes);
 

@@ -14,7 +14,18 @@
  * than one bin scheme, or it lost an update to a failed allocation) it says
  * so and the query visits the sources as before. Window sums keep their own
  * slots: a source's ring may evict under its memory share, the node's keeps
- * its data until it ages out or the sum's own cap is reached. */
+ * its data until it ages out or the sum's own cap is reached.
+ *
+ * A node's histogram sums take a DELTA's bins late. With thousands of
+ * nodes each DELTA's node sums are out of cache (its bins land all over a
+ * sorted list and a window ring), and a viewer at 50,000 sources spent a
+ * fifth of its time there. The bins go to the node's log instead (one
+ * block, written in order) and are applied in one burst, in the order they
+ * came, when the log is full or before anything reads the node's sums or
+ * takes from them (a query over the node, a SNAPSHOT that replaces a
+ * source's state, a source moving to another node). An answer is therefore
+ * the one the immediate sums would give; the model is logically const
+ * across a query that applies a log. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -214,6 +225,35 @@ static int64_t sb_sub(struct sb *x, const iogp_bin *in, uint32_t nin, uint64_t m
 	return short_ ? -1 : (int64_t)gone;
 }
 
+/* The log: records, each a header and its bins. */
+#define PEND_MAX 8192u   /* bytes a node's log holds; bigger records apply at once */
+#define PEND_MIN 2048u   /* a smaller log gains nothing: no log */
+#define LATE_TOTAL (32u << 20)  /* bytes all the nodes' logs may hold */
+#define AGG_LATE_NODES 64u      /* fewer nodes' sums stay in cache: no log */
+#define PEND_CUM 1u      /* the record's bins go to the cumulative sum */
+#define PEND_WIN 2u      /* and/or to window slot j */
+#define PEND_DONE 4u     /* merged into an earlier record's */
+
+struct pbin {          /* a bin as the log keeps it (wider ones apply at once) */
+	uint32_t idx, count;
+};
+
+struct prec {
+	uint32_t gi;          /* global metric */
+	uint32_t nb;          /* bins after the header */
+	uint64_t j;           /* window slot (PEND_WIN) */
+	uint32_t nhist;       /* the source's histograms (the node ring's limit) */
+	uint32_t what;
+};
+
+struct npend {
+	uint32_t n, cap;      /* bytes used, room for */
+	const iogp_bin *last; /* the newest record's bins as the caller gave them */
+	uint32_t last_at;     /* its offset */
+	uint32_t pad;
+	unsigned char d[];
+};
+
 struct aggwin {
 	uint64_t slot0;      /* window slot of seg[0] */
 	uint32_t nent;       /* entries over all segments */
@@ -276,6 +316,18 @@ static void aggs_of(iogp_model *m, const struct source *s, uint32_t gi, struct a
 		m->agg_failed = true;
 }
 
+static struct agg *agg_whole(iogp_model *m, uint32_t gi)
+{
+	struct agg *a = agg_get(m, &m->agg, &m->nagg, gi, true);
+
+	if (a == NULL)
+		m->agg_failed = true;
+	return a;
+}
+
+static void pend_add(iogp_model *m, const struct source *s, uint32_t gi, uint32_t what,
+                     uint64_t j, const iogp_bin *b, uint32_t nb);
+
 static bool on(const iogp_model *m, const struct slot *sl)
 {
 	return m->opts.live && sl->linked && !m->agg_failed;
@@ -312,8 +364,10 @@ void model__agg_free(iogp_model *m)
 	for (uint32_t g = 0; g < m->nagg; g++)
 		agg_free(m, m->agg[g]);
 	free(m->agg);
-	for (uint32_t i = 0; i < m->nnodes; i++)
+	for (uint32_t i = 0; i < m->nnodes; i++) {
 		free(m->nodes[i].vsum);
+		free(m->nodes[i].pend);
+	}
 	free(m->vsum);
 }
 
@@ -408,6 +462,12 @@ void model__agg_bins(iogp_model *m, const struct source *s, const struct slot *s
 
 	if (!on(m, sl) || n == 0)
 		return;
+	if (!sub) {
+		cum_add(m, agg_whole(m, sl->gm), b, n, false);
+		pend_add(m, s, sl->gm, PEND_CUM, 0, b, n);
+		return;
+	}
+	model__agg_settle(m, s->node);
 	aggs_of(m, s, sl->gm, a);
 	cum_add(m, a[0], b, n, sub);
 	cum_add(m, a[1], b, n, sub);
@@ -486,7 +546,7 @@ static void win_shift(iogp_model *m, struct aggwin *w, uint64_t j)
 
 /* Window slot j of the sum += (sub: -=) the bins a source's ring took
  * (model__win_add's input: entries above UINT32_MAX are not windowed). */
-static void agg_win(iogp_model *m, const struct source *s, struct agg *a, uint64_t j,
+static void agg_win(iogp_model *m, uint32_t nhist, struct agg *a, uint64_t j,
                     const iogp_bin *b, uint32_t n, bool sub)
 {
 	struct aggwin *w = a->win;
@@ -497,7 +557,7 @@ static void agg_win(iogp_model *m, const struct source *s, struct agg *a, uint64
 		if (sub)
 			model__wring_sub(m, a->nw, j, b, n);
 		else
-			model__wring_put(m, &a->nw, model__win_node_limit(m, s->nhist), &m->agg_bytes, j, b, n);
+			model__wring_put(m, &a->nw, model__win_node_limit(m, nhist), &m->agg_bytes, j, b, n);
 		return;
 	}
 	if (w == NULL) {
@@ -549,10 +609,198 @@ void model__agg_win(iogp_model *m, const struct source *s, const struct slot *sl
 
 	if (!on(m, sl) || n == 0)
 		return;
-	aggs_of(m, s, sl->gm, a);
-	for (int i = 0; i < 2; i++)
-		if (a[i] != NULL && !a[i]->broken)
-			agg_win(m, s, a[i], j, b, n, false);
+	if ((a[1] = agg_whole(m, sl->gm)) != NULL && !a[1]->broken)
+		agg_win(m, s->nhist, a[1], j, b, n, false);
+	pend_add(m, s, sl->gm, PEND_WIN, j, b, n);
+}
+
+/* ---- a node's log ------------------------------------------------------------ */
+
+static struct prec *prec_at(const struct npend *p, uint32_t off)
+{
+	return (struct prec *)(void *)((unsigned char *)(uintptr_t)p->d + off);
+}
+
+static size_t prec_size(uint32_t nb)
+{
+	return sizeof(struct prec) + (size_t)nb * sizeof(struct pbin);
+}
+
+/* Record r (bins b) to node n's sums, as the immediate path would have. */
+static void prec_apply(iogp_model *m, struct node *n, const struct prec *r, const iogp_bin *b)
+{
+	struct agg *a = agg_get(m, &n->agg, &n->nagg, r->gi, true);
+
+	if (a == NULL) {
+		m->agg_failed = true;
+		return;
+	}
+	if (r->what & PEND_CUM)
+		cum_add(m, a, b, r->nb, false);
+	if ((r->what & PEND_WIN) && !a->broken)
+		agg_win(m, r->nhist, a, r->j, b, r->nb, false);
+}
+
+/* out = a + b (both ascending), equal indices added (saturating); its
+ * length. */
+static uint32_t bins_merge(const iogp_bin *a, uint32_t na, const struct pbin *b, uint32_t nb,
+                           iogp_bin *out)
+{
+	uint32_t i = 0, j = 0, n = 0;
+
+	while (i < na || j < nb) {
+		if (j == nb || (i < na && a[i].idx < b[j].idx))
+			out[n++] = a[i++];
+		else if (i == na || b[j].idx < a[i].idx)
+			out[n++] = (iogp_bin){ b[j].idx, b[j].count }, j++;
+		else {
+			out[n++] = (iogp_bin){ a[i].idx, sat_add(a[i].count, b[j].count) };
+			i++, j++;
+		}
+	}
+	return n;
+}
+
+static const struct pbin *prec_bins(const struct prec *r)
+{
+	return (const struct pbin *)(const void *)(r + 1);
+}
+
+/* The log, applied: the records of one metric, kind and window slot are
+ * merged first (their bins are ascending), so the sums take one list each,
+ * not one per DELTA. Addition commutes; what the order could change is at
+ * the window's edges only (a slot that falls out between two records). */
+void model__agg_settle(iogp_model *m, uint32_t node)
+{
+	struct node *n = node < m->nnodes ? &m->nodes[node] : NULL;
+	struct npend *p = n != NULL ? n->pend : NULL;
+	iogp_bin acc[2][PEND_MAX / sizeof(struct pbin)];
+
+	if (p == NULL || p->n == 0)
+		return;
+	for (uint32_t off = 0; off < p->n; off += (uint32_t)prec_size(prec_at(p, off)->nb)) {
+		struct prec *r = prec_at(p, off), c = *r;
+		uint32_t cur = 0, k = r->nb;
+
+		if (r->what & PEND_DONE)
+			continue;
+		for (uint32_t i = 0; i < k; i++)
+			acc[0][i] = (iogp_bin){ prec_bins(r)[i].idx, prec_bins(r)[i].count };
+		for (uint32_t o = off + (uint32_t)prec_size(r->nb); o < p->n;
+		     o += (uint32_t)prec_size(prec_at(p, o)->nb)) {
+			struct prec *q = prec_at(p, o);
+
+			if (q->gi != r->gi || q->what != r->what || ((r->what & PEND_WIN) && q->j != r->j))
+				continue;
+			k = bins_merge(acc[cur], k, prec_bins(q), q->nb, acc[cur ^ 1]);
+			cur ^= 1;
+			q->what |= PEND_DONE;
+		}
+		c.nb = k;
+		prec_apply(m, n, &c, acc[cur]);
+	}
+	p->n = 0;
+	p->last = NULL;
+}
+
+void model__agg_settle_all(iogp_model *m)
+{
+	for (uint32_t i = 0; i < m->nnodes; i++)
+		model__agg_settle(m, i);
+}
+
+/* The most a node's log may hold: PEND_MAX, less where the nodes are so
+ * many that all their logs would pass LATE_TOTAL; 0: no log (a log below
+ * PEND_MIN holds too few DELTAs to gain anything, and fewer nodes than
+ * AGG_LATE_NODES keep their sums in cache). */
+static uint32_t late_cap(const iogp_model *m)
+{
+	uint64_t share;
+
+	if (m->agg_late != 0)
+		return m->agg_late > 0 ? PEND_MAX : 0;
+	if (m->nnodes < AGG_LATE_NODES)
+		return 0;
+	share = LATE_TOTAL / m->nnodes;
+	return share >= PEND_MAX ? PEND_MAX : share >= PEND_MIN ? (uint32_t)share : 0;
+}
+
+/* Room for need (<= cap) more bytes in node's log, applying the log first
+ * when it is full; NULL when it cannot grow: the caller applies at once. */
+static struct npend *pend_room(iogp_model *m, uint32_t node, size_t need, uint32_t cap)
+{
+	struct node *n = &m->nodes[node];
+	struct npend *p = n->pend;
+	uint32_t used = p != NULL ? p->n : 0, have = p != NULL ? p->cap : 0, nc;
+
+	if (used + need <= have && have <= cap)
+		return p;
+	if (used + need > cap || have > cap) {
+		model__agg_settle(m, node);
+		used = 0;
+		if (need <= have && have <= cap)
+			return p;
+	}
+	for (nc = have > 0 && have < cap ? have : 512; nc < used + need; nc *= 2)
+		;
+	nc = nc > cap ? cap : nc;
+	struct npend *np = realloc(p, sizeof *np + nc);
+
+	if (np == NULL) {
+		model__agg_settle(m, node);
+		return NULL;
+	}
+	if (p == NULL) {
+		memset(np, 0, sizeof *np);
+		m->agg_bytes += sizeof *np;
+	}
+	m->agg_bytes += nc;
+	m->agg_bytes -= have;
+	np->cap = nc;
+	n->pend = np;
+	return np;
+}
+
+/* Node sums of source s += bins b of metric gi (what: cumulative, window
+ * slot j), late where the node has a log. A window's record for the bins
+ * the newest record took whole (a DELTA's histogram: its sums, then its
+ * window) marks that one. */
+static void pend_add(iogp_model *m, const struct source *s, uint32_t gi, uint32_t what,
+                     uint64_t j, const iogp_bin *b, uint32_t nb)
+{
+	struct npend *p = m->nodes[s->node].pend;
+	size_t need = prec_size(nb);
+	uint32_t cap = late_cap(m);
+	bool narrow = true;
+
+	if (what == PEND_WIN && p != NULL && p->n > 0 && p->last == b) {
+		struct prec *r = prec_at(p, p->last_at);
+
+		if (r->gi == gi && r->nb == nb && r->what == PEND_CUM) {
+			r->what |= PEND_WIN;
+			r->j = j;
+			r->nhist = s->nhist;
+			return;
+		}
+	}
+	for (uint32_t i = 0; i < nb && cap > 0; i++)
+		narrow &= b[i].idx <= UINT32_MAX && b[i].count <= UINT32_MAX;
+	if (cap == 0 || !narrow || need > cap || (p = pend_room(m, s->node, need, cap)) == NULL) {
+		struct prec r = { gi, nb, j, s->nhist, what };
+
+		model__agg_settle(m, s->node);   /* in order */
+		prec_apply(m, &m->nodes[s->node], &r, b);
+		return;
+	}
+	struct prec *r = prec_at(p, p->n);
+	struct pbin *o = (struct pbin *)(void *)(r + 1);
+
+	*r = (struct prec){ gi, nb, j, s->nhist, what };
+	for (uint32_t i = 0; i < nb; i++)
+		o[i] = (struct pbin){ (uint32_t)b[i].idx, (uint32_t)b[i].count };
+	p->last = b;
+	p->last_at = p->n;
+	p->n += (uint32_t)need;
 }
 
 struct move_ctx {
@@ -566,9 +814,9 @@ static void move_seg(void *ctx, uint64_t j, const iogp_bin *b, uint32_t n)
 	struct move_ctx *c = ctx;
 
 	if (c->from != NULL && !c->from->broken)
-		agg_win(c->m, c->s, c->from, j, b, n, true);
+		agg_win(c->m, c->s->nhist, c->from, j, b, n, true);
 	if (c->to != NULL && !c->to->broken)
-		agg_win(c->m, c->s, c->to, j, b, n, false);
+		agg_win(c->m, c->s->nhist, c->to, j, b, n, false);
 }
 
 /* Source si moves from node `from` to node `to` (its host label changed):
@@ -581,6 +829,8 @@ void model__agg_move(iogp_model *m, uint32_t si, uint32_t from, uint32_t to)
 
 	if (!m->opts.live || m->agg_failed)
 		return;
+	model__agg_settle(m, from);
+	model__agg_settle(m, to);
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		const struct slot *sl = &s->slots[i];
 		struct agg *f, *t;
@@ -642,6 +892,7 @@ static const struct agg *agg_usable(const iogp_model *m, uint32_t gi, const iogp
 			*err = IOGP_ENOTFOUND;
 			return NULL;
 		}
+		model__agg_settle((iogp_model *)(uintptr_t)m, ni);   /* see the top */
 		a = gi < m->nodes[ni].nagg ? m->nodes[ni].agg[gi] : NULL;
 	} else {
 		return NULL;
@@ -801,6 +1052,27 @@ fail:
 	return r;
 }
 
+size_t iogp__model_agg_broken(const iogp_model *m)
+{
+	size_t n = 0;
+
+	model__agg_settle_all((iogp_model *)(uintptr_t)m);
+	for (uint32_t i = 0; i < m->nnodes; i++)
+		for (uint32_t g = 0; g < m->nodes[i].nagg; g++)
+			n += m->nodes[i].agg[g] != NULL && m->nodes[i].agg[g]->broken;
+	for (uint32_t g = 0; g < m->nagg; g++)
+		n += m->agg[g] != NULL && m->agg[g]->broken;
+	return n;
+}
+
+void iogp__model_agg_late(iogp_model *m, int late)
+{
+	if (m != NULL) {
+		model__agg_settle_all(m);
+		m->agg_late = late;
+	}
+}
+
 void iogp__model_aggregates(iogp_model *m, int use)
 {
 	if (m != NULL)
@@ -820,34 +1092,30 @@ void model__agg_prefetch(const iogp_model *m, const struct source *s, const stru
 	if (sl->kind != IOGP_HISTOGRAM) {
 		if (sl->gm < n->nvsum)
 			__builtin_prefetch(&n->vsum[sl->gm]);
-	} else if (sl->gm < n->nagg) {
-		__builtin_prefetch(&n->agg[sl->gm]);
+	} else {
+		if (n->pend != NULL)
+			__builtin_prefetch(n->pend);
+		if (sl->gm < m->nagg)
+			__builtin_prefetch(&m->agg[sl->gm]);
 	}
 }
 
+/* The node's log where the DELTA's records go (the node's sums themselves
+ * wait for the log's burst). */
 void model__agg_prefetch_deep(const iogp_model *m, const struct source *s, const struct slot *sl,
                               int depth)
 {
-	const struct node *n = &m->nodes[s->node];
-	const struct agg *a;
+	const struct npend *p = m->nodes[s->node].pend;
 
-	if (!m->opts.live || !sl->linked || sl->kind != IOGP_HISTOGRAM || sl->gm >= n->nagg ||
-	    (a = n->agg[sl->gm]) == NULL)
+	if (!m->opts.live || !sl->linked || sl->kind != IOGP_HISTOGRAM || p == NULL || depth != 0)
 		return;
-	if (depth == 0) {
-		__builtin_prefetch(a);
-	} else if (depth == 1) {
-		/* a few lines spread over the bins: a DELTA's land all over them */
-		for (uint32_t i = 0; a->cum.b != NULL && i < a->cum.n; i += a->cum.n / 6 + 4)
-			__builtin_prefetch(&a->cum.b[i]);
-		model__wring_prefetch(m, a->nw, 0, false);
-	} else {
-		model__wring_prefetch(m, a->nw, 0, true);
-	}
+	__builtin_prefetch(p->d + p->n, 1);
+	__builtin_prefetch(p->d + p->n + 64, 1);
 }
 
 void iogp__model_window_bytes(const iogp_model *m, size_t *sources, size_t *nodes)
 {
+	model__agg_settle_all((iogp_model *)(uintptr_t)m);
 	*sources = *nodes = 0;
 	for (uint32_t i = 0; i < m->nsrc; i++)
 		*sources += m->src[i].win_bytes;

@@ -69,7 +69,9 @@ static void fetch(const iogp_model *m, const iogp_msg *msg, struct pf *f, int st
 		pf(s->rr);
 		pf(&m->nodes[s->node]);
 		break;
-	case 3:   /* the slots */
+	case 3:   /* the slots; the node's rate ring (its header says where the bin is) */
+		if (m->opts.live)
+			pf(m->nodes[s->node].rr);
 		for (uint32_t i = 0; i < f->n; i++)
 			if ((f->x[i] = model__slot_by_id(s, f->id[i])) != NONE)
 				pf(&s->slots[f->x[i]]);

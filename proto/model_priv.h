@@ -118,6 +118,7 @@ struct node {
 	struct agg **agg;      /* by global metric, live only (model_agg.c) */
 	uint32_t nagg, nvsum;
 	uint64_t *vsum;        /* counter and gauge sums by global metric (model_agg.c) */
+	struct npend *pend;    /* histogram bins its sums take late (model_agg.c) */
 };
 
 struct holder {
@@ -207,6 +208,7 @@ struct iogp_model {
 	size_t agg_bytes;      /* the sums hold */
 	bool agg_failed;       /* a sum could not be made: queries visit */
 	bool agg_off;          /* tests: queries visit (iogp__model_aggregates) */
+	int agg_late;          /* node sums late: 0 from AGG_LATE_NODES on, 1 always, -1 never */
 
 	/* phases (model_phases.c) */
 	struct punit *units;
@@ -332,6 +334,9 @@ void model__agg_prefetch(const iogp_model *m, const struct source *s, const stru
 void model__agg_prefetch_deep(const iogp_model *m, const struct source *s, const struct slot *sl,
                               int depth);
 void model__agg_free(iogp_model *m);
+/* Apply node's (all nodes') late histogram bins to its sums (model_agg.c). */
+void model__agg_settle(iogp_model *m, uint32_t node);
+void model__agg_settle_all(iogp_model *m);
 size_t model__agg_bytes(const iogp_model *m);
 int model__agg_value(const iogp_model *m, uint32_t gi, const iogp_sel *sel, uint64_t *v);
 int model__agg_hist(const iogp_model *m, uint32_t gi, const iogp_sel *sel, iogp_hist *out);
