@@ -2,6 +2,8 @@
  * prints "ns/op MEAN min FASTEST-BATCH". usage: prog_pread_loop FILE [N [thread|fputc]]
  * "fputc" writes FILE instead, N fputc through stdio's buffer (the stdio
  * layer's cost on its cheapest call).
+ * "for=S" goes on past N until S seconds have passed (a test that needs
+ * several intervals of a busy reader on a fast machine too).
  * "thread" starts an idle thread first: glibc's syscall wrappers take a
  * slower (cancellation) path in any multi-threaded process, as in one with
  * the iogram agent's thread; this isolates that cost. */
@@ -65,6 +67,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc > 3 && strcmp(argv[3], "fputc") == 0)
 		return put_loop(argv[1], n);
+	double min_ns = argc > 3 && strncmp(argv[3], "for=", 4) == 0 ? atof(argv[3] + 4) * 1e9 : 0;
 	pthread_t t;
 	if (argc > 3 && strcmp(argv[3], "thread") == 0 && pthread_create(&t, NULL, idle, NULL) != 0)
 		return 1;
@@ -86,8 +89,11 @@ int main(int argc, char **argv)
 	unsigned long long rng = 88172645463325252ull;
 	long per = n / 20 > 0 ? n / 20 : 1;
 	double total = 0, best = 1e30;
-	for (long done = 0; done < n;) {
-		long k = n - done < per ? n - done : per;
+	struct timespec start;
+	long done = 0;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (done < n || ns_since(&start) < min_ns) {
+		long k = n - done < per && n > done ? n - done : per;
 		struct timespec a, b;
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		for (long i = 0; i < k; i++) {
@@ -104,7 +110,7 @@ int main(int argc, char **argv)
 			best = ns / (double)k;
 		done += k;
 	}
-	printf("ns/op %.1f min %.1f\n", total / (double)n, best);
+	printf("ns/op %.1f min %.1f\n", total / (double)done, best);
 	close(fd);
 	return 0;
 }
