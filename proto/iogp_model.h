@@ -468,12 +468,15 @@ IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
  * (a rate ring keeps at least 64 bins, an access ring at least 16 samples;
  * a source whose window share is too small for a useful ring keeps none,
  * and its node's sums answer the window queries), plus a rate ring and the
- * sums per node. Measured with those options
+ * sums per node; from 64 nodes on, each node also keeps a log of the
+ * histogram bins its sums have yet to take (model_agg.c: 8 KB a node, all
+ * of them within 32 MB). Measured with those options
  * (bench_modelmem, realistic sources, 2026-11-24): 13.7-14.3 KB per
  * source at 50,000 sources, 24.3 KB at 20,000, 47.5 KB at 5,000, 138 KB at
- * 1,000 (shares are large while sources are few). Applying a realistic
- * DELTA costs ~5 us at 50,000 sources, most of it cache misses on the
- * source's and its node's state. */
+ * 1,000 (shares are large while sources are few); with the nodes' logs
+ * (2026-11-25, a faster machine) 14.2 KB at 50,000. Applying a realistic
+ * DELTA costs 4-5 us at 50,000 sources, most of it cache misses on the
+ * source's state. */
 
 /* Set the model's clock (never goes back). */
 IOGP_API void iogp_model_tick(iogp_model *m, uint64_t now_ns);
