@@ -20,12 +20,13 @@
  * nodes each DELTA's node sums are out of cache (its bins land all over a
  * sorted list and a window ring), and a viewer at 50,000 sources spent a
  * fifth of its time there. The bins go to the node's log instead (one
- * block, written in order) and are applied in one burst, in the order they
- * came, when the log is full or before anything reads the node's sums or
- * takes from them (a query over the node, a SNAPSHOT that replaces a
- * source's state, a source moving to another node). An answer is therefore
- * the one the immediate sums would give; the model is logically const
- * across a query that applies a log. */
+ * block, written in order) and are applied in one burst, the records of
+ * one metric and window slot merged first (model__agg_settle), when the
+ * log is full or before anything reads the node's sums or takes from them
+ * (a query over the node, a SNAPSHOT that replaces a source's state, a
+ * source moving to another node). An answer is therefore the one the
+ * immediate sums would give; the model is logically const across a query
+ * that applies a log. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -233,6 +234,7 @@ static int64_t sb_sub(struct sb *x, const iogp_bin *in, uint32_t nin, uint64_t m
 #define PEND_CUM 1u      /* the record's bins go to the cumulative sum */
 #define PEND_WIN 2u      /* and/or to window slot j */
 #define PEND_DONE 4u     /* merged into an earlier record's */
+#define PEND_TOOK 8u     /* (pend_add only) the bins the newest record took */
 
 struct pbin {          /* a bin as the log keeps it (wider ones apply at once) */
 	uint32_t idx, count;
@@ -242,14 +244,13 @@ struct prec {
 	uint32_t gi;          /* global metric */
 	uint32_t nb;          /* bins after the header */
 	uint64_t j;           /* window slot (PEND_WIN) */
-	uint32_t nhist;       /* the source's histograms (the node ring's limit) */
+	uint32_t lim;         /* the node ring's limit when the bins came */
 	uint32_t what;
 };
 
 struct npend {
 	uint32_t n, cap;      /* bytes used, room for */
-	const iogp_bin *last; /* the newest record's bins as the caller gave them */
-	uint32_t last_at;     /* its offset */
+	uint32_t last_at;     /* the newest record's offset */
 	uint32_t pad;
 	unsigned char d[];
 };
@@ -545,8 +546,9 @@ static void win_shift(iogp_model *m, struct aggwin *w, uint64_t j)
 }
 
 /* Window slot j of the sum += (sub: -=) the bins a source's ring took
- * (model__win_add's input: entries above UINT32_MAX are not windowed). */
-static void agg_win(iogp_model *m, uint32_t nhist, struct agg *a, uint64_t j,
+ * (model__win_add's input: entries above UINT32_MAX are not windowed); a
+ * node's ring within lim bytes (model__win_node_limit when the bins came). */
+static void agg_win(iogp_model *m, size_t lim, struct agg *a, uint64_t j,
                     const iogp_bin *b, uint32_t n, bool sub)
 {
 	struct aggwin *w = a->win;
@@ -557,7 +559,7 @@ static void agg_win(iogp_model *m, uint32_t nhist, struct agg *a, uint64_t j,
 		if (sub)
 			model__wring_sub(m, a->nw, j, b, n);
 		else
-			model__wring_put(m, &a->nw, model__win_node_limit(m, nhist), &m->agg_bytes, j, b, n);
+			model__wring_put(m, &a->nw, lim, &m->agg_bytes, j, b, n);
 		return;
 	}
 	if (w == NULL) {
@@ -603,15 +605,15 @@ static void agg_win(iogp_model *m, uint32_t nhist, struct agg *a, uint64_t j,
 }
 
 void model__agg_win(iogp_model *m, const struct source *s, const struct slot *sl, uint64_t j,
-                    const iogp_bin *b, uint32_t n)
+                    const iogp_bin *b, uint32_t n, bool took)
 {
-	struct agg *a[2];
+	struct agg *a;
 
 	if (!on(m, sl) || n == 0)
 		return;
-	if ((a[1] = agg_whole(m, sl->gm)) != NULL && !a[1]->broken)
-		agg_win(m, s->nhist, a[1], j, b, n, false);
-	pend_add(m, s, sl->gm, PEND_WIN, j, b, n);
+	if ((a = agg_whole(m, sl->gm)) != NULL && !a->broken)
+		agg_win(m, 0, a, j, b, n, false);
+	pend_add(m, s, sl->gm, took ? PEND_WIN | PEND_TOOK : PEND_WIN, j, b, n);
 }
 
 /* ---- a node's log ------------------------------------------------------------ */
@@ -638,7 +640,7 @@ static void prec_apply(iogp_model *m, struct node *n, const struct prec *r, cons
 	if (r->what & PEND_CUM)
 		cum_add(m, a, b, r->nb, false);
 	if ((r->what & PEND_WIN) && !a->broken)
-		agg_win(m, r->nhist, a, r->j, b, r->nb, false);
+		agg_win(m, r->lim, a, r->j, b, r->nb, false);
 }
 
 /* out = a + b (both ascending), equal indices added (saturating); its
@@ -666,10 +668,15 @@ static const struct pbin *prec_bins(const struct prec *r)
 	return (const struct pbin *)(const void *)(r + 1);
 }
 
-/* The log, applied: the records of one metric, kind and window slot are
- * merged first (their bins are ascending), so the sums take one list each,
- * not one per DELTA. Addition commutes; what the order could change is at
- * the window's edges only (a slot that falls out between two records). */
+/* The log, applied: the records of one metric, kind, window slot and ring
+ * limit are merged first (their bins are ascending), so the sums take one
+ * list each, not one per DELTA. A record joins an earlier one only while
+ * no record of the same metric for another window slot lies between them:
+ * what a full ring evicts depends on the order of its slots, and a merge
+ * must not change it. Within one slot the order changes nothing the ring
+ * keeps (it evicts whole older slots, as many as the slot's size needs).
+ * Cumulative sums add in any order. What a merge does change are counts of
+ * events: a late or saturated slot counts once per merged list. */
 void model__agg_settle(iogp_model *m, uint32_t node)
 {
 	struct node *n = node < m->nnodes ? &m->nodes[node] : NULL;
@@ -690,7 +697,11 @@ void model__agg_settle(iogp_model *m, uint32_t node)
 		     o += (uint32_t)prec_size(prec_at(p, o)->nb)) {
 			struct prec *q = prec_at(p, o);
 
-			if (q->gi != r->gi || q->what != r->what || ((r->what & PEND_WIN) && q->j != r->j))
+			if (q->gi != r->gi || (q->what & PEND_DONE))
+				continue;
+			if (((q->what | r->what) & PEND_WIN) && q->j != r->j)
+				break;
+			if (q->what != r->what || q->lim != r->lim)
 				continue;
 			k = bins_merge(acc[cur], k, prec_bins(q), q->nb, acc[cur ^ 1]);
 			cur ^= 1;
@@ -700,7 +711,6 @@ void model__agg_settle(iogp_model *m, uint32_t node)
 		prec_apply(m, n, &c, acc[cur]);
 	}
 	p->n = 0;
-	p->last = NULL;
 }
 
 void model__agg_settle_all(iogp_model *m)
@@ -762,43 +772,52 @@ static struct npend *pend_room(iogp_model *m, uint32_t node, size_t need, uint32
 }
 
 /* Node sums of source s += bins b of metric gi (what: cumulative, window
- * slot j), late where the node has a log. A window's record for the bins
- * the newest record took whole (a DELTA's histogram: its sums, then its
- * window) marks that one. */
+ * slot j), late where the node has a log. PEND_TOOK: b are the bins the
+ * newest record holds (a DELTA's histogram: its sums, then its window), so
+ * that record takes the window too. */
 static void pend_add(iogp_model *m, const struct source *s, uint32_t gi, uint32_t what,
                      uint64_t j, const iogp_bin *b, uint32_t nb)
 {
-	struct npend *p = m->nodes[s->node].pend;
+	struct node *n = &m->nodes[s->node];
+	struct npend *p = n->pend;
 	size_t need = prec_size(nb);
-	uint32_t cap = late_cap(m);
+	uint32_t cap = late_cap(m), lim = 0;
 	bool narrow = true;
 
-	if (what == PEND_WIN && p != NULL && p->n > 0 && p->last == b) {
+	if (what & PEND_WIN)
+		lim = (uint32_t)model__win_node_limit(m, s->nhist);
+	if ((what & PEND_TOOK) && p != NULL && p->n > 0 &&
+	    p->last_at + prec_size(prec_at(p, p->last_at)->nb) == p->n) {
 		struct prec *r = prec_at(p, p->last_at);
 
 		if (r->gi == gi && r->nb == nb && r->what == PEND_CUM) {
 			r->what |= PEND_WIN;
 			r->j = j;
-			r->nhist = s->nhist;
+			r->lim = lim;
 			return;
 		}
 	}
+	what &= ~PEND_TOOK;
 	for (uint32_t i = 0; i < nb && cap > 0; i++)
 		narrow &= b[i].idx <= UINT32_MAX && b[i].count <= UINT32_MAX;
 	if (cap == 0 || !narrow || need > cap || (p = pend_room(m, s->node, need, cap)) == NULL) {
-		struct prec r = { gi, nb, j, s->nhist, what };
+		struct prec r = { gi, nb, j, lim, what };
 
 		model__agg_settle(m, s->node);   /* in order */
-		prec_apply(m, &m->nodes[s->node], &r, b);
+		if (cap == 0 && n->pend != NULL) {   /* no log any more: its memory goes */
+			m->agg_bytes -= sizeof *n->pend + n->pend->cap;
+			free(n->pend);
+			n->pend = NULL;
+		}
+		prec_apply(m, n, &r, b);
 		return;
 	}
 	struct prec *r = prec_at(p, p->n);
 	struct pbin *o = (struct pbin *)(void *)(r + 1);
 
-	*r = (struct prec){ gi, nb, j, s->nhist, what };
+	*r = (struct prec){ gi, nb, j, lim, what };
 	for (uint32_t i = 0; i < nb; i++)
 		o[i] = (struct pbin){ (uint32_t)b[i].idx, (uint32_t)b[i].count };
-	p->last = b;
 	p->last_at = p->n;
 	p->n += (uint32_t)need;
 }
@@ -814,9 +833,9 @@ static void move_seg(void *ctx, uint64_t j, const iogp_bin *b, uint32_t n)
 	struct move_ctx *c = ctx;
 
 	if (c->from != NULL && !c->from->broken)
-		agg_win(c->m, c->s->nhist, c->from, j, b, n, true);
+		agg_win(c->m, 0, c->from, j, b, n, true);
 	if (c->to != NULL && !c->to->broken)
-		agg_win(c->m, c->s->nhist, c->to, j, b, n, false);
+		agg_win(c->m, model__win_node_limit(c->m, c->s->nhist), c->to, j, b, n, false);
 }
 
 /* Source si moves from node `from` to node `to` (its host label changed):

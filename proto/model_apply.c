@@ -261,7 +261,7 @@ static void win_exact_add(iogp_model *m, struct source *s, struct slot *sl, uint
 			b[k++] = (iogp_bin){ MODEL_WIN_EXACT + e[i].value, e[i].count };
 	if (k > 0) {
 		model__win_add(m, s, sl, j, b, k);
-		model__agg_win(m, s, sl, j, b, k);
+		model__agg_win(m, s, sl, j, b, k, false);
 	}
 }
 
@@ -640,7 +640,7 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		}
 		if (acc->win) {
 			model__win_add(m, s, sl, acc->slot, h->bins, h->nbins);
-			model__agg_win(m, s, sl, acc->slot, h->bins, h->nbins);
+			model__agg_win(m, s, sl, acc->slot, h->bins, h->nbins, true);
 		}
 	}
 	for (uint32_t i = 0; i < msg->nexact; i++) {

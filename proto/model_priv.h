@@ -325,8 +325,10 @@ void model__agg_bins(iogp_model *m, const struct source *s, const struct slot *s
                      const iogp_bin *b, uint32_t n, bool sub);
 void model__agg_exact(iogp_model *m, const struct source *s, const struct slot *sl,
                       const iogp_exact *old, uint32_t nold, const iogp_exact *now, uint32_t nnow);
+/* took: b are the bins model__agg_bins just took for sl (a DELTA's
+ * histogram), not others (its exact values as window entries). */
 void model__agg_win(iogp_model *m, const struct source *s, const struct slot *sl, uint64_t j,
-                    const iogp_bin *b, uint32_t n);
+                    const iogp_bin *b, uint32_t n, bool took);
 void model__agg_move(iogp_model *m, uint32_t si, uint32_t from, uint32_t to);
 void model__agg_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl);
 /* Deeper, for a batch (model_batch.c): depth 0 the node's sum of sl, 1 its

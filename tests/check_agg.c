@@ -492,6 +492,104 @@ START_TEST(source_rate_rings_within_total)
 }
 END_TEST
 
+/* ---- the nodes' logs keep the order a full ring sees ---- */
+
+static uint64_t lt_seq[256];
+
+static void lt_hello(iogp_model *m, uint64_t id, const char *host)
+{
+	iogp_msg msg = { .version = IOGP_WIRE_VERSION, .kind = IOGP_HELLO, .source = id,
+	                 .seq = lt_seq[id] };
+	char pid[32];
+	iogp_label l[2] = { { "host", host }, { "pid", pid } };
+	iogp_metric_def d = { .id = 3, .kind = IOGP_HISTOGRAM, .name = "posix.read.size",
+	                      .unit = "bytes" };
+
+	snprintf(pid, sizeof pid, "%" PRIu64, id);
+	iogp_bins_native(&d.bins, 4);
+	msg.labels = l;
+	msg.nlabels = 2;
+	msg.metrics = &d;
+	msg.nmetrics = 1;
+	ck_assert_int_eq(iogp_model_apply(m, &msg, WALL0), 0);
+}
+
+/* A DELTA of source id in window slot j: n bins from 0, each count c. */
+static void lt_delta(iogp_model *m, uint64_t id, uint64_t j, uint32_t n, uint64_t c)
+{
+	static iogp_bin b[512];
+	iogp_msg msg = { .version = IOGP_WIRE_VERSION, .kind = IOGP_DELTA, .source = id,
+	                 .seq = ++lt_seq[id] };
+	iogp_hist_val h = { 3, n, b };
+
+	for (uint32_t i = 0; i < n; i++)
+		b[i] = (iogp_bin){ i, c };
+	msg.wall_ns = msg.t1_ns = j * SLOT_NS + 1;
+	msg.t0_ns = msg.wall_ns - SLOT_NS;
+	msg.hists = &h;
+	msg.nhists = 1;
+	ck_assert_int_eq(iogp_model_apply(m, &msg, WALL0), 0);
+}
+
+/* Node n0's "last 10 s" total after one of two sequences that fill its
+ * ring (node sums at once, late = -1; or through the logs, 0 and 1):
+ * 0: two DELTAs, then as many nodes again, which halve the ring's limit;
+ * 1: A at slot j, A at j + 1 (its ring then evicts slot j), B at j. */
+static uint64_t lt_run(int late, int seq)
+{
+	iogp_model_opts o = { .live = 1, .window_slot_ns = SLOT_NS, .window_max_ns = 10 * SLOT_NS,
+	                      .window_total = seq == 0 ? 1u << 20 : 64u << 10 };
+	iogp_model *m = iogp_model_new(&o);
+	uint64_t j = WALL0 / SLOT_NS, total;
+	iogp_sel sel = { .kind = IOGP_SEL_NODE, .node = "n0" };
+	iogp_hist h;
+	char host[16];
+
+	ck_assert_ptr_nonnull(m);
+	memset(lt_seq, 0, sizeof lt_seq);
+	iogp__model_agg_late(m, late);
+	lt_hello(m, 1, "n0");
+	lt_hello(m, 2, "n0");
+	for (int i = 1; i < 64; i++) {   /* a source that moves leaves 63 more nodes */
+		snprintf(host, sizeof host, "x%d", i);
+		lt_hello(m, 9, host);
+	}
+	if (seq == 0) {
+		lt_delta(m, 1, j, 350, 1);
+		lt_delta(m, 1, j + 1, 350, 1);
+		for (int i = 64; i < 128; i++) {
+			snprintf(host, sizeof host, "x%d", i);
+			lt_hello(m, 9, host);
+		}
+	} else {
+		lt_delta(m, 1, j, 200, 1);
+		lt_delta(m, 1, j + 1, 200, 1);
+		lt_delta(m, 2, j, 20, 5);
+	}
+	iogp_model_tick(m, (j + 2) * SLOT_NS);
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &sel, 10 * SLOT_NS, &h), 0);
+	total = h.total;
+	iogp_hist_free(&h);
+	iogp_model_free(m);
+	return total;
+}
+
+/* The logs apply a node's bins with the ring's limit of when they came
+ * and never merge a slot's DELTAs across a later slot's (a review found
+ * both: 350 instead of 700, 200 instead of 300). */
+START_TEST(late_keeps_ring_order)
+{
+	for (int seq = 0; seq < 2; seq++) {
+		uint64_t now = lt_run(-1, seq), logged = lt_run(0, seq), always = lt_run(1, seq);
+
+		ck_assert_msg(now == (seq == 0 ? 700 : 300), "sequence %d: %" PRIu64, seq, now);
+		ck_assert_msg(logged == now && always == now,
+		              "sequence %d: at once %" PRIu64 ", logs %" PRIu64 " and %" PRIu64, seq,
+		              now, logged, always);
+	}
+}
+END_TEST
+
 /* Sources whose own window rings evict (1 KiB each, many bins a DELTA):
  * the node's sum still holds every slot of the window. */
 START_TEST(node_window_outlives_source_rings)
@@ -570,6 +668,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, sums_equal_visits, 0, 3);
+	tcase_add_test(tc, late_keeps_ring_order);
 	tcase_add_test(tc, node_window_outlives_source_rings);
 	tcase_add_test(tc, node_windows_within_total);
 	tcase_add_test(tc, windows_one_total);
