@@ -403,9 +403,40 @@ void tu_result_free(tu_result *r)
 
 /* ---- network ---- */
 
-int tu_free_port(void)
+/* Whether port is free on loopback now. */
+static int port_free(int port)
 {
 	int s = socket(AF_INET, SOCK_STREAM, 0);
+	TU_CHECK(s >= 0, "socket: %s", strerror(errno));
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int ok = bind(s, (struct sockaddr *)&a, sizeof(a)) == 0;
+	close(s);
+	return ok;
+}
+
+/* A free port below the kernel's ephemeral range: one that bind(0) hands
+ * out can be taken by another test's outgoing connection (loadgen opens
+ * many) before the server here listens on it; CI saw a relay fail with
+ * "Address already in use" that way. */
+int tu_free_port(void)
+{
+	static unsigned seed;
+	int lo = 32768, hi = 60999;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	if (f) {
+		if (fscanf(f, "%d %d", &lo, &hi) != 2)
+			lo = 32768;
+		fclose(f);
+	}
+	if (!seed)
+		seed = (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL);
+	for (int i = 0; i < 200 && lo > 12000; i++) {
+		int port = 10000 + (int)(rand_r(&seed) % (unsigned)(lo - 10000));
+		if (port_free(port))
+			return port;
+	}
+	int s = socket(AF_INET, SOCK_STREAM, 0);   /* no room below it: any free port */
 	TU_CHECK(s >= 0, "socket: %s", strerror(errno));
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	TU_CHECK(bind(s, (struct sockaddr *)&a, sizeof(a)) == 0, "bind: %s", strerror(errno));

@@ -95,7 +95,7 @@ void tu_result_free(tu_result *r);
 
 /* ---- network ---- */
 
-int tu_free_port(void);
+int tu_free_port(void);                     /* free on loopback, below the ephemeral range */
 char *tu_ep(int port);                     /* "tcp://127.0.0.1:<port>", as tu_fmt */
 int tu_tcp_connect(int port);              /* a socket connected to loopback:port, or -1 */
 /* A TCP socket listening (backlog 4) on a free loopback port, its number in *port. */
