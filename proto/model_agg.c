@@ -1121,12 +1121,11 @@ void model__agg_prefetch(const iogp_model *m, const struct source *s, const stru
 
 /* The node's log where the DELTA's records go (the node's sums themselves
  * wait for the log's burst). */
-void model__agg_prefetch_deep(const iogp_model *m, const struct source *s, const struct slot *sl,
-                              int depth)
+void model__agg_prefetch_log(const iogp_model *m, const struct source *s, const struct slot *sl)
 {
 	const struct npend *p = m->nodes[s->node].pend;
 
-	if (!m->opts.live || !sl->linked || sl->kind != IOGP_HISTOGRAM || p == NULL || depth != 0)
+	if (!m->opts.live || !sl->linked || sl->kind != IOGP_HISTOGRAM || p == NULL)
 		return;
 	__builtin_prefetch(p->d + p->n, 1);
 	__builtin_prefetch(p->d + p->n + 64, 1);

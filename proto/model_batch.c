@@ -84,13 +84,12 @@ static void fetch(const iogp_model *m, const iogp_msg *msg, struct pf *f, int st
 			if (f->x[i] != NONE)
 				model__slot_prefetch(m, s, &s->slots[f->x[i]]);
 		break;
-	default:  /* the windows' newest bins; the node's sums, step by step */
+	default:  /* the windows' newest bins; where the node's log takes the bins */
 		for (uint32_t i = 0; i < f->nh && m->opts.live; i++) {
 			if (f->x[i] == NONE)
 				continue;
-			if (stage == 5)
-				model__win_prefetch_bins(m, &s->slots[f->x[i]]);
-			model__agg_prefetch_deep(m, s, &s->slots[f->x[i]], stage - 5);
+			model__win_prefetch_bins(m, &s->slots[f->x[i]]);
+			model__agg_prefetch_log(m, s, &s->slots[f->x[i]]);
 		}
 		break;
 	}
@@ -124,7 +123,7 @@ size_t iogp_model_feed_many(iogp_model *m, const void *const *payload, const siz
 			if (dec[k] < 0)
 				m->st.bad_messages++;
 		}
-		for (int stage = 0; stage <= 7 && nb > 1; stage++)
+		for (int stage = 0; stage <= 5 && nb > 1; stage++)
 			for (size_t k = 0; k < nb; k++)
 				if (dec[k] >= 0)
 					fetch(m, &m->batch[k], &f[k], stage);

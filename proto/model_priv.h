@@ -331,10 +331,9 @@ void model__agg_win(iogp_model *m, const struct source *s, const struct slot *sl
                     const iogp_bin *b, uint32_t n, bool took);
 void model__agg_move(iogp_model *m, uint32_t si, uint32_t from, uint32_t to);
 void model__agg_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl);
-/* Deeper, for a batch (model_batch.c): depth 0 the node's sum of sl, 1 its
- * cumulative bins and window header, 2 the window's newest bins. */
-void model__agg_prefetch_deep(const iogp_model *m, const struct source *s, const struct slot *sl,
-                              int depth);
+/* A step later, for a batch (model_batch.c): where sl's record goes in its
+ * node's log. */
+void model__agg_prefetch_log(const iogp_model *m, const struct source *s, const struct slot *sl);
 void model__agg_free(iogp_model *m);
 /* Apply node's (all nodes') late histogram bins to its sums (model_agg.c). */
 void model__agg_settle(iogp_model *m, uint32_t node);
