@@ -17,6 +17,37 @@
 
 #define T0_WALL 1790000000000000000ull
 
+/* What iogram-top's access panel asks the model each time it refreshes
+ * (viewer-tui/panel_access.c files, samples_of): the layer's files, the
+ * files with samples in its 30 s window, and the busiest file's samples. */
+static void panel_queries(const iogp_model *m, uint32_t n, uint64_t from_ns)
+{
+	double t0 = tu_now();
+	iogp_file_info *fi = NULL;
+	size_t nfi = 0, naf = 0;
+	if (iogp_model_files(m, NULL, IOGP_LAYER_POSIX, &fi, &nfi) < 0)
+		nfi = 0;
+	double t1 = tu_now();
+	iogp_access_query q = { .metric = iogp_layer_slot_metric(IOGP_LAYER_POSIX, IOGP_SLOT_ACCESS),
+	                        .from_ns = from_ns, .max = 50000 };
+	iogp_access_file *af = NULL;
+	if (iogp_model_access_files(m, &q, &af, &naf) < 0)
+		naf = 0;
+	double t2 = tu_now();
+	iogp_access_set set;
+	memset(&set, 0, sizeof set);
+	q.path = naf ? af[0].path : NULL;
+	int rc = q.path ? iogp_model_access_query(m, &q, &set) : -1;
+	double t3 = tu_now();
+	printf("%6u sources: access panel's queries: files %.1f ms (%zu), files with samples %.1f ms (%zu), "
+	       "one file's samples %.1f ms (%zu)\n", n, (t1 - t0) * 1e3, nfi, (t2 - t1) * 1e3, naf,
+	       (t3 - t2) * 1e3, rc == 0 ? set.n : 0);
+	if (rc == 0)
+		iogp_access_set_free(&set);
+	iogp_model_files_free(fi);
+	free(af);
+}
+
 static int run(uint32_t n, int deltas)
 {
 	iogp_model_opts o = {
@@ -131,6 +162,8 @@ static int run(uint32_t n, int deltas)
 	       n, lv.window_dropped, (uint64_t)n * (uint64_t)deltas * REALISTIC_NHISTS, lv.window_evicted);
 	printf("%6u sources: decode and apply %.2f us per DELTA one at a time, %.2f us in batches of 8\n",
 	       n, feed_t[0] * 1e6 / (double)(fed[0] ? fed[0] : 1), feed_t[1] * 1e6 / (double)(fed[1] ? fed[1] : 1));
+	for (int k = 0; k < 3; k++)   /* the first one finds the model out of cache, as iogram-top does */
+		panel_queries(m, n, T0_WALL + (uint64_t)(deltas - 30) * 1000000000ull);
 	for (int g = 0; g < GEN; g++)
 		realistic_free(src[g]);
 	free(buf);

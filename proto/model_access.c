@@ -73,8 +73,10 @@ struct abucket {
 	uint64_t t0, t1;         /* source CLOCK_MONOTONIC span of its requests */
 	double req;              /* requests the samples stand for */
 	struct asample *s;       /* time order; exactly n (NULL when none) */
-	uint32_t n;
+	uint16_t n;              /* <= ACC_QMAX */
 	uint8_t level, exact;    /* exact: req counted, not estimated */
+	float mean;              /* its samples' mean size (bucket_mean), so a query over
+	                          * whole buckets need not read their samples */
 };
 
 struct astream {
@@ -275,6 +277,15 @@ static void split(uint32_t q, double ra, uint32_t na, double rb, uint32_t nb, ui
 	*kb = b;
 }
 
+/* Set b's mean sample size after its samples changed. */
+static void bucket_mean(struct abucket *b)
+{
+	double sum = 0;
+	for (uint32_t j = 0; j < b->n; j++)
+		sum += (double)b->s[j].size;
+	b->mean = b->n ? (float)(sum / b->n) : 0;
+}
+
 static int bucket_empty(const struct abucket *b)
 {
 	return b->n == 0 && b->req == 0;
@@ -286,7 +297,7 @@ static int bucket_size(struct astore *st, struct abucket *b, uint32_t n)
 {
 	int r = acc_resize(st, &b->s, (size_t)b->n * sizeof(*b->s), (size_t)n * sizeof(*b->s));
 	if (r == 0)
-		b->n = n;
+		b->n = (uint16_t)n;
 	return r;
 }
 
@@ -315,6 +326,7 @@ static int bucket_merge(struct astore *st, struct abucket *a, const struct abuck
 	if (bucket_size(st, a, ka + kb) < 0)
 		return IOGP_ENOMEM;   /* a as it was */
 	memcpy(a->s, tmp, (size_t)(ka + kb) * sizeof(*tmp));
+	bucket_mean(a);
 	if (fresh) {
 		a->t0 = b->t0;
 		a->t1 = b->t1;
@@ -623,7 +635,8 @@ static uint32_t list_fill(struct astore *st, struct abucket *b, uint32_t nb, uin
 			uint32_t n = b[j].n;
 			pick(b[j].s, b[j].s, n, keep);
 			bucket_size(st, &b[j], keep);   /* shrinking: b[j].n is keep either way */
-			b[j].n = keep;
+			b[j].n = (uint16_t)keep;
+			bucket_mean(&b[j]);
 			gone += n - keep;
 		}
 	}
@@ -781,9 +794,10 @@ static void bucket_of(struct abucket *b, struct asample *buf, const iogp_msg *ms
 			b->s[z] = b->s[z - 1];
 			b->s[z - 1] = t;
 		}
-	b->n = n < q ? n : q;
+	b->n = (uint16_t)(n < q ? n : q);
 	if (b->n < n)
 		pick(b->s, b->s, n, b->n);
+	bucket_mean(b);
 	b->req = req;
 	b->exact = (uint8_t)exact;
 	b->t0 = lo;
@@ -1001,6 +1015,25 @@ struct walk {
 	size_t n, cap;
 };
 
+/* Bucket b's part of the window [from, to] (it overlaps it): its samples
+ * there, and the requests of the window it stands for. A bucket inside
+ * the window is whole, its samples not read. */
+static void part_of(const struct abucket *b, uint32_t src, uint64_t file, uint64_t from, uint64_t to,
+                    struct part *p)
+{
+	*p = (struct part){ b, src, 0, b->n, file, b->req, 1 };
+	if (b->t0 >= from && b->t1 <= to)
+		return;
+	while (p->lo < b->n && b->s[p->lo].t < from)
+		p->lo++;
+	while (p->hi > p->lo && b->s[p->hi - 1].t > to)
+		p->hi--;
+	uint64_t a0 = b->t0 > from ? b->t0 : from, a1 = b->t1 < to ? b->t1 : to;
+	double span = (double)(b->t1 - b->t0);
+	p->req = span > 0 ? b->req * (double)(a1 - a0) / span : b->req;
+	p->whole = 0;
+}
+
 static int walk_add(struct walk *w, const struct part *p)
 {
 	if (w->n == w->cap) {
@@ -1015,10 +1048,48 @@ static int walk_add(struct walk *w, const struct part *p)
 	return 0;
 }
 
-/* Every bucket part of the query's streams in its window, from one tier;
- * *covered = 0 when the tier lacks the start of the window for one. */
-static int walk_query(const iogp_model *m, const iogp_access_query *q, int tier, struct walk *w,
-                      int *covered)
+/* Ahead of the walk over sources: what source k + PF will read, a step
+ * at a time as each step's pointer arrives (a pass over tens of thousands
+ * of sources otherwise waits on each of their blocks in turn). */
+#define FILES_PF 8u
+static void files_prefetch(const iogp_model *m, const uint32_t *srcs, uint32_t ns, uint32_t k)
+{
+	if (k + FILES_PF < ns) {
+		const struct source *s = &m->src[srcs[k + FILES_PF]];
+		if (s->acc)
+			__builtin_prefetch(s->acc);
+		if (s->by_gm.t)
+			__builtin_prefetch(s->by_gm.t);
+		if (s->file_map.t)
+			__builtin_prefetch(s->file_map.t);
+	}
+	if (k + FILES_PF / 2 < ns) {
+		const struct source *s = &m->src[srcs[k + FILES_PF / 2]];
+		if (s->acc && s->acc->st)
+			__builtin_prefetch(s->acc->st);
+		if (s->files)
+			__builtin_prefetch(s->files);
+		if (s->slots)
+			__builtin_prefetch(s->slots);
+	}
+	if (k + FILES_PF / 4 < ns) {
+		const struct source *s = &m->src[srcs[k + FILES_PF / 4]];
+		const struct astore *st = s->acc;
+		if (st && st->nst) {
+			if (st->st[0].rec)
+				__builtin_prefetch(st->st[0].rec);
+			if (st->st[0].run)
+				__builtin_prefetch(st->st[0].run);
+		}
+		if (s->nfiles)
+			__builtin_prefetch(s->files[0].path);
+	}
+}
+
+/* Every bucket part of the query's streams in its window, each tier's
+ * into w[tier]; *covered = 0 when the recent tier lacks the start of the
+ * window for one. */
+static int walk_query(const iogp_model *m, const iogp_access_query *q, struct walk w[2], int *covered)
 {
 	uint32_t *srcs = malloc((m->nsrc ? m->nsrc : 1) * sizeof(*srcs)), ns;
 	if (!srcs)
@@ -1029,6 +1100,7 @@ static int walk_query(const iogp_model *m, const iogp_access_query *q, int tier,
 	if (r == 0 && q->metric && (gm == NONE || m->gm[gm].kind != IOGP_ACCESS))
 		r = gm == NONE ? IOGP_ENOTFOUND : IOGP_EINVAL;
 	for (uint32_t k = 0; k < ns && r == 0; k++) {
+		files_prefetch(m, srcs, ns, k);
 		const struct source *s = &m->src[srcs[k]];
 		const struct astore *st = s->acc;
 		if (!st)
@@ -1045,26 +1117,19 @@ static int walk_query(const iogp_model *m, const iogp_access_query *q, int tier,
 			const struct astream *a = &st->st[i];
 			if ((q->metric && a->id != id) || (q->path && strcmp(stream_path(s, a->file), q->path)))
 				continue;
-			const struct abucket *bs = tier == TIER_RUN ? a->run : a->rec;
-			uint32_t nb = tier == TIER_RUN ? (a->run ? a->nrun : 0) : a->nrec;
-			if (tier == TIER_RECENT && a->rec_cut && (!nb || bs[0].t0 > from))
-				*covered = 0;
-			for (uint32_t j = 0; j < nb && r == 0; j++) {
-				const struct abucket *b = &bs[j];
-				if (bucket_empty(b) || b->t1 < from || b->t0 > to)
-					continue;
-				struct part p = { b, srcs[k], 0, b->n, a->file, b->req, 1 };
-				while (p.lo < b->n && b->s[p.lo].t < from)
-					p.lo++;
-				while (p.hi > p.lo && b->s[p.hi - 1].t > to)
-					p.hi--;
-				if (b->t0 < from || b->t1 > to) {
-					uint64_t a0 = b->t0 > from ? b->t0 : from, a1 = b->t1 < to ? b->t1 : to;
-					double span = (double)(b->t1 - b->t0);
-					p.req = span > 0 ? b->req * (double)(a1 - a0) / span : b->req;
-					p.whole = 0;
+			for (int tier = 0; tier < 2 && r == 0; tier++) {
+				const struct abucket *bs = tier == TIER_RUN ? a->run : a->rec;
+				uint32_t nb = tier == TIER_RUN ? (a->run ? a->nrun : 0) : a->nrec;
+				if (tier == TIER_RECENT && a->rec_cut && (!nb || bs[0].t0 > from))
+					*covered = 0;
+				for (uint32_t j = 0; j < nb && r == 0; j++) {
+					const struct abucket *b = &bs[j];
+					if (bucket_empty(b) || b->t1 < from || b->t0 > to)
+						continue;
+					struct part p;
+					part_of(b, srcs[k], a->file, from, to, &p);
+					r = walk_add(&w[tier], &p);
 				}
-				r = walk_add(w, &p);
 			}
 		}
 	}
@@ -1095,10 +1160,10 @@ static double walk_ratio(const struct walk *w, double *total)
  * it holds all of the window). */
 static int walk_best(const iogp_model *m, const iogp_access_query *q, struct walk *w)
 {
-	struct walk run = { 0 }, rec = { 0 };
-	int cov, r = walk_query(m, q, TIER_RUN, &run, &cov);
-	if (r == 0)
-		r = walk_query(m, q, TIER_RECENT, &rec, &cov);
+	struct walk t[2] = { { 0 }, { 0 } }, run, rec;
+	int cov, r = walk_query(m, q, t, &cov);
+	run = t[TIER_RUN];
+	rec = t[TIER_RECENT];
 	if (r < 0) {
 		free(run.p);
 		free(rec.p);
@@ -1282,6 +1347,37 @@ static int cmp_afile(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* One stream's window in one tier: the requests, bytes (a part's mean
+ * sample size times its requests) and samples of its buckets there. */
+struct tsum {
+	double req, bytes;
+	uint64_t samples;
+	uint32_t parts;
+};
+
+static void tier_sum(const struct abucket *bs, uint32_t nb, uint64_t from, uint64_t to, struct tsum *t)
+{
+	for (uint32_t j = 0; j < nb; j++) {
+		const struct abucket *b = &bs[j];
+		if (bucket_empty(b) || b->t1 < from || b->t0 > to)
+			continue;
+		struct part p;
+		part_of(b, 0, 0, from, to, &p);
+		uint32_t have = p.hi - p.lo;
+		t->parts++;
+		t->req += p.req;
+		t->samples += have;
+		if (have && p.whole) {
+			t->bytes += (double)b->mean * p.req;
+		} else if (have) {
+			double bytes = 0;
+			for (uint32_t k = p.lo; k < p.hi; k++)
+				bytes += (double)b->s[k].size;
+			t->bytes += bytes / have * p.req;
+		}
+	}
+}
+
 int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q, iogp_access_file **out,
                             size_t *nout)
 {
@@ -1291,39 +1387,59 @@ int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q, iog
 	*nout = 0;
 	if (!m || !q || !m->opts.live)
 		return IOGP_EINVAL;
-	iogp_access_query all = *q;
-	all.path = NULL;
-	struct walk w[2] = { { 0 }, { 0 } };
-	int cov;
-	int r = walk_query(m, &all, TIER_RECENT, &w[0], &cov);
-	if (r == 0)
-		r = walk_query(m, &all, TIER_RUN, &w[1], &cov);
+	uint32_t *srcs = malloc((m->nsrc ? m->nsrc : 1) * sizeof(*srcs)), ns;
+	if (!srcs)
+		return IOGP_ENOMEM;
+	int r = sel_sources(m, q->sel, srcs, &ns);
+	uint32_t gm = q->metric ? model__gm_find(m, q->metric) : NONE;
+	if (r == 0 && q->metric && (gm == NONE || m->gm[gm].kind != IOGP_ACCESS))
+		r = gm == NONE ? IOGP_ENOTFOUND : IOGP_EINVAL;
 	struct fagg g = { 0 };
-	/* each tier's estimate; the file gets the larger */
-	for (int t = 0; t < 2; t++)
-		for (size_t i = 0; i < w[t].n && r == 0; i++) {
-			const struct part *p = &w[t].p[i];
-			const struct source *s = &m->src[p->src];
-			struct fent *e = fagg_get(&g, stream_path(s, p->file));
+	/* per stream, each tier's estimate; the file gets the larger of its
+	 * tiers' sums; its sources are those with run buckets in the window */
+	for (uint32_t k = 0; k < ns && r == 0; k++) {
+		files_prefetch(m, srcs, ns, k);
+		const struct source *s = &m->src[srcs[k]];
+		const struct astore *st = s->acc;
+		if (!st)
+			continue;
+		uint32_t id = UINT32_MAX;
+		if (q->metric) {
+			uint32_t sl = model__slot_by_gm(s, gm);
+			if (sl == NONE)
+				continue;
+			id = s->slots[sl].id;
+		}
+		uint64_t from = mono_of(s, q->from_ns, 0), to = mono_of(s, q->to_ns, UINT64_MAX);
+		for (uint32_t i = 0; i < st->nst; i++) {
+			const struct astream *a = &st->st[i];
+			if (q->metric && a->id != id)
+				continue;
+			struct tsum t[2];
+			memset(t, 0, sizeof(t));
+			tier_sum(a->rec, a->nrec, from, to, &t[TIER_RECENT]);
+			tier_sum(a->run, a->run ? a->nrun : 0, from, to, &t[TIER_RUN]);
+			if (!t[0].parts && !t[1].parts)
+				continue;
+			struct fent *e = fagg_get(&g, stream_path(s, a->file));
 			if (!e) {
 				r = IOGP_ENOMEM;
 				break;
 			}
-			if (t == 1 && e->last_src != p->src) {
-				e->f.sources++;
-				e->last_src = p->src;
-			}
 			if (e->f.first_source == UINT32_MAX)
-				e->f.first_source = p->src;
-			uint32_t have = p->hi - p->lo;
-			double bytes = 0;
-			for (uint32_t j = p->lo; j < p->hi; j++)
-				bytes += (double)p->b->s[j].size;
-			e->req[t] += p->req;
-			e->samples[t] += have;
-			if (have)
-				e->bytes[t] += bytes / have * p->req;
+				e->f.first_source = srcs[k];
+			if (t[TIER_RUN].parts && e->last_src != srcs[k]) {
+				e->f.sources++;
+				e->last_src = srcs[k];
+			}
+			for (int z = 0; z < 2; z++) {
+				e->req[z] += t[z].req;
+				e->bytes[z] += t[z].bytes;
+				e->samples[z] += t[z].samples;
+			}
 		}
+	}
+	free(srcs);
 	for (size_t i = 0; i < g.n; i++) {
 		struct fent *e = &g.f[i];
 		e->f.requests = (uint64_t)llround(e->req[0] > e->req[1] ? e->req[0] : e->req[1]);
@@ -1332,8 +1448,6 @@ int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q, iog
 		if (!e->f.sources)
 			e->f.sources = 1;
 	}
-	free(w[0].p);
-	free(w[1].p);
 	free(g.h);
 	iogp_access_file *res = NULL;
 	if (r == 0 && g.n && !(res = malloc(g.n * sizeof(*res))))

@@ -208,9 +208,10 @@ static int samples_of(const top_frame *f, const afile *af, iogp_access_set *set)
 
 /* What the panel draws: its files, the one shown and that one's samples.
  * Recomputed each frame while that is cheap; when it is not (the files and
- * samples of tens of thousands of sources), no sooner than nineteen times
- * what the last took, so the panel stays within a twentieth of a core
- * (it was a tenth: 12-14% of iogram-top's time at 50,000 sources), unless
+ * samples of tens of thousands of sources: ~50 ms at 50,000), no sooner
+ * than 49 times what the last took, so the panel stays within a fiftieth
+ * of a core and refreshes every few seconds at most (it was a tenth:
+ * 12-14% of iogram-top's time at 50,000 sources, then a twentieth), unless
  * what is shown changed (layer, selection, file, window), or the model did:
  * another one (a replay's seek that starts over), or the time shown went
  * back (a seek back: the same address may hold a new model), or moved
@@ -254,7 +255,7 @@ static const struct acache *cached(const top_frame *f)
 	ac.valid = 1;
 	ac.m = f->m;
 	ac.now_ns = f->now_ns;
-	uint64_t keep = 19 * (iogp_mono_ns() - t0);
+	uint64_t keep = 49 * (iogp_mono_ns() - t0);
 	ac.due_ns = iogp_mono_ns() + (keep > hold_ns ? keep : hold_ns);
 	snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
 	return &ac;
