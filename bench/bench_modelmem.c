@@ -12,6 +12,7 @@
 
 #include "iogp.h"
 #include "iogp_layers.h"
+#include "iogp_node_table.h"
 #include "realistic.h"
 #include "testutil.h"
 
@@ -46,6 +47,25 @@ static void panel_queries(const iogp_model *m, uint32_t n, uint64_t from_ns)
 		iogp_access_set_free(&set);
 	iogp_model_files_free(fi);
 	free(af);
+}
+
+/* What iogram-top's nodes panel (key 7) asks: the node table over a
+ * window of 30 s, the first time (every node's logged bins applied first)
+ * and again. */
+static void nodes_query(const iogp_model *m, uint32_t n)
+{
+	int reps = getenv("BENCH_NT_REPS") ? atoi(getenv("BENCH_NT_REPS")) : 2;
+	for (int k = 0; k < reps; k++) {
+		iogp_nt_opts o = { .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX, .window_s = 30 };
+		iogp_node_table t;
+		double t0 = tu_now();
+		int rc = iogp_node_table_build(&t, m, &o);
+		double t1 = tu_now();
+		printf("%6u sources: node table (key 7) %s %.1f ms (%zu rows)\n", n, k ? "again" : "first",
+		       (t1 - t0) * 1e3, rc == 0 ? t.n : 0);
+		if (rc == 0)
+			iogp_node_table_free(&t);
+	}
 }
 
 static int run(uint32_t n, int deltas)
@@ -162,6 +182,7 @@ static int run(uint32_t n, int deltas)
 	       n, lv.window_dropped, (uint64_t)n * (uint64_t)deltas * REALISTIC_NHISTS, lv.window_evicted);
 	printf("%6u sources: decode and apply %.2f us per DELTA one at a time, %.2f us in batches of 8\n",
 	       n, feed_t[0] * 1e6 / (double)(fed[0] ? fed[0] : 1), feed_t[1] * 1e6 / (double)(fed[1] ? fed[1] : 1));
+	nodes_query(m, n);
 	for (int k = 0; k < 3; k++)   /* the first one finds the model out of cache, as iogram-top does */
 		panel_queries(m, n, T0_WALL + (uint64_t)(deltas - 30) * 1000000000ull);
 	for (int g = 0; g < GEN; g++)
