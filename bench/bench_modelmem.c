@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "iogp.h"
+#include "iogp_insights.h"
 #include "iogp_layers.h"
 #include "iogp_node_table.h"
 #include "realistic.h"
@@ -65,6 +66,21 @@ static void nodes_query(const iogp_model *m, uint32_t n)
 		       (t1 - t0) * 1e3, rc == 0 ? t.n : 0);
 		if (rc == 0)
 			iogp_node_table_free(&t);
+	}
+}
+
+/* What iogram-top's header asks each time the data changed (at most
+ * every few seconds when slow): the findings of all sources. */
+static void insights_query(const iogp_model *m, uint32_t n)
+{
+	int reps = getenv("BENCH_INS_REPS") ? atoi(getenv("BENCH_INS_REPS")) : 2;
+	for (int k = 0; k < reps; k++) {
+		iogp_insight v[32];
+		size_t nv = 0;
+		double t0 = tu_now();
+		int rc = iogp_model_insights(m, NULL, v, 32, &nv);
+		printf("%6u sources: findings (the header) %.1f ms (%zu)\n", n, (tu_now() - t0) * 1e3,
+		       rc == 0 ? nv : 0);
 	}
 }
 
@@ -183,6 +199,7 @@ static int run(uint32_t n, int deltas)
 	printf("%6u sources: decode and apply %.2f us per DELTA one at a time, %.2f us in batches of 8\n",
 	       n, feed_t[0] * 1e6 / (double)(fed[0] ? fed[0] : 1), feed_t[1] * 1e6 / (double)(fed[1] ? fed[1] : 1));
 	nodes_query(m, n);
+	insights_query(m, n);
 	for (int k = 0; k < 3; k++)   /* the first one finds the model out of cache, as iogram-top does */
 		panel_queries(m, n, T0_WALL + (uint64_t)(deltas - 30) * 1000000000ull);
 	for (int g = 0; g < GEN; g++)

@@ -240,28 +240,57 @@ static void meta_rule(const iogp_model *m, const iogp_sel *sel, struct out *o)
 	    "(%.0f%% of the time in I/O calls)", ops, t, d, 100.0 * meta / (meta + data));
 }
 
-/* A source's bytes moved and ns in I/O calls; behind an aggregating relay
- * a member's from its summary (iogp_model_source_roles). */
-static void source_io(const iogp_model *m, const iogp_sel *one, int role, uint64_t *bytes, double *io)
+/* Per source (by index): bytes moved into b, ns in I/O calls into io;
+ * behind an aggregating relay a member's from its summary
+ * (iogp_model_source_roles). Each metric in one pass over the sources. */
+static int sources_io(const iogp_model *m, const uint8_t *roles, size_t n, uint64_t *b, double *io)
 {
-	if (role == IOGP_ROLE_SUMMARY) {
-		*bytes = counter(m, IOGP_M_SUMMARY_READ_BYTES, one) + counter(m, IOGP_M_SUMMARY_WRITE_BYTES, one);
-		*io = (double)counter(m, IOGP_M_SUMMARY_IO_TIME, one);
-		return;
+	static const char *const lat[3] = { IOGP_M_READ_LATENCY, IOGP_M_WRITE_LATENCY, IOGP_M_META_LATENCY };
+	static const char *const plain[2] = { IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES };
+	static const char *const summ[2] = { IOGP_M_SUMMARY_READ_BYTES, IOGP_M_SUMMARY_WRITE_BYTES };
+	uint64_t *c = malloc((n + 1) * sizeof *c);
+	double *h = malloc((n + 1) * sizeof *h);
+	if (!c || !h) {
+		free(c);
+		free(h);
+		return IOGP_ENOMEM;
 	}
-	*bytes = counter(m, IOGP_M_READ_BYTES, one) + counter(m, IOGP_M_WRITE_BYTES, one);
-	*io = hist_sum(m, IOGP_M_READ_LATENCY, one) + hist_sum(m, IOGP_M_WRITE_LATENCY, one) +
-	      hist_sum(m, IOGP_M_META_LATENCY, one);
+	for (size_t i = 0; i < n; i++) {
+		b[i] = 0;
+		io[i] = 0;
+	}
+	for (int k = 0; k < 3; k++)
+		if (iogp_model_hist_sum_each(m, lat[k], h) == 0)
+			for (size_t i = 0; i < n; i++)
+				io[i] += roles[i] == IOGP_ROLE_SUMMARY ? 0 : h[i];
+	for (int k = 0; k < 2; k++) {
+		if (iogp_model_counter_each(m, plain[k], c) == 0)
+			for (size_t i = 0; i < n; i++)
+				b[i] += roles[i] == IOGP_ROLE_SUMMARY ? 0 : c[i];
+		if (iogp_model_counter_each(m, summ[k], c) == 0)
+			for (size_t i = 0; i < n; i++)
+				b[i] += roles[i] == IOGP_ROLE_SUMMARY ? c[i] : 0;
+	}
+	if (iogp_model_counter_each(m, IOGP_M_SUMMARY_IO_TIME, c) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (roles[i] == IOGP_ROLE_SUMMARY)
+				io[i] = (double)c[i];
+	free(c);
+	free(h);
+	return 0;
 }
 
 static void source_rules(const iogp_model *m, const iogp_sel *sel, struct out *o)
 {
 	size_t all = iogp_model_source_count(m), ns = all, k = 0, best = 0;
 	double *t = malloc((ns + 1) * sizeof *t), *sorted = malloc((ns + 1) * sizeof *sorted);
+	double *ios = malloc((ns + 1) * sizeof *ios);
+	uint64_t *bs = malloc((ns + 1) * sizeof *bs);
 	size_t *who = malloc((ns + 1) * sizeof *who);
 	uint8_t *roles = malloc(ns + 1);
 	uint64_t total = 0, top = 0;
-	if (!t || !sorted || !who || !roles || iogp_model_source_roles(m, roles) < 0)
+	if (!t || !sorted || !ios || !bs || !who || !roles || iogp_model_source_roles(m, roles) < 0 ||
+	    sources_io(m, roles, all, bs, ios) < 0)
 		goto out;
 	for (size_t i = 0; i < all; i++) {
 		iogp_source_info si;
@@ -269,16 +298,14 @@ static void source_rules(const iogp_model *m, const iogp_sel *sel, struct out *o
 			ns--;   /* its members' summaries stand for it */
 			continue;
 		}
-		if (iogp_model_source(m, i, &si) < 0)
+		if (sel && sel->kind != IOGP_SEL_ALL && iogp_model_source(m, i, &si) < 0)
 			continue;
 		if (sel && sel->kind == IOGP_SEL_NODE && strcmp(si.node, sel->node))
 			continue;
 		if (sel && sel->kind == IOGP_SEL_SOURCE && si.id != sel->source)
 			continue;
-		iogp_sel one = { .kind = IOGP_SEL_SOURCE, .source = si.id };
-		uint64_t b;
-		double io;
-		source_io(m, &one, roles[i], &b, &io);
+		uint64_t b = bs[i];
+		double io = ios[i];
 		total += b;
 		if (b > top) {
 			top = b;
@@ -321,6 +348,8 @@ static void source_rules(const iogp_model *m, const iogp_sel *sel, struct out *o
 out:
 	free(t);
 	free(sorted);
+	free(ios);
+	free(bs);
 	free(who);
 	free(roles);
 }

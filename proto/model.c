@@ -232,6 +232,21 @@ const void *model__src_hint(const iogp_model *m, uint64_t id, int stage)
 	return e->v != 0 && e->v - 1 < m->nsrc ? (const void *)&m->src[e->v - 1] : NULL;
 }
 
+/* Where source s's slot of global metric gm would be: its bucket in the
+ * map (stage 0), then the slot that bucket names, unchecked (stage 1).
+ * Prefetch hints for a pass over every source: never read as an answer. */
+const void *model__slot_hint(const struct source *s, uint32_t gm, int stage)
+{
+	const struct imap *im = &s->by_gm;
+
+	if (im->t == NULL)
+		return NULL;
+	const struct imap_ent *e = &im->t[model__hash_u64(gm) & im->mask];
+	if (stage == 0)
+		return e;
+	return e->v != 0 && e->v - 1 < s->nslots ? (const void *)&s->slots[e->v - 1] : NULL;
+}
+
 /* n bytes at p toward the cache, at most max of them. */
 static void prefetch_range(const void *p, size_t n, size_t max)
 {

@@ -284,6 +284,7 @@ uint32_t model__node_find(const iogp_model *m, const char *name);
 uint32_t model__gm_find(const iogp_model *m, const char *name);
 uint32_t model__slot_by_id(const struct source *s, uint32_t id);
 const void *model__src_hint(const iogp_model *m, uint64_t id, int stage);
+const void *model__slot_hint(const struct source *s, uint32_t gm, int stage);
 void model__batch_free(iogp_model *m);   /* model_batch.c */
 uint32_t model__slot_by_gm(const struct source *s, uint32_t gm);
 uint32_t model__file_find(const struct source *s, uint64_t id);

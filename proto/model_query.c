@@ -358,6 +358,75 @@ static void visit_hist_add(void *ctx, const iogp_model *m, const struct slot *sl
 		c->err = r;
 }
 
+/* Source i's slot of global metric gi (NULL: none), the sources ahead of
+ * it fetched a step at a time (its map bucket, its slot, the slot's bins),
+ * so a pass over every source does not wait on each in turn. */
+static const struct slot *each_slot(const iogp_model *m, uint32_t gi, uint32_t i)
+{
+	const void *p;
+	uint32_t sl;
+
+	if (i + 8 < m->nsrc && (p = model__slot_hint(&m->src[i + 8], gi, 0)) != NULL)
+		__builtin_prefetch(p);
+	if (i + 4 < m->nsrc && (p = model__slot_hint(&m->src[i + 4], gi, 1)) != NULL)
+		__builtin_prefetch(p);
+	if (i + 2 < m->nsrc && (sl = model__slot_by_gm(&m->src[i + 2], gi)) != NONE) {
+		const struct slot *s = &m->src[i + 2].slots[sl];
+
+		/* a cumulative histogram's bins run to a few lines */
+		for (size_t o = 0; s->bins != NULL && o < (size_t)s->n * sizeof *s->bins && o < 512; o += 64)
+			__builtin_prefetch((const char *)s->bins + o);
+		if (s->ex != NULL)
+			__builtin_prefetch(s->ex);
+	}
+	sl = model__slot_by_gm(&m->src[i], gi);
+	return sl != NONE ? &m->src[i].slots[sl] : NULL;
+}
+
+int iogp_model_counter_each(const iogp_model *m, const char *metric, uint64_t *out)
+{
+	uint32_t gi;
+	int r;
+
+	if (m == NULL || out == NULL)
+		return IOGP_EINVAL;
+	if ((r = model__metric_lookup(m, metric, IOGP_COUNTER, &gi)) < 0)
+		return r;
+	for (uint32_t i = 0; i < m->nsrc; i++) {
+		const struct slot *s = each_slot(m, gi, i);
+
+		out[i] = 0;
+		if (s != NULL)
+			visit_counter(&out[i], m, s);
+	}
+	return 0;
+}
+
+int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, double *out)
+{
+	uint32_t gi;
+	int r;
+
+	if (m == NULL || out == NULL)
+		return IOGP_EINVAL;
+	if ((r = model__metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) < 0)
+		return r;
+	for (uint32_t i = 0; i < m->nsrc; i++) {
+		const struct slot *s = each_slot(m, gi, i);
+
+		out[i] = 0;
+		if (s == NULL || s->n == 0)
+			continue;
+		/* what iogp_model_hist copies for one source (visit_hist_add), read
+		 * in place: the slot's bins and exact values, in its scheme */
+		iogp_hist v = { .scheme = m->schemes[s->scheme]->b, .n = s->n, .bins = s->bins,
+		                .nexact = s->nex, .exact = s->ex };
+
+		out[i] = iogp_hist_sum(&v);
+	}
+	return 0;
+}
+
 /* out += the non-zero entries of dense[0, nb): merging many sources is
  * cheaper through one flat array than through repeated sparse merges. */
 int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb)

@@ -152,6 +152,21 @@ static void delta(iogp_model *m, struct mb *b, struct src *s, uint64_t wall, uin
 			b->ex[k++] = (iogp_exact){ v, 1 + rnd(30) };
 	}
 	qsort(b->ex, k, sizeof *b->ex, cmp_ex);
+	if (k > 0 && rnd(3) == 0) {   /* the sizes' bins are exactly these values */
+		iogp_bins nat;
+		uint32_t nb = 0;
+
+		iogp_bins_native(&nat, 4);
+		for (uint32_t j = 0; j < k; j++) {
+			uint64_t idx = iogp_bins_index(&nat, b->ex[j].value);
+
+			if (nb && b->bins[0][nb - 1].idx == idx)
+				b->bins[0][nb - 1].count += b->ex[j].count;
+			else
+				b->bins[0][nb++] = (iogp_bin){ idx, b->ex[j].count };
+		}
+		b->hists[0].nbins = nb;
+	}
 	b->exv[0] = (iogp_exact_val){ 3, k, b->ex };
 	b->msg.exact = b->exv;
 	b->msg.nexact = k > 0;
@@ -248,6 +263,41 @@ static void compare(iogp_model *m, int round)
 	iogp__model_aggregates(m, 1);
 }
 
+/* The passes over every source (iogp_model_counter_each,
+ * iogp_model_hist_sum_each) equal a query a source, to the bit. */
+static void each_same(iogp_model *m, int round)
+{
+	static const char *const hist[] = { "posix.read.size", "posix.read.lat" };
+	size_t ns = iogp_model_source_count(m);
+	double *h = malloc((ns + 1) * sizeof *h);
+	uint64_t *c = malloc((ns + 1) * sizeof *c);
+
+	ck_assert(h && c);
+	ck_assert_int_eq(iogp_model_counter_each(m, "posix.read.bytes", c), 0);
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(iogp_model_hist_sum_each(m, hist[k], h), 0);
+		for (size_t i = 0; i < ns; i++) {
+			iogp_source_info si;
+			iogp_hist x;
+			uint64_t v;
+
+			ck_assert_int_eq(iogp_model_source(m, i, &si), 0);
+			iogp_sel one = { .kind = IOGP_SEL_SOURCE, .source = si.id };
+			ck_assert_int_eq(iogp_model_hist(m, hist[k], &one, &x), 0);
+			ck_assert_msg(h[i] == iogp_hist_sum(&x), "round %d, source %zu, %s: %.17g vs %.17g", round,
+			              i, hist[k], h[i], iogp_hist_sum(&x));
+			iogp_hist_free(&x);
+			ck_assert_int_eq(iogp_model_counter(m, "posix.read.bytes", &one, &v), 0);
+			ck_assert_uint_eq(c[i], v);
+		}
+	}
+	ck_assert_int_eq(iogp_model_hist_sum_each(m, "posix.read.bytes", h), IOGP_EINVAL);
+	ck_assert_int_eq(iogp_model_counter_each(m, "posix.read.size", c), IOGP_EINVAL);
+	ck_assert_int_eq(iogp_model_hist_sum_each(m, "posix.nope", h), IOGP_ENOTFOUND);
+	free(h);
+	free(c);
+}
+
 static iogp_model *live_model(uint32_t window_bytes)
 {
 	iogp_model_opts o = { .live = 1, .window_slot_ns = SLOT_NS, .window_max_ns = 10 * SLOT_NS,
@@ -294,6 +344,7 @@ START_TEST(sums_equal_visits)
 		iogp_model_tick(m, wall + SLOT_NS);
 		if (r % every == 0 || r == ROUNDS) {
 			compare(m, r);   /* a broken sum would be visited: equal, but slow */
+			each_same(m, r);
 			ck_assert_msg(iogp__model_agg_broken(m) == 0, "round %d: a sum lost an update", r);
 		}
 	}
