@@ -437,7 +437,11 @@ static int run_coarsen(struct astore *st, struct astream *a, uint32_t q, int shr
 		a->run[i] = x;
 	}
 	memset(&a->run[half], 0, (a->nrun - half) * sizeof(*a->run));
-	a->run_w *= 2;
+	/* a trim may halve the slices again and again: past 2^62 ns (as
+	 * run_add stops) every time falls in the first slice already, and
+	 * doubling on would wrap the width to 0 (check_access_random) */
+	if (a->run_w < (1ull << 62))
+		a->run_w *= 2;
 	if (shrink && half > 0 &&
 	    acc_resize(st, &a->run, a->nrun * sizeof(*a->run), half * sizeof(*a->run)) == 0)
 		a->nrun = (uint8_t)half;
@@ -1218,7 +1222,10 @@ int iogp_model_access_query(const iogp_model *m, const iogp_access_query *q, iog
 	}
 	size_t max = q->max ? q->max : ACC_MAX_OUT;
 	size_t want = 0;
-	for (int pass = 0; pass < 2; pass++) {
+	/* sparser until within max: a part's share rounds, and parts with
+	 * fewer samples than their share give what they have, so one step
+	 * can land above max (check_access_random); at last, the first max */
+	for (int pass = 0; pass < 32; pass++) {
 		double acc = 0;
 		want = 0;
 		for (size_t i = 0; i < w.n; i++) {
@@ -1235,6 +1242,7 @@ int iogp_model_access_query(const iogp_model *m, const iogp_access_query *q, iog
 			break;
 		ratio *= (double)want / (double)max * 1.0001;
 	}
+	want = want < max ? want : max;
 	if (want && !(out->s = malloc(want * sizeof(*out->s)))) {
 		free(w.p);
 		return IOGP_ENOMEM;

@@ -306,6 +306,41 @@ START_TEST(many_files)
 }
 END_TEST
 
+/* A store over its samples at every DELTA halves its run tier each time
+ * (two slices into one, twice as wide): after 64 halvings the width wrapped
+ * to 0 and the next DELTA divided by it (SIGFPE; found by a differential
+ * test of random streams). The width stops doubling instead, and the
+ * samples stay queryable. */
+START_TEST(run_width_bounded)
+{
+	iogp_model *m = live_model(1);   /* the least a source keeps: 128 samples */
+	iogp_metric_def d = { .id = 50, .kind = IOGP_ACCESS, .name = "posix.access", .unit = "" };
+	iogp_label l = { "host", "n1" };
+	iogp_msg msg = { .kind = IOGP_HELLO, .source = 7, .labels = &l, .nlabels = 1, .metrics = &d,
+	                 .nmetrics = 1 };
+	ck_assert_int_eq(iogp_model_apply(m, &msg, 1), 0);
+	static iogp_access a[256];
+	for (uint64_t sec = 1; sec <= 200; sec++) {
+		uint64_t t0 = sec * 1000000000ull;
+		for (int k = 0; k < 256; k++)
+			a[k] = (iogp_access){ 50, t0 + (uint64_t)k * 1000000, 1, k & 1, (uint64_t)k * 4096, 4096 };
+		msg = (iogp_msg){ .kind = IOGP_DELTA, .source = 7, .seq = sec, .t0_ns = t0,
+		                  .t1_ns = t0 + 999999999ull, .wall_ns = TU_ACC_EPOCH_NS + t0,
+		                  .access = a, .naccess = 256, .access_seen = 256 };
+		ck_assert_int_eq(iogp_model_apply(m, &msg, msg.wall_ns), 0);
+	}
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	ck_assert_uint_le(mem.max_source, 256);
+	iogp_access_set set;
+	query(m, "posix.access", "?", 0, &set);
+	ck_assert_uint_gt(set.n, 0);
+	ck_assert_uint_gt(set.requests, 0);
+	iogp_access_set_free(&set);
+	iogp_model_free(m);
+}
+END_TEST
+
 /* access_total across many sources: each source's ring holds at most
  * its share (the newest samples, in order), its run samples at most its
  * share, and the model's access memory stays within the total however
@@ -469,6 +504,7 @@ int main(void)
 		{ "hours", hours },
 		{ "budget_and_sources", budget_and_sources },
 		{ "many_files", many_files },
+		{ "run_width_bounded", run_width_bounded },
 		{ "total_budget", total_budget },
 		{ "many_sources_bytes", many_sources_bytes },
 		{ "late_sources_bytes", late_sources_bytes },
