@@ -203,15 +203,21 @@ static int slot_hist_add(iogp_model *m, struct source *s, struct slot *sl, const
 
 	if (n == 0)
 		return 0;
-	uint64_t c = bins_new(sl, b, n) * COST_BIN;
-	if (sl->n + c / COST_BIN > IOGP_MAX_HIST_BINS || !cost_fits(m, s, c)) {
-		m->st.refused++;
-		return IOGP_ELIMIT;
+	/* every bin new fits (the usual case): no pass to count the new ones;
+	 * the cost is what the add took */
+	uint64_t c = (uint64_t)n * COST_BIN, before = sl->n;
+	if (sl->n + n > IOGP_MAX_HIST_BINS || !cost_fits(m, s, c)) {
+		c = bins_new(sl, b, n) * COST_BIN;
+		if (sl->n + c / COST_BIN > IOGP_MAX_HIST_BINS || !cost_fits(m, s, c)) {
+			m->st.refused++;
+			return IOGP_ELIMIT;
+		}
 	}
-	cost_add(m, s, c);
 	hs_load(m, sl);
 	r = iogp_hist_add_bins(&m->hs, b, n);
 	hs_store(m, sl);
+	if (sl->n > before)
+		cost_add(m, s, (sl->n - before) * COST_BIN);
 	if (r == 0)
 		model__agg_bins(m, s, sl, b, (uint32_t)n, false);
 	return r;
