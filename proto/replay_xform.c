@@ -692,49 +692,48 @@ int replay__xs_commit(struct xstate *x, const struct xrec *o)
 	return 0;
 }
 
+/* nb's indexes and counts against the state's pb: one walk over both
+ * finds each new bin's prediction (pb's count of its index, or 0) and what
+ * an edit of pb's list takes (its removed positions, its added bins), in
+ * scr (room for 2 n + np). */
 static uint8_t *xenc_bins(uint8_t *q, const iogp_bin *pb, uint32_t np,
-                          const iogp_bin *nb, uint32_t n, int has_total, uint64_t total)
+                          const iogp_bin *nb, uint32_t n, int has_total, uint64_t total,
+                          uint64_t *scr)
 {
 	uint32_t same = np == n, nrem = 0, nadd = 0, i, j;
 	for (i = 0; same && i < n; i++)
 		same = pb[i].idx == nb[i].idx;
+	uint64_t *pred = scr, *rem = scr + n, *add = scr + n + np;
 	if (same) {
 		*q++ = B_SAME;
 	} else {
 		for (i = j = 0; i < np || j < n;) {
-			if (j == n || (i < np && pb[i].idx < nb[j].idx))
-				nrem++, i++;
-			else if (i == np || nb[j].idx < pb[i].idx)
-				nadd++, j++;
-			else
-				i++, j++;
+			if (j == n || (i < np && pb[i].idx < nb[j].idx)) {
+				rem[nrem++] = i++;
+			} else if (i == np || nb[j].idx < pb[i].idx) {
+				pred[j] = 0;
+				add[nadd++] = j++;
+			} else {
+				pred[j++] = pb[i++].count;
+			}
 		}
 		uint64_t next = 0;
 		if (nrem + nadd < n) {
 			*q++ = B_EDIT;
 			q = vput(q, nrem);
-			for (i = j = 0; i < np; i++) {
-				while (j < n && nb[j].idx < pb[i].idx)
-					j++;
-				if (j == n || nb[j].idx != pb[i].idx) {
-					q = vput(q, i - next);
-					next = i + 1;
-				}
+			for (i = 0; i < nrem; i++) {
+				q = vput(q, rem[i] - next);
+				next = rem[i] + 1;
 			}
 			q = vput(q, nadd);
-			/* last: the index before in the new list */
-			uint64_t kept = 0, slot = 0, last = 0;
-			for (i = j = 0; j < n; j++) {
-				while (i < np && pb[i].idx < nb[j].idx)
-					i++;
-				if (i < np && pb[i].idx == nb[j].idx) {
-					kept++;
-				} else {
-					q = vput(q, kept - slot);
-					q = vput(q, j ? nb[j].idx - last - 1 : nb[j].idx);
-					slot = kept;
-				}
-				last = nb[j].idx;
+			/* each added bin: the kept ones since the last added, and
+			 * its index's gap from the bin before it in the new list */
+			uint64_t slot = 0;
+			for (i = 0; i < nadd; i++) {
+				uint64_t at = add[i], kept = at - i;
+				q = vput(q, kept - slot);
+				q = vput(q, at ? nb[at].idx - nb[at - 1].idx - 1 : nb[at].idx);
+				slot = kept;
 			}
 		} else {
 			*q++ = B_LIST;
@@ -747,16 +746,9 @@ static uint8_t *xenc_bins(uint8_t *q, const iogp_bin *pb, uint32_t np,
 	}
 	uint64_t ptotal = has_total ? xtotal(pb, np) : 0;
 	uint32_t last = has_total && n ? n - 1 : n;
-	for (i = j = 0; j < last; j++) {
-		uint64_t pred;
-		if (same) {   /* pb's indexes, in place: no search */
-			pred = pb[j].count;
-		} else {
-			while (i < np && pb[i].idx < nb[j].idx)
-				i++;
-			pred = i < np && pb[i].idx == nb[j].idx ? pb[i].count : 0;
-		}
-		q = vput(q, ZZ(nb[j].count - xscale(pred, total, ptotal)));
+	for (j = 0; j < last; j++) {
+		uint64_t p = same ? pb[j].count : pred[j];   /* same: pb's indexes, in place */
+		q = vput(q, ZZ(nb[j].count - xscale(p, total, ptotal)));
 	}
 	return q;
 }
@@ -961,9 +953,11 @@ size_t replay__xs_encode(const struct xstate *x, struct xrec *t, uint32_t i,
 			if (j < s->nh && s->h[j].id == h->id)
 				ph = &s->h[j];
 		}
-		uint32_t tk = t->hs[k];
-		q = xenc_bins(q, ph ? ph->bins : NULL, ph ? ph->nbins : 0, h->bins, h->nbins,
-		              tk != 0, tk ? m->counters[tk - 1].value : 0);
+		uint32_t tk = t->hs[k], np = ph ? ph->nbins : 0;
+		if (xgrow((void **)&t->tmp, &t->tcap, 2 * (uint64_t)h->nbins + np + 1, sizeof *t->tmp) < 0)
+			return 0;
+		q = xenc_bins(q, ph ? ph->bins : NULL, np, h->bins, h->nbins, tk != 0,
+		              tk ? m->counters[tk - 1].value : 0, t->tmp);
 	}
 	if (restlen) {
 		q = vput(q, restlen);
