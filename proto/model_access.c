@@ -1090,33 +1090,57 @@ static void files_prefetch(const iogp_model *m, const uint32_t *srcs, uint32_t n
 	}
 }
 
+/* The query's sources (*srcs, malloc'd: free it, also after an error)
+ * and its access metric (*gm; NONE: every one); 0, or why not. */
+static int query_sources(const iogp_model *m, const iogp_access_query *q, uint32_t **srcs, uint32_t *ns,
+                         uint32_t *gm)
+{
+	*ns = 0;
+	*gm = q->metric ? model__gm_find(m, q->metric) : NONE;
+	if (!(*srcs = malloc((m->nsrc ? m->nsrc : 1) * sizeof(**srcs))))
+		return IOGP_ENOMEM;
+	int r = sel_sources(m, q->sel, *srcs, ns);
+	if (r == 0 && q->metric && (*gm == NONE || m->gm[*gm].kind != IOGP_ACCESS))
+		r = *gm == NONE ? IOGP_ENOTFOUND : IOGP_EINVAL;
+	return r;
+}
+
+/* Source s's samples for the query: its store, the metric's id there
+ * (UINT32_MAX: every metric) and the window in its clock; NULL when it
+ * has none of the metric. */
+static const struct astore *source_window(const iogp_access_query *q, uint32_t gm, const struct source *s,
+                                          uint32_t *id, uint64_t *from, uint64_t *to)
+{
+	*id = UINT32_MAX;
+	if (!s->acc)
+		return NULL;
+	if (q->metric) {
+		uint32_t sl = model__slot_by_gm(s, gm);
+		if (sl == NONE)
+			return NULL;
+		*id = s->slots[sl].id;
+	}
+	*from = mono_of(s, q->from_ns, 0);
+	*to = mono_of(s, q->to_ns, UINT64_MAX);
+	return s->acc;
+}
+
 /* Every bucket part of the query's streams in its window, each tier's
  * into w[tier]; *covered = 0 when the recent tier lacks the start of the
  * window for one. */
 static int walk_query(const iogp_model *m, const iogp_access_query *q, struct walk w[2], int *covered)
 {
-	uint32_t *srcs = malloc((m->nsrc ? m->nsrc : 1) * sizeof(*srcs)), ns;
-	if (!srcs)
-		return IOGP_ENOMEM;
+	uint32_t *srcs, ns, gm;
+	int r = query_sources(m, q, &srcs, &ns, &gm);
 	*covered = 1;
-	int r = sel_sources(m, q->sel, srcs, &ns);
-	uint32_t gm = q->metric ? model__gm_find(m, q->metric) : NONE;
-	if (r == 0 && q->metric && (gm == NONE || m->gm[gm].kind != IOGP_ACCESS))
-		r = gm == NONE ? IOGP_ENOTFOUND : IOGP_EINVAL;
 	for (uint32_t k = 0; k < ns && r == 0; k++) {
 		files_prefetch(m, srcs, ns, k);
 		const struct source *s = &m->src[srcs[k]];
-		const struct astore *st = s->acc;
+		uint32_t id;
+		uint64_t from, to;
+		const struct astore *st = source_window(q, gm, s, &id, &from, &to);
 		if (!st)
 			continue;
-		uint32_t id = UINT32_MAX;
-		if (q->metric) {
-			uint32_t sl = model__slot_by_gm(s, gm);
-			if (sl == NONE)
-				continue;
-			id = s->slots[sl].id;
-		}
-		uint64_t from = mono_of(s, q->from_ns, 0), to = mono_of(s, q->to_ns, UINT64_MAX);
 		for (uint32_t i = 0; i < st->nst && r == 0; i++) {
 			const struct astream *a = &st->st[i];
 			if ((q->metric && a->id != id) || (q->path && strcmp(stream_path(s, a->file), q->path)))
@@ -1395,30 +1419,19 @@ int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q, iog
 	*nout = 0;
 	if (!m || !q || !m->opts.live)
 		return IOGP_EINVAL;
-	uint32_t *srcs = malloc((m->nsrc ? m->nsrc : 1) * sizeof(*srcs)), ns;
-	if (!srcs)
-		return IOGP_ENOMEM;
-	int r = sel_sources(m, q->sel, srcs, &ns);
-	uint32_t gm = q->metric ? model__gm_find(m, q->metric) : NONE;
-	if (r == 0 && q->metric && (gm == NONE || m->gm[gm].kind != IOGP_ACCESS))
-		r = gm == NONE ? IOGP_ENOTFOUND : IOGP_EINVAL;
+	uint32_t *srcs, ns, gm;
+	int r = query_sources(m, q, &srcs, &ns, &gm);
 	struct fagg g = { 0 };
 	/* per stream, each tier's estimate; the file gets the larger of its
 	 * tiers' sums; its sources are those with run buckets in the window */
 	for (uint32_t k = 0; k < ns && r == 0; k++) {
 		files_prefetch(m, srcs, ns, k);
 		const struct source *s = &m->src[srcs[k]];
-		const struct astore *st = s->acc;
+		uint32_t id;
+		uint64_t from, to;
+		const struct astore *st = source_window(q, gm, s, &id, &from, &to);
 		if (!st)
 			continue;
-		uint32_t id = UINT32_MAX;
-		if (q->metric) {
-			uint32_t sl = model__slot_by_gm(s, gm);
-			if (sl == NONE)
-				continue;
-			id = s->slots[sl].id;
-		}
-		uint64_t from = mono_of(s, q->from_ns, 0), to = mono_of(s, q->to_ns, UINT64_MAX);
 		for (uint32_t i = 0; i < st->nst; i++) {
 			const struct astream *a = &st->st[i];
 			if (q->metric && a->id != id)
