@@ -162,12 +162,36 @@ double iogp_hist_bin_sum(const iogp_hist *h, size_t i)
 	return ((double)lo + (double)(hi - lo) / 2.0) * (double)h->bins[i].count;
 }
 
+/* iogp_hist_bin_sum of every bin, added in order, from one walk over the
+ * bins and the exact values together (both ascending: the first exact
+ * value of a bin is never before the last bin's), not a search a bin. */
 double iogp_hist_sum(const iogp_hist *h)
 {
 	double sum = 0.0;
+	size_t e = 0;
 
-	for (size_t i = 0; i < h->n; i++)
-		sum += iogp_hist_bin_sum(h, i);
+	for (size_t i = 0; i < h->n; i++) {
+		uint64_t lo, hi, c = 0;
+		size_t k;
+
+		if (iogp_bins_bounds(&h->scheme, h->bins[i].idx, &lo, &hi) < 0) {
+			sum += 0.0;
+			continue;
+		}
+		while (e < h->nexact && h->exact[e].value < lo)
+			e++;
+		for (k = e; k < h->nexact && h->exact[k].value <= hi; k++)
+			c = sat_add(c, h->exact[k].count);
+		if (k != e && c == h->bins[i].count) {   /* the bin is its exact values */
+			double x = 0.0;
+
+			for (size_t v = e; v < k; v++)
+				x += (double)h->exact[v].value * (double)h->exact[v].count;
+			sum += x;
+			continue;
+		}
+		sum += ((double)lo + (double)(hi - lo) / 2.0) * (double)h->bins[i].count;
+	}
 	return sum;
 }
 

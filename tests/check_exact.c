@@ -106,6 +106,11 @@ START_TEST(quantiles_vs_sort)
 		}
 		if (all_explained)
 			ck_assert(iogp_hist_sum(&h) == sum);
+		/* one walk over bins and exact values: each bin's sum, in order */
+		double bins = 0;
+		for (size_t i = 0; i < h.n; i++)
+			bins += iogp_hist_bin_sum(&h, i);
+		ck_assert_msg(iogp_hist_sum(&h) == bins, "round %d: %.17g vs %.17g", round, iogp_hist_sum(&h), bins);
 		iogp_hist_free(&h);
 		free(all);
 	}
