@@ -211,7 +211,8 @@ static int samples_of(const top_frame *f, const afile *af, iogp_access_set *set)
  * samples of tens of thousands of sources: ~50 ms at 50,000), no sooner
  * than 49 times what the last took, so the panel stays within a fiftieth
  * of a core and refreshes every few seconds at most (it was a tenth:
- * 12-14% of iogram-top's time at 50,000 sources, then a twentieth), unless
+ * 12-14% of iogram-top's time at 50,000 sources, then a twentieth); a
+ * frame drawn for a key leaves a refresh that is only due to the next, unless
  * what is shown changed (layer, selection, file, window), or the model did:
  * another one (a replay's seek that starts over), or the time shown went
  * back (a seek back: the same address may hold a new model), or moved
@@ -242,7 +243,7 @@ static const struct acache *cached(const top_frame *f)
 	uint64_t t0 = iogp_mono_ns();
 	/* paused, no frame comes by itself: one after a seek must show it */
 	int moving = f->st == NULL || !(f->st->f.paused || f->st->f.at_end);
-	if (ac.valid && t0 < ac.due_ns && !strcmp(sig, ac.sig) && ac.m == f->m &&
+	if (ac.valid && (t0 < ac.due_ns || f->key) && !strcmp(sig, ac.sig) && ac.m == f->m &&
 	    (f->now_ns == ac.now_ns || (moving && f->now_ns > ac.now_ns)))
 		return &ac;
 	if (ac.valid) {

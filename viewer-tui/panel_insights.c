@@ -35,7 +35,8 @@ const iogp_insight *insights_get(const top_frame *f, size_t *n)
 	               (v->sel != IOGP_SEL_NODE || !strcmp(cache.node, v->sel_node)) &&
 	               (v->sel != IOGP_SEL_SOURCE || cache.source == v->sel_source);
 	int same_data = cache.messages == st.messages && cache.last_recv == st.last_recv_ns;
-	if (!same_sel || (!same_data && (cache.took < SLOW_NS || f->mono_ns >= cache.at + RECOMPUTE_NS))) {
+	if (!same_sel ||
+	    (!same_data && (cache.took < SLOW_NS || (!f->key && f->mono_ns >= cache.at + RECOMPUTE_NS)))) {
 		iogp_sel sel;
 		frame_sel(f, &sel);
 		uint64_t t0 = iogp_mono_ns();

@@ -139,7 +139,7 @@ static void draw_message(top_surf *s, const top_view *v, uint64_t mono, int rows
 	}
 }
 
-static void draw_all(top_app *app)
+static void draw_all(top_app *app, int key)
 {
 	top_surf *s = &app->surf;
 	s->rows = LINES;
@@ -149,6 +149,7 @@ static void draw_all(top_app *app)
 	top_frame f;
 	top_status st;
 	app_frame(app, &f, &st);
+	f.key = key;
 	if (app->layout.too_small) {
 		draw_too_small(s, &app->layout, LINES, COLS);
 		return;
@@ -381,7 +382,7 @@ int main(int argc, char **argv)
 				clearok(curscr, TRUE);
 				app.full_redraw = 0;
 			}
-			draw_all(&app);
+			draw_all(&app, 1);
 			wnoutrefresh(stdscr);
 			if (present(&pace)) {
 				key_dirty = 0;
@@ -389,7 +390,7 @@ int main(int argc, char **argv)
 			}
 			last_frame = now;
 		} else if ((data_dirty || time_moves) && !live_frozen && now >= last_frame + interval) {
-			draw_all(&app);
+			draw_all(&app, 0);
 			wnoutrefresh(stdscr);
 			if (present(&pace))
 				data_dirty = 0;

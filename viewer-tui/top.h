@@ -153,6 +153,8 @@ typedef struct top_frame {
 	uint64_t now_ns;        /* time the panels show */
 	uint64_t mono_ns;       /* CLOCK_MONOTONIC of this frame */
 	iogp_heat *heat;        /* per-node latency over time (the p99 heatmap) */
+	int key;                /* drawn for a key: what is only due by time (a slow
+	                         * panel's refresh) waits for the next frame */
 } top_frame;
 
 /* Panel metric m (a POSIX name, as the catalog has it) in the view's
