@@ -411,17 +411,26 @@ int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, double *ou
 		return IOGP_EINVAL;
 	if ((r = model__metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) < 0)
 		return r;
+	/* what iogp_model_hist copies for one source (visit_hist_add), read
+	 * in place: the slot's bins and exact values, in its scheme (copied
+	 * when it changes: a scheme is 8 KB with its edges) */
+	iogp_hist v = { .n = 0 };
+	uint32_t scheme = NONE;
+
 	for (uint32_t i = 0; i < m->nsrc; i++) {
 		const struct slot *s = each_slot(m, gi, i);
 
 		out[i] = 0;
 		if (s == NULL || s->n == 0)
 			continue;
-		/* what iogp_model_hist copies for one source (visit_hist_add), read
-		 * in place: the slot's bins and exact values, in its scheme */
-		iogp_hist v = { .scheme = m->schemes[s->scheme]->b, .n = s->n, .bins = s->bins,
-		                .nexact = s->nex, .exact = s->ex };
-
+		if (s->scheme != scheme) {
+			scheme = s->scheme;
+			v.scheme = m->schemes[scheme]->b;
+		}
+		v.n = s->n;
+		v.bins = s->bins;
+		v.nexact = s->nex;
+		v.exact = s->ex;
 		out[i] = iogp_hist_sum(&v);
 	}
 	return 0;
