@@ -1019,15 +1019,24 @@ struct walk {
 	size_t n, cap;
 };
 
-/* Bucket b's part of the window [from, to] (it overlaps it): its samples
- * there, and the requests of the window it stands for. A bucket inside
- * the window is whole, its samples not read. */
-static void part_of(const struct abucket *b, uint32_t src, uint64_t file, uint64_t from, uint64_t to,
+/* A stream's bucket list of one tier, *nb of them. */
+static const struct abucket *tier_list(const struct astream *a, int tier, uint32_t *nb)
+{
+	*nb = tier == TIER_RUN ? (a->run ? a->nrun : 0) : a->nrec;
+	return tier == TIER_RUN ? a->run : a->rec;
+}
+
+/* Bucket b's part of the window [from, to]: its samples there, and the
+ * requests of the window it stands for; false when it has none there. A
+ * bucket inside the window is whole, its samples not read. */
+static bool part_of(const struct abucket *b, uint32_t src, uint64_t file, uint64_t from, uint64_t to,
                     struct part *p)
 {
+	if (bucket_empty(b) || b->t1 < from || b->t0 > to)
+		return false;
 	*p = (struct part){ b, src, 0, b->n, file, b->req, 1 };
 	if (b->t0 >= from && b->t1 <= to)
-		return;
+		return true;
 	while (p->lo < b->n && b->s[p->lo].t < from)
 		p->lo++;
 	while (p->hi > p->lo && b->s[p->hi - 1].t > to)
@@ -1036,6 +1045,7 @@ static void part_of(const struct abucket *b, uint32_t src, uint64_t file, uint64
 	double span = (double)(b->t1 - b->t0);
 	p->req = span > 0 ? b->req * (double)(a1 - a0) / span : b->req;
 	p->whole = 0;
+	return true;
 }
 
 static int walk_add(struct walk *w, const struct part *p)
@@ -1055,11 +1065,11 @@ static int walk_add(struct walk *w, const struct part *p)
 /* Ahead of the walk over sources: what source k + PF will read, a step
  * at a time as each step's pointer arrives (a pass over tens of thousands
  * of sources otherwise waits on each of their blocks in turn). */
-#define FILES_PF 8u
-static void files_prefetch(const iogp_model *m, const uint32_t *srcs, uint32_t ns, uint32_t k)
+#define SOURCE_PF 8u
+static void source_prefetch(const iogp_model *m, const uint32_t *srcs, uint32_t ns, uint32_t k)
 {
-	if (k + FILES_PF < ns) {
-		const struct source *s = &m->src[srcs[k + FILES_PF]];
+	if (k + SOURCE_PF < ns) {
+		const struct source *s = &m->src[srcs[k + SOURCE_PF]];
 		if (s->acc)
 			__builtin_prefetch(s->acc);
 		if (s->by_gm.t)
@@ -1067,8 +1077,8 @@ static void files_prefetch(const iogp_model *m, const uint32_t *srcs, uint32_t n
 		if (s->file_map.t)
 			__builtin_prefetch(s->file_map.t);
 	}
-	if (k + FILES_PF / 2 < ns) {
-		const struct source *s = &m->src[srcs[k + FILES_PF / 2]];
+	if (k + SOURCE_PF / 2 < ns) {
+		const struct source *s = &m->src[srcs[k + SOURCE_PF / 2]];
 		if (s->acc && s->acc->st)
 			__builtin_prefetch(s->acc->st);
 		if (s->files)
@@ -1076,8 +1086,8 @@ static void files_prefetch(const iogp_model *m, const uint32_t *srcs, uint32_t n
 		if (s->slots)
 			__builtin_prefetch(s->slots);
 	}
-	if (k + FILES_PF / 4 < ns) {
-		const struct source *s = &m->src[srcs[k + FILES_PF / 4]];
+	if (k + SOURCE_PF / 4 < ns) {
+		const struct source *s = &m->src[srcs[k + SOURCE_PF / 4]];
 		const struct astore *st = s->acc;
 		if (st && st->nst) {
 			if (st->st[0].rec)
@@ -1134,7 +1144,7 @@ static int walk_query(const iogp_model *m, const iogp_access_query *q, struct wa
 	int r = query_sources(m, q, &srcs, &ns, &gm);
 	*covered = 1;
 	for (uint32_t k = 0; k < ns && r == 0; k++) {
-		files_prefetch(m, srcs, ns, k);
+		source_prefetch(m, srcs, ns, k);
 		const struct source *s = &m->src[srcs[k]];
 		uint32_t id;
 		uint64_t from, to;
@@ -1146,18 +1156,14 @@ static int walk_query(const iogp_model *m, const iogp_access_query *q, struct wa
 			if ((q->metric && a->id != id) || (q->path && strcmp(stream_path(s, a->file), q->path)))
 				continue;
 			for (int tier = 0; tier < 2 && r == 0; tier++) {
-				const struct abucket *bs = tier == TIER_RUN ? a->run : a->rec;
-				uint32_t nb = tier == TIER_RUN ? (a->run ? a->nrun : 0) : a->nrec;
+				uint32_t nb;
+				const struct abucket *bs = tier_list(a, tier, &nb);
 				if (tier == TIER_RECENT && a->rec_cut && (!nb || bs[0].t0 > from))
 					*covered = 0;
-				for (uint32_t j = 0; j < nb && r == 0; j++) {
-					const struct abucket *b = &bs[j];
-					if (bucket_empty(b) || b->t1 < from || b->t0 > to)
-						continue;
-					struct part p;
-					part_of(b, srcs[k], a->file, from, to, &p);
-					r = walk_add(&w[tier], &p);
-				}
+				struct part p;
+				for (uint32_t j = 0; j < nb && r == 0; j++)
+					if (part_of(&bs[j], srcs[k], a->file, from, to, &p))
+						r = walk_add(&w[tier], &p);
 			}
 		}
 	}
@@ -1387,14 +1393,15 @@ struct tsum {
 	uint32_t parts;
 };
 
-static void tier_sum(const struct abucket *bs, uint32_t nb, uint64_t from, uint64_t to, struct tsum *t)
+static void tier_sum(const struct astream *a, int tier, uint64_t from, uint64_t to, struct tsum *t)
 {
+	uint32_t nb;
+	const struct abucket *bs = tier_list(a, tier, &nb);
 	for (uint32_t j = 0; j < nb; j++) {
 		const struct abucket *b = &bs[j];
-		if (bucket_empty(b) || b->t1 < from || b->t0 > to)
-			continue;
 		struct part p;
-		part_of(b, 0, 0, from, to, &p);
+		if (!part_of(b, 0, 0, from, to, &p))
+			continue;
 		uint32_t have = p.hi - p.lo;
 		t->parts++;
 		t->req += p.req;
@@ -1425,7 +1432,7 @@ int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q, iog
 	/* per stream, each tier's estimate; the file gets the larger of its
 	 * tiers' sums; its sources are those with run buckets in the window */
 	for (uint32_t k = 0; k < ns && r == 0; k++) {
-		files_prefetch(m, srcs, ns, k);
+		source_prefetch(m, srcs, ns, k);
 		const struct source *s = &m->src[srcs[k]];
 		uint32_t id;
 		uint64_t from, to;
@@ -1438,8 +1445,8 @@ int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q, iog
 				continue;
 			struct tsum t[2];
 			memset(t, 0, sizeof(t));
-			tier_sum(a->rec, a->nrec, from, to, &t[TIER_RECENT]);
-			tier_sum(a->run, a->run ? a->nrun : 0, from, to, &t[TIER_RUN]);
+			for (int z = 0; z < 2; z++)
+				tier_sum(a, z, from, to, &t[z]);
 			if (!t[0].parts && !t[1].parts)
 				continue;
 			struct fent *e = fagg_get(&g, stream_path(s, a->file));
