@@ -306,11 +306,11 @@ START_TEST(many_files)
 }
 END_TEST
 
-/* A store over its samples at every DELTA halves its run tier each time
- * (two slices into one, twice as wide): after 64 halvings the width wrapped
- * to 0 and the next DELTA divided by it (SIGFPE; found by a differential
- * test of random streams). The width stops doubling instead, and the
- * samples stay queryable. */
+/* A source over its samples at every DELTA (the least access_keep, 256
+ * samples a DELTA of one file for 200 s) stays within them, and its
+ * samples stay queryable. (The run tier's width that wrapped to 0 under
+ * repeated trims is check_access_random's: this sequence does not reach
+ * it.) */
 START_TEST(run_width_bounded)
 {
 	iogp_model *m = live_model(1);   /* the least a source keeps: 128 samples */
