@@ -3,6 +3,7 @@
  * why; the rules only read the model's queries. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,118 +241,179 @@ static void meta_rule(const iogp_model *m, const iogp_sel *sel, struct out *o)
 	    "(%.0f%% of the time in I/O calls)", ops, t, d, 100.0 * meta / (meta + data));
 }
 
-/* Per source (by index): bytes moved into b, ns in I/O calls into io;
- * behind an aggregating relay a member's from its summary
- * (iogp_model_source_roles). Each metric in one pass over the sources. */
-static int sources_io(const iogp_model *m, const uint8_t *roles, size_t n, uint64_t *b, double *io)
+/* ---- the per-source rules, in steps (iogp_insights_begin) --------------------- */
+
+#define CHUNK 4096u   /* sources a metric's pass takes at once */
+
+struct iogp_insights_job {
+	const iogp_model *m;
+	iogp_sel sel;
+	char *node;             /* sel.node, copied */
+	size_t all, next;       /* sources when it began; the next to take */
+	size_t ns, k, best;     /* sources that count; those with I/O time; the top one */
+	uint64_t total, top;    /* bytes moved by all; by the top one */
+	uint8_t *roles;         /* iogp_model_source_roles, when it began */
+	double *t;              /* the I/O time of the k sources with some ... */
+	size_t *who;            /* ... and their index */
+	uint64_t c[CHUNK], b[CHUNK];   /* a chunk's counter; bytes moved */
+	double h[CHUNK], io[CHUNK];    /* a chunk's histogram sum; ns in I/O calls */
+};
+
+/* For the n sources from first: bytes moved into j->b, ns in I/O calls into
+ * j->io; behind an aggregating relay a member's from its summary
+ * (iogp_model_source_roles). Each metric in one pass over the chunk. */
+static void sources_io(iogp_insights_job *j, size_t first, size_t n)
 {
 	static const char *const lat[3] = { IOGP_M_READ_LATENCY, IOGP_M_WRITE_LATENCY, IOGP_M_META_LATENCY };
 	static const char *const plain[2] = { IOGP_M_READ_BYTES, IOGP_M_WRITE_BYTES };
 	static const char *const summ[2] = { IOGP_M_SUMMARY_READ_BYTES, IOGP_M_SUMMARY_WRITE_BYTES };
-	uint64_t *c = malloc((n + 1) * sizeof *c);
-	double *h = malloc((n + 1) * sizeof *h);
-	if (!c || !h) {
-		free(c);
-		free(h);
-		return IOGP_ENOMEM;
-	}
+	const uint8_t *roles = j->roles + first;
+	const iogp_model *m = j->m;
+
 	for (size_t i = 0; i < n; i++) {
-		b[i] = 0;
-		io[i] = 0;
+		j->b[i] = 0;
+		j->io[i] = 0;
 	}
 	for (int k = 0; k < 3; k++)
-		if (iogp_model_hist_sum_each(m, lat[k], h) == 0)
+		if (iogp_model_hist_sum_each(m, lat[k], first, n, j->h) == 0)
 			for (size_t i = 0; i < n; i++)
-				io[i] += roles[i] == IOGP_ROLE_SUMMARY ? 0 : h[i];
+				j->io[i] += roles[i] == IOGP_ROLE_SUMMARY ? 0 : j->h[i];
 	for (int k = 0; k < 2; k++) {
-		if (iogp_model_counter_each(m, plain[k], c) == 0)
+		if (iogp_model_counter_each(m, plain[k], first, n, j->c) == 0)
 			for (size_t i = 0; i < n; i++)
-				b[i] += roles[i] == IOGP_ROLE_SUMMARY ? 0 : c[i];
-		if (iogp_model_counter_each(m, summ[k], c) == 0)
+				j->b[i] += roles[i] == IOGP_ROLE_SUMMARY ? 0 : j->c[i];
+		if (iogp_model_counter_each(m, summ[k], first, n, j->c) == 0)
 			for (size_t i = 0; i < n; i++)
-				b[i] += roles[i] == IOGP_ROLE_SUMMARY ? c[i] : 0;
+				j->b[i] += roles[i] == IOGP_ROLE_SUMMARY ? j->c[i] : 0;
 	}
-	if (iogp_model_counter_each(m, IOGP_M_SUMMARY_IO_TIME, c) == 0)
+	if (iogp_model_counter_each(m, IOGP_M_SUMMARY_IO_TIME, first, n, j->c) == 0)
 		for (size_t i = 0; i < n; i++)
 			if (roles[i] == IOGP_ROLE_SUMMARY)
-				io[i] = (double)c[i];
-	free(c);
-	free(h);
-	return 0;
+				j->io[i] = (double)j->c[i];
 }
 
-static void source_rules(const iogp_model *m, const iogp_sel *sel, struct out *o)
+/* The n sources from first into the job's sums. */
+static void sources_take(iogp_insights_job *j, size_t first, size_t n)
 {
-	size_t all = iogp_model_source_count(m), ns = all, k = 0, best = 0;
-	double *t = malloc((ns + 1) * sizeof *t), *sorted = malloc((ns + 1) * sizeof *sorted);
-	double *ios = malloc((ns + 1) * sizeof *ios);
-	uint64_t *bs = malloc((ns + 1) * sizeof *bs);
-	size_t *who = malloc((ns + 1) * sizeof *who);
-	uint8_t *roles = malloc(ns + 1);
-	uint64_t total = 0, top = 0;
-	if (!t || !sorted || !ios || !bs || !who || !roles || iogp_model_source_roles(m, roles) < 0 ||
-	    sources_io(m, roles, all, bs, ios) < 0)
-		goto out;
-	for (size_t i = 0; i < all; i++) {
+	const iogp_sel *sel = &j->sel;
+
+	for (size_t x = 0; x < n; x++) {
+		size_t i = first + x;
 		iogp_source_info si;
-		if (roles[i] == IOGP_ROLE_SUMMARISED) {
-			ns--;   /* its members' summaries stand for it */
+		if (j->roles[i] == IOGP_ROLE_SUMMARISED) {
+			j->ns--;   /* its members' summaries stand for it */
 			continue;
 		}
-		if (sel && sel->kind != IOGP_SEL_ALL && iogp_model_source(m, i, &si) < 0)
+		if (sel->kind != IOGP_SEL_ALL && iogp_model_source(j->m, i, &si) < 0)
 			continue;
-		if (sel && sel->kind == IOGP_SEL_NODE && strcmp(si.node, sel->node))
+		if (sel->kind == IOGP_SEL_NODE && strcmp(si.node, sel->node))
 			continue;
-		if (sel && sel->kind == IOGP_SEL_SOURCE && si.id != sel->source)
+		if (sel->kind == IOGP_SEL_SOURCE && si.id != sel->source)
 			continue;
-		uint64_t b = bs[i];
-		double io = ios[i];
-		total += b;
-		if (b > top) {
-			top = b;
-			best = i;
+		j->total += j->b[x];
+		if (j->b[x] > j->top) {
+			j->top = j->b[x];
+			j->best = i;
 		}
-		if (io > 0) {
-			t[k] = io;
-			sorted[k] = io;
-			who[k++] = i;
+		if (j->io[x] > 0) {
+			j->t[j->k] = j->io[x];
+			j->who[j->k++] = i;
 		}
 	}
+}
+
+void iogp_insights_free(iogp_insights_job *j)
+{
+	if (j == NULL)
+		return;
+	free(j->node);
+	free(j->roles);
+	free(j->t);
+	free(j->who);
+	free(j);
+}
+
+iogp_insights_job *iogp_insights_begin(const iogp_model *m, const iogp_sel *sel)
+{
+	if (m == NULL)
+		return NULL;
+	iogp_insights_job *j = calloc(1, sizeof *j);
+	if (j == NULL)
+		return NULL;
+	size_t n = iogp_model_source_count(m);
+	j->m = m;
+	j->sel = sel ? *sel : (iogp_sel){ .kind = IOGP_SEL_ALL };
+	if (j->sel.kind == IOGP_SEL_NODE && (j->node = strdup(j->sel.node ? j->sel.node : "")) == NULL)
+		goto fail;
+	j->sel.node = j->node;
+	j->all = j->ns = n;
+	j->roles = malloc(n + 1);
+	j->t = malloc((n + 1) * sizeof *j->t);
+	j->who = malloc((n + 1) * sizeof *j->who);
+	if (!j->roles || !j->t || !j->who || iogp_model_source_roles(m, j->roles) < 0)
+		goto fail;
+	return j;
+fail:
+	iogp_insights_free(j);
+	return NULL;
+}
+
+int iogp_insights_step(iogp_insights_job *j, const iogp_model *m, size_t sources)
+{
+	if (j == NULL || m != j->m || iogp_model_source_count(m) < j->all)
+		return IOGP_EINVAL;
+	while (j->next < j->all && sources > 0) {
+		size_t n = j->all - j->next;
+		if (n > CHUNK)
+			n = CHUNK;
+		if (n > sources)
+			n = sources;
+		sources_io(j, j->next, n);
+		sources_take(j, j->next, n);
+		j->next += n;
+		sources -= n;
+	}
+	return j->next < j->all;
+}
+
+/* The one-rank and straggler rules, once every source is in. */
+static void source_rules(iogp_insights_job *j, struct out *o)
+{
 	char name[96];
-	if (ns >= ONE_RANK_MIN_SOURCES && total >= ONE_RANK_MIN_BYTES &&
-	    (double)top >= ONE_RANK_SHARE * (double)total) {
+	const iogp_model *m = j->m;
+
+	if (j->ns >= ONE_RANK_MIN_SOURCES && j->total >= ONE_RANK_MIN_BYTES &&
+	    (double)j->top >= ONE_RANK_SHARE * (double)j->total) {
 		char b[32];
-		source_name(m, best, name, sizeof name);
-		iogp_fmt_bytes(b, sizeof b, (double)total, IOGP_UNITS_WIDE);
+		source_name(m, j->best, name, sizeof name);
+		iogp_fmt_bytes(b, sizeof b, (double)j->total, IOGP_UNITS_WIDE);
 		add(o, IOGP_INS_ONE_RANK, IOGP_SEV_WARN, "nodes", name,
 		    "one source does the I/O: %s moved %.1f%% of %s among %zu sources", name,
-		    100.0 * (double)top / (double)total, b, ns);
+		    100.0 * (double)j->top / (double)j->total, b, j->ns);
 	}
-	if (k >= STRAGGLER_MIN_SOURCES) {
-		qsort(sorted, k, sizeof *sorted, cmp_double);
-		double med = k % 2 ? sorted[k / 2] : (sorted[k / 2 - 1] + sorted[k / 2]) / 2;
-		size_t worst = 0;
-		for (size_t i = 1; i < k; i++)
-			if (t[i] > t[worst])
-				worst = i;
-		if (med >= (double)STRAGGLER_MIN_NS && t[worst] >= STRAGGLER_RATIO * med &&
-		    t[worst] - med >= (double)STRAGGLER_MIN_GAP_NS) {
-			char a[32], b[32];
-			source_name(m, who[worst], name, sizeof name);
-			iogp_fmt_ns(a, sizeof a, t[worst], IOGP_UNITS_WIDE);
-			iogp_fmt_ns(b, sizeof b, med, IOGP_UNITS_WIDE);
-			add(o, IOGP_INS_STRAGGLER, t[worst] >= 4 * med ? IOGP_SEV_HIGH : IOGP_SEV_WARN, "nodes",
-			    name, "straggler: %s spent %s in I/O calls, %.1fx the median %s of %zu sources",
-			    name, a, t[worst] / med, b, k);
-		}
-	}
-out:
-	free(t);
+	size_t k = j->k;
+	double *sorted = k >= STRAGGLER_MIN_SOURCES ? malloc(k * sizeof *sorted) : NULL;
+	if (sorted == NULL)
+		return;
+	memcpy(sorted, j->t, k * sizeof *sorted);
+	qsort(sorted, k, sizeof *sorted, cmp_double);
+	double med = k % 2 ? sorted[k / 2] : (sorted[k / 2 - 1] + sorted[k / 2]) / 2;
 	free(sorted);
-	free(ios);
-	free(bs);
-	free(who);
-	free(roles);
+	size_t worst = 0;
+	for (size_t i = 1; i < k; i++)
+		if (j->t[i] > j->t[worst])
+			worst = i;
+	double *t = j->t;
+	if (med >= (double)STRAGGLER_MIN_NS && t[worst] >= STRAGGLER_RATIO * med &&
+	    t[worst] - med >= (double)STRAGGLER_MIN_GAP_NS) {
+		char a[32], b[32];
+		source_name(m, j->who[worst], name, sizeof name);
+		iogp_fmt_ns(a, sizeof a, t[worst], IOGP_UNITS_WIDE);
+		iogp_fmt_ns(b, sizeof b, med, IOGP_UNITS_WIDE);
+		add(o, IOGP_INS_STRAGGLER, t[worst] >= 4 * med ? IOGP_SEV_HIGH : IOGP_SEV_WARN, "nodes",
+		    name, "straggler: %s spent %s in I/O calls, %.1fx the median %s of %zu sources",
+		    name, a, t[worst] / med, b, k);
+	}
 }
 
 static void phase_rules(const iogp_model *m, struct out *o)
@@ -406,22 +468,39 @@ static int by_severity(const void *a, const void *b)
 	return x->rule - y->rule;
 }
 
-int iogp_model_insights(const iogp_model *m, const iogp_sel *sel, iogp_insight *out, size_t max,
-                        size_t *n)
+int iogp_insights_finish(iogp_insights_job *j, const iogp_model *m, iogp_insight *out, size_t max,
+                         size_t *n)
 {
+	int rc = iogp_insights_step(j, m, SIZE_MAX);
 	struct out o = { out, 0, max };
+	const iogp_sel *sel = j ? &j->sel : NULL;
+
 	*n = 0;
-	if (m == NULL)
-		return IOGP_EINVAL;
+	if (rc < 0)
+		return rc;
 	small_requests(m, sel, &o);
 	files_rules(m, sel, &o);
 	meta_rule(m, sel, &o);
-	source_rules(m, sel, &o);
-	if (sel == NULL || sel->kind == IOGP_SEL_ALL)
+	source_rules(j, &o);
+	if (sel->kind == IOGP_SEL_ALL)
 		phase_rules(m, &o);
 	stdio_rule(m, sel, &o);
 	sync_rule(m, sel, &o);
 	qsort(out, o.n, sizeof *out, by_severity);
 	*n = o.n;
 	return 0;
+}
+
+int iogp_model_insights(const iogp_model *m, const iogp_sel *sel, iogp_insight *out, size_t max,
+                        size_t *n)
+{
+	*n = 0;
+	if (m == NULL)
+		return IOGP_EINVAL;
+	iogp_insights_job *j = iogp_insights_begin(m, sel);
+	if (j == NULL)
+		return IOGP_ENOMEM;
+	int rc = iogp_insights_finish(j, m, out, max, n);
+	iogp_insights_free(j);
+	return rc;
 }

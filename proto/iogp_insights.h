@@ -55,4 +55,21 @@ IOGP_API const iogp_insight_rule *iogp_insight_rules(size_t *n);
 IOGP_API int iogp_model_insights(const iogp_model *m, const iogp_sel *sel, iogp_insight *out,
                                  size_t max, size_t *n);
 
+
+/* The same in steps, for a viewer that must answer keys while it follows
+ * tens of thousands of sources: begin takes the selection (copied) and the
+ * sources there are now (later ones wait for the next computation); each
+ * step takes at most `sources` of them into the per-source rules (one-rank,
+ * straggler), about 1 us each; finish takes the rest and runs the rules
+ * over the whole job, whose cost does not grow with the sources. The model
+ * may take messages between steps: each source is read once, as it is
+ * then. begin: NULL for a NULL model or out of memory. step: 1 while
+ * sources remain, 0 when none, IOGP_EINVAL for another model (or one with
+ * fewer sources). finish: 0, or step's error. free: NULL is fine. */
+typedef struct iogp_insights_job iogp_insights_job;
+IOGP_API iogp_insights_job *iogp_insights_begin(const iogp_model *m, const iogp_sel *sel);
+IOGP_API int iogp_insights_step(iogp_insights_job *j, const iogp_model *m, size_t sources);
+IOGP_API int iogp_insights_finish(iogp_insights_job *j, const iogp_model *m, iogp_insight *out,
+                                  size_t max, size_t *n);
+IOGP_API void iogp_insights_free(iogp_insights_job *j);
 #endif

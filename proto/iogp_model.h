@@ -221,13 +221,17 @@ IOGP_API int iogp_model_hist(const iogp_model *m, const char *metric, const iogp
 /* Sum of a counter (cumulative) or of the latest gauge values. */
 IOGP_API int iogp_model_counter(const iogp_model *m, const char *metric, const iogp_sel *sel, uint64_t *out);
 IOGP_API int iogp_model_gauge(const iogp_model *m, const char *metric, const iogp_sel *sel, int64_t *out);
-/* Per source, by index (out has room for iogp_model_source_count): what
- * iogp_model_counter, and iogp_hist_sum of what iogp_model_hist, give for
- * that source alone; 0 for a source without the metric. One pass over the
- * sources instead of a query each (the findings' per-source rules at tens
- * of thousands of sources). IOGP_ENOTFOUND / IOGP_EINVAL as those. */
-IOGP_API int iogp_model_counter_each(const iogp_model *m, const char *metric, uint64_t *out);
-IOGP_API int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, double *out);
+/* Per source, by index, for the count sources from first (out has room
+ * for count; first + count <= iogp_model_source_count, else IOGP_EINVAL):
+ * what iogp_model_counter, and iogp_hist_sum of what iogp_model_hist, give
+ * for that source alone; 0 for a source without the metric. One pass over
+ * the sources instead of a query each (the findings' per-source rules at
+ * tens of thousands of sources, in slices). IOGP_ENOTFOUND / IOGP_EINVAL
+ * as those. */
+IOGP_API int iogp_model_counter_each(const iogp_model *m, const char *metric, size_t first,
+                                     size_t count, uint64_t *out);
+IOGP_API int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, size_t first,
+                                      size_t count, double *out);
 
 /* Access samples kept for source i (oldest first), and its file table. */
 IOGP_API size_t iogp_model_access(const iogp_model *m, size_t i, const iogp_access **a, size_t *n2, const iogp_access **a2);

@@ -383,33 +383,40 @@ static const struct slot *each_slot(const iogp_model *m, uint32_t gi, uint32_t i
 	return sl != NONE ? &m->src[i].slots[sl] : NULL;
 }
 
-int iogp_model_counter_each(const iogp_model *m, const char *metric, uint64_t *out)
+/* The checks both passes make: arguments, the range, the metric. */
+static int each_begin(const iogp_model *m, const char *metric, iogp_metric_kind kind, size_t first,
+                      size_t count, const void *out, uint32_t *gi)
+{
+	if (m == NULL || out == NULL || first > m->nsrc || count > m->nsrc - first)
+		return IOGP_EINVAL;
+	return model__metric_lookup(m, metric, kind, gi);
+}
+
+int iogp_model_counter_each(const iogp_model *m, const char *metric, size_t first, size_t count,
+                            uint64_t *out)
 {
 	uint32_t gi;
 	int r;
 
-	if (m == NULL || out == NULL)
-		return IOGP_EINVAL;
-	if ((r = model__metric_lookup(m, metric, IOGP_COUNTER, &gi)) < 0)
+	if ((r = each_begin(m, metric, IOGP_COUNTER, first, count, out, &gi)) < 0)
 		return r;
-	for (uint32_t i = 0; i < m->nsrc; i++) {
-		const struct slot *s = each_slot(m, gi, i);
+	for (size_t k = 0; k < count; k++) {
+		const struct slot *s = each_slot(m, gi, (uint32_t)(first + k));
 
-		out[i] = 0;
+		out[k] = 0;
 		if (s != NULL)
-			visit_counter(&out[i], m, s);
+			visit_counter(&out[k], m, s);
 	}
 	return 0;
 }
 
-int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, double *out)
+int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, size_t first, size_t count,
+                             double *out)
 {
 	uint32_t gi;
 	int r;
 
-	if (m == NULL || out == NULL)
-		return IOGP_EINVAL;
-	if ((r = model__metric_lookup(m, metric, IOGP_HISTOGRAM, &gi)) < 0)
+	if ((r = each_begin(m, metric, IOGP_HISTOGRAM, first, count, out, &gi)) < 0)
 		return r;
 	/* what iogp_model_hist copies for one source (visit_hist_add), read
 	 * in place: the slot's bins and exact values, in its scheme (copied
@@ -417,10 +424,10 @@ int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, double *ou
 	iogp_hist v = { .n = 0 };
 	uint32_t scheme = NONE;
 
-	for (uint32_t i = 0; i < m->nsrc; i++) {
-		const struct slot *s = each_slot(m, gi, i);
+	for (size_t k = 0; k < count; k++) {
+		const struct slot *s = each_slot(m, gi, (uint32_t)(first + k));
 
-		out[i] = 0;
+		out[k] = 0;
 		if (s == NULL || s->n == 0)
 			continue;
 		if (s->scheme != scheme) {
@@ -431,7 +438,7 @@ int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, double *ou
 		v.bins = s->bins;
 		v.nexact = s->nex;
 		v.exact = s->ex;
-		out[i] = iogp_hist_sum(&v);
+		out[k] = iogp_hist_sum(&v);
 	}
 	return 0;
 }

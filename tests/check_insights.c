@@ -52,6 +52,23 @@ static unsigned fired(iogp_insight *out, size_t *n)
 {
 	iogp_model *m = load();
 	ck_assert_int_eq(iogp_model_insights(m, NULL, out, 32, n), 0);
+	/* in steps of one source, then of two: the same findings */
+	for (size_t step = 1; step <= 2; step++) {
+		iogp_insight v[32];
+		size_t nv, steps = 0;
+		iogp_insights_job *j = iogp_insights_begin(m, NULL);
+		ck_assert_ptr_nonnull(j);
+		while (iogp_insights_step(j, m, step) == 1)
+			steps++;
+		ck_assert_uint_eq(steps, (iogp_model_source_count(m) + step - 1) / step - 1);
+		ck_assert_int_eq(iogp_insights_step(j, m, step), 0);
+		ck_assert_int_eq(iogp_insights_step(j, NULL, step), IOGP_EINVAL);
+		ck_assert_int_eq(iogp_insights_finish(j, m, v, 32, &nv), 0);
+		iogp_insights_free(j);
+		ck_assert_uint_eq(nv, *n);
+		for (size_t i = 0; i < nv; i++)
+			ck_assert_str_eq(v[i].text, out[i].text);
+	}
 	iogp_model_free(m);
 	unsigned mask = 0;
 	for (size_t i = 0; i < *n; i++) {
