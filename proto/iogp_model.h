@@ -124,6 +124,13 @@ IOGP_API void iogp_model_prefetch(const iogp_model *m, uint64_t source);
 IOGP_API size_t iogp_model_feed_many(iogp_model *m, const void *const *payload, const size_t *len,
                                      size_t n, uint64_t recv_ns);
 
+/* Work a query would do first, done ahead in slices while a viewer idles:
+ * the logged histogram bins (model_agg.c) of the next `nodes` nodes applied
+ * to their sums, round robin, so that the first query over all nodes (the
+ * nodes table) does not wait for them. Changes no answer. Returns how many
+ * of those nodes had bins logged (0 for NULL). */
+IOGP_API size_t iogp_model_settle(iogp_model *m, size_t nodes);
+
 /* NEW and QUIET, and GONE by silence, are judged against the clock given to
  * iogp_model_tick (the recv_ns clock); a model never ticked reports only
  * LIVE and GONE (BYE, FINAL snapshot, or replaced by a restart). */

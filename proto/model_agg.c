@@ -719,6 +719,24 @@ void model__agg_settle_all(iogp_model *m)
 		model__agg_settle(m, i);
 }
 
+size_t iogp_model_settle(iogp_model *m, size_t nodes)
+{
+	size_t had = 0;
+
+	for (size_t k = 0; m != NULL && k < nodes && k < m->nnodes; k++) {
+		uint32_t i = m->settle_next++ % m->nnodes;
+		struct npend *p = m->nodes[i].pend;
+
+		if (p != NULL && p->n > 0) {
+			model__agg_settle(m, i);
+			had++;
+		}
+	}
+	if (m != NULL && m->nnodes > 0)
+		m->settle_next %= m->nnodes;
+	return had;
+}
+
 /* The most a node's log may hold: PEND_MAX, less where the nodes are so
  * many that all their logs would pass LATE_TOTAL; 0: no log (a log below
  * PEND_MIN holds too few DELTAs to gain anything, and fewer nodes than

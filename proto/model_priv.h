@@ -167,6 +167,7 @@ struct iogp_model {
 	struct node *nodes;
 	uint32_t nnodes, nodes_cap;
 	struct imap node_map;
+	uint32_t settle_next;   /* the node iogp_model_settle takes next */
 
 	struct gmetric *gm;
 	uint32_t ngm, gm_cap;
