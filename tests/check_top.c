@@ -931,6 +931,35 @@ START_TEST(test_damaged_replay)
 }
 END_TEST
 
+/* Findings over more sources than a frame computes at once (4,096): dd's
+ * 4 KiB writes among 5,000 emulated sources. Selecting dd's node starts the
+ * findings over every source again, in slices between frames; they end in
+ * dd's small-requests finding with dd's own count. */
+START_TEST(test_findings_sliced)
+{
+	char ep[64];
+	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
+	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --listen %s", top_bin, ep));
+	TU_EXPECT("LIVE tcp://127.0.0.1:", 5);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --all-files -e %s -n ddnode -i 100 -- dd if=/dev/zero of=/dev/null "
+	                                  "bs=4k count=3000 status=none", run_bin, ep)), 0);
+	TU_EXPECT("write n=3000 ", 5);
+	pid_t pid = tu_spawn((char *[]){ (char *)iogram_bin, "loadgen", "--sources", "5000", "--rate", "1",
+	                                 "--nodes", "16", "--endpoint", ep, "--quiet", "--duration", "60", NULL },
+	                     NULL, NULL, 0);
+	TU_EXPECT("sources 5000 up", 30);
+	tu_tmux_keys("9");   /* the findings panel */
+	tu_tmux_keys("n");   /* the first node: dd's */
+	TU_EXPECT("node ddnode", 5);
+	TU_EXPECT("writes: 100% of 3000 requests are under 64 KiB", 20);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 5);
+	tu_tmux_kill();
+}
+END_TEST
+
 /* Live: a real program under iogram-run; then a stream that stops (quiet)
  * and a source that restarts. */
 START_TEST(test_live)
@@ -1160,6 +1189,7 @@ int main(void)
 	tcase_add_test(tc, test_terminal_gone);
 	tcase_add_test(tc, test_damaged_replay);
 	tcase_add_test(tc, test_live);
+	tcase_add_test(tc, test_findings_sliced);
 	tcase_add_test(tc, test_layer);
 	tcase_add_test(tc, test_demo);
 	suite_add_tcase(s, tc);

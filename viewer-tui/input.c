@@ -59,6 +59,9 @@ int input_open(top_input **out, const top_input_opts *o, char *err, size_t errle
 		},
 		.any_address = o->any_address,
 		.creator = "iogram-top " IOGRAM_VERSION,
+		/* a key that arrives while messages go in waits for this at most;
+		 * the loop comes back for the rest at once */
+		.budget_ns = 8000000ull,
 	};
 	fo.model.nrates = iogp_layer_rate_set(fo.model.rates, IOGP_MODEL_MAX_RATES, 1);
 	if (!in || !(in->feed = iogp_feed_new(&fo))) {

@@ -171,7 +171,7 @@ void panel_header_draw(const top_frame *f, top_surf *s, top_rect r)
 	/* the findings: how many, and the key of their panel */
 	char ins[48] = "";
 	size_t nins = 0;
-	const iogp_insight *iv = insights_get(f, &nins);
+	const iogp_insight *iv = insights_get(f, &nins, 0);
 	if (nins)
 		snprintf(ins, sizeof(ins), "%zu finding%s (%c)", nins, nins == 1 ? "" : "s",
 		         iogp_panel_get(IOGP_PANEL_INSIGHTS)->key);

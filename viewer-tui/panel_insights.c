@@ -2,7 +2,9 @@
  * severity, the digit of the panel that shows it (typing it goes there),
  * and the finding's text with its numbers, wrapped. The header counts them
  * on every frame: they are computed again only when the data changed, and
- * when that took long (a huge job) at most every few seconds. */
+ * when that took long (a huge job) at most every few seconds. Over many
+ * sources the computation runs in slices between frames (insights_work),
+ * so that a key never waits for all of it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@
 #define MAX_FINDINGS 32
 #define SLOW_NS 10000000ull        /* a computation this long ... */
 #define RECOMPUTE_NS 5000000000ull   /* ... is not repeated sooner than this */
+#define INLINE_SOURCES 4096u       /* at most this many: all in the frame */
+#define SLICE_SOURCES 1024u        /* a slice's steps */
 
 static struct {
 	const iogp_model *m;
@@ -24,9 +28,55 @@ static struct {
 	int valid;
 	iogp_insight v[MAX_FINDINGS];
 	size_t n;
+	/* the computation under way: what it was started for and its cost so far */
+	iogp_insights_job *job;
+	uint64_t job_messages, job_last_recv, job_took;
+	int first;            /* the job is the selection's first: nothing to show yet */
 } cache;
 
-const iogp_insight *insights_get(const top_frame *f, size_t *n)
+int insights_pending(void)
+{
+	return cache.job != NULL && cache.first;
+}
+
+/* The job under way into the findings shown. */
+static void job_finish(const iogp_model *m)
+{
+	uint64_t t0 = iogp_mono_ns();
+	if (iogp_insights_finish(cache.job, m, cache.v, MAX_FINDINGS, &cache.n) < 0)
+		cache.n = 0;
+	cache.took = cache.job_took + (iogp_mono_ns() - t0);
+	cache.messages = cache.job_messages;
+	cache.last_recv = cache.job_last_recv;
+	iogp_insights_free(cache.job);
+	cache.job = NULL;
+	cache.first = 0;
+}
+
+int insights_work(const iogp_model *m, uint64_t budget_ns)
+{
+	if (cache.job == NULL)
+		return 0;
+	if (m != cache.m) {   /* another model (a replay's seek): start over */
+		iogp_insights_free(cache.job);
+		cache.job = NULL;
+		cache.valid = 0;
+		return 0;
+	}
+	uint64_t t0 = iogp_mono_ns(), t = t0;
+	int more = 1;
+	while (more == 1 && t < t0 + budget_ns) {
+		more = iogp_insights_step(cache.job, m, SLICE_SOURCES);
+		t = iogp_mono_ns();
+	}
+	cache.job_took += t - t0;
+	if (more == 1)
+		return 1;
+	job_finish(m);
+	return 2;
+}
+
+const iogp_insight *insights_get(const top_frame *f, size_t *n, int wait)
 {
 	iogp_model_stats st;
 	iogp_model_get_stats(f->m, &st);
@@ -35,23 +85,38 @@ const iogp_insight *insights_get(const top_frame *f, size_t *n)
 	               (v->sel != IOGP_SEL_NODE || !strcmp(cache.node, v->sel_node)) &&
 	               (v->sel != IOGP_SEL_SOURCE || cache.source == v->sel_source);
 	int same_data = cache.messages == st.messages && cache.last_recv == st.last_recv_ns;
-	if (!same_sel ||
-	    (!same_data && (cache.took < SLOW_NS || (!f->key && f->mono_ns >= cache.at + RECOMPUTE_NS)))) {
+	if (!same_sel) {   /* what is under way is for another selection */
+		iogp_insights_free(cache.job);
+		cache.job = NULL;
+		cache.n = 0;
+		cache.first = 1;
+	}
+	if (cache.job == NULL &&
+	    (!same_sel ||
+	     (!same_data && (cache.took < SLOW_NS || (!f->key && f->mono_ns >= cache.at + RECOMPUTE_NS))))) {
 		iogp_sel sel;
 		frame_sel(f, &sel);
 		uint64_t t0 = iogp_mono_ns();
-		if (iogp_model_insights(f->m, &sel, cache.v, MAX_FINDINGS, &cache.n) < 0)
-			cache.n = 0;
-		cache.took = iogp_mono_ns() - t0;
+		cache.job = iogp_insights_begin(f->m, &sel);
+		cache.job_took = iogp_mono_ns() - t0;
+		cache.job_messages = st.messages;
+		cache.job_last_recv = st.last_recv_ns;
 		cache.m = f->m;
-		cache.messages = st.messages;
-		cache.last_recv = st.last_recv_ns;
 		cache.sel = v->sel;
 		cache.source = v->sel_source;
 		snprintf(cache.node, sizeof(cache.node), "%s", v->sel_node);
 		cache.at = f->mono_ns;
 		cache.valid = 1;
+		if (cache.job == NULL) {   /* out of memory: no findings, try again later */
+			cache.n = 0;
+			cache.first = 0;
+			cache.took = cache.job_took;
+			cache.messages = st.messages;
+			cache.last_recv = st.last_recv_ns;
+		}
 	}
+	if (cache.job != NULL && (wait || iogp_model_source_count(f->m) <= INLINE_SOURCES))
+		job_finish(f->m);
 	*n = cache.n;
 	return cache.v;
 }
@@ -88,12 +153,15 @@ void panel_insights_draw(const top_frame *f, top_surf *s, top_rect r)
 	if (r.h <= 0)
 		return;
 	size_t n;
-	const iogp_insight *v = insights_get(f, &n);
+	const iogp_insight *v = insights_get(f, &n, 0);
 	char right[64];
 	snprintf(right, sizeof(right), "%zu finding%s", n, n == 1 ? "" : "s");
 	panel_title(f, s, r, IOGP_PANEL_INSIGHTS, NULL, right);
 	if (!n) {
-		if (r.h > 1)
+		if (r.h > 1 && insights_pending())
+			draw_textf(s, r.y + 1, r.x, r.w, ST_DIM, "looking at %zu sources...",
+			           iogp_model_source_count(f->m));
+		else if (r.h > 1)
 			draw_text(s, r.y + 1, r.x, r.w, ST_DIM,
 			          "no findings: nothing stands out (or too little data yet)");
 		return;
@@ -144,6 +212,6 @@ void panel_insights_draw(const top_frame *f, top_surf *s, top_rect r)
 int panel_insights_text(const top_frame *f, FILE *out)
 {
 	size_t n;
-	const iogp_insight *v = insights_get(f, &n);
+	const iogp_insight *v = insights_get(f, &n, 1);
 	return iogp_insights_write_text(out, v, n);
 }

@@ -19,7 +19,10 @@
 #include "iogp_sys.h"
 
 #define FRAME_NS 1000000000ull       /* data-driven redraws: at most 1/s live */
-#define KEY_FRAME_NS 30000000ull     /* a key redraws at once (bounded) */
+#define KEY_FRAME_NS 30000000ull     /* a key redraws at once (bounded: after the
+                                      * last key's frame, not a data frame's) */
+#define WORK_SLICE_NS 4000000ull     /* work between frames, a slice at a time */
+#define SETTLE_NS 1000000000ull      /* a round over the nodes' logs this often */
 #define MAX_FRAME_NS 8000000000ull   /* slowest pace on a congested link */
 #define OUTQ_LIMIT 2048              /* bytes still queued to the tty: skip */
 
@@ -158,6 +161,36 @@ static void draw_all(top_app *app, int key)
 	draw_message(s, &app->view, f.mono_ns, LINES, COLS);
 	if (app->view.help)
 		keys_draw_help(s, LINES, COLS, st.mode);
+}
+
+/* The nodes' logged bins, a round at a time (iogp_model_settle). */
+struct settle {
+	uint64_t at;    /* when the last round began */
+	size_t left;    /* nodes the round has still to take */
+};
+
+/* Between frames, a slice of what the next frames would otherwise wait
+ * for: the findings under way (insights_work), then, once a second, a round
+ * over the nodes' logged bins, so that the nodes table (key 7) does not
+ * apply a few seconds of them in a key's frame. Returns 1 while work
+ * remains, 2 when findings just ended, 0 when there is none. */
+static int idle_work(top_app *app, struct settle *st)
+{
+	iogp_model *m = iogp_feed_model(input_feed(app->in));
+	uint64_t t0 = iogp_mono_ns();
+	int w = insights_work(m, WORK_SLICE_NS);
+	if (w != 0)
+		return w;
+	if (st->left == 0 && t0 >= st->at + SETTLE_NS) {
+		st->left = iogp_model_node_count(m);
+		st->at = t0;
+	}
+	while (st->left > 0 && iogp_mono_ns() < t0 + WORK_SLICE_NS) {
+		size_t k = st->left < 64 ? st->left : 64;
+		iogp_model_settle(m, k);
+		st->left -= k;
+	}
+	return st->left > 0;
 }
 
 /* Send the frame unless the terminal still holds much of the last one. */
@@ -328,8 +361,9 @@ int main(int argc, char **argv)
 	leaveok(stdscr, TRUE);
 	draw_setup(&app.surf, stdscr, unicode, color);
 
-	uint64_t start = iogp_mono_ns(), last_frame = 0, pace = FRAME_NS;
-	int key_dirty = 1, data_dirty = 1, hangup = 0;
+	uint64_t start = iogp_mono_ns(), last_frame = 0, last_key = 0, pace = FRAME_NS;
+	int key_dirty = 1, data_dirty = 1, hangup = 0, work = 0;
+	struct settle settle = { 0, 0 };
 	while (!app.quit && !got_signal) {
 		uint64_t now = iogp_mono_ns();
 		if (duration > 0 && (double)(now - start) / 1e9 >= duration)
@@ -343,13 +377,15 @@ int main(int argc, char **argv)
 		uint64_t interval = pace;
 		if (replay && speed > 1 && !paused)
 			interval = (uint64_t)((double)pace / (speed < 4 ? speed : 4));
-		uint64_t due = last_frame + (key_dirty ? KEY_FRAME_NS : interval);
+		uint64_t due = key_dirty ? last_key + KEY_FRAME_NS : last_frame + interval;
 		int wait_ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
 		int rdue = iogp_feed_next_due_ms(input_feed(app.in));
 		if (rdue >= 0 && rdue < wait_ms)
 			wait_ms = rdue;
 		if (wait_ms > 1000)
 			wait_ms = 1000;
+		if (work)   /* findings under way: a slice each turn */
+			wait_ms = 0;
 		int tty_ready = iogp_feed_wait(input_feed(app.in), 0, wait_ms);
 		if (tty_ready < 0)
 			break;   /* the terminal is gone */
@@ -366,7 +402,7 @@ int main(int argc, char **argv)
 			if (keys_dispatch(&app, ch))
 				key_dirty = 1;
 		}
-		if (!(got && key_dirty && iogp_mono_ns() >= last_frame + KEY_FRAME_NS) &&
+		if (!(got && key_dirty && iogp_mono_ns() >= last_key + KEY_FRAME_NS) &&
 		    input_pump(app.in) > 0)
 			data_dirty = 1;
 		/* readable without a key, again and again: the terminal is gone */
@@ -377,7 +413,7 @@ int main(int argc, char **argv)
 		iogp_feed_play_state(input_feed(app.in), &speed, &paused, &at_end);
 		int live_frozen = !replay && paused;
 		int time_moves = !live_frozen && !(replay && (paused || at_end));
-		if (key_dirty && now >= last_frame + KEY_FRAME_NS) {
+		if (key_dirty && now >= last_key + KEY_FRAME_NS) {
 			if (app.full_redraw) {
 				clearok(curscr, TRUE);
 				app.full_redraw = 0;
@@ -388,7 +424,7 @@ int main(int argc, char **argv)
 				key_dirty = 0;
 				data_dirty = 0;
 			}
-			last_frame = now;
+			last_frame = last_key = now;
 		} else if ((data_dirty || time_moves) && !live_frozen && now >= last_frame + interval) {
 			draw_all(&app, 0);
 			wnoutrefresh(stdscr);
@@ -396,6 +432,10 @@ int main(int argc, char **argv)
 				data_dirty = 0;
 			last_frame = now;
 		}
+		/* between frames, a slice at a time: a key waits for one at most */
+		work = idle_work(&app, &settle);
+		if (work == 2)
+			data_dirty = 1;
 	}
 	endwin();
 	delscreen(scr);

@@ -251,9 +251,16 @@ int panel_phases_csv(const top_frame *f, FILE *out);
 
 /* ---- panel_insights.c: the findings and where each shows ---- */
 void panel_insights_draw(const top_frame *f, top_surf *s, top_rect r);
-/* The selection's findings (recomputed when the data changed, at most
- * about once a second); *n of them, valid until the next call. */
-const iogp_insight *insights_get(const top_frame *f, size_t *n);
+/* The selection's findings (recomputed when the data changed; over more
+ * than a few thousand sources at most every few seconds, in slices by
+ * insights_work, unless wait); *n of them, valid until the next call.
+ * *n is 0 while the first computation for a new selection is under way:
+ * insights_pending says so. */
+const iogp_insight *insights_get(const top_frame *f, size_t *n, int wait);
+int insights_pending(void);
+/* A slice of the computation under way, for about budget_ns: 0 when none
+ * is, 1 when more remains, 2 when it just ended (a frame shows it). */
+int insights_work(const iogp_model *m, uint64_t budget_ns);
 /* As text (iogp_insights_write_text). */
 int panel_insights_text(const top_frame *f, FILE *out);
 
