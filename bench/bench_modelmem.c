@@ -92,7 +92,8 @@ static void insights_query(const iogp_model *m, uint32_t n)
 		while (more == 1) {
 			double s0 = tu_now();
 			more = iogp_insights_step(j, m, 1024);
-			worst = tu_now() - s0 > worst ? tu_now() - s0 : worst;
+			double took = tu_now() - s0;
+			worst = took > worst ? took : worst;
 			slices++;
 		}
 		double f0 = tu_now();

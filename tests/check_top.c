@@ -934,7 +934,8 @@ END_TEST
 /* Findings over more sources than a frame computes at once (4,096): dd's
  * 4 KiB writes among 5,000 emulated sources. Selecting dd's node starts the
  * findings over every source again, in slices between frames; they end in
- * dd's small-requests finding with dd's own count. */
+ * dd's small-requests finding with dd's own count, drawn also while live is
+ * paused. */
 START_TEST(test_findings_sliced)
 {
 	char ep[64];
@@ -949,6 +950,7 @@ START_TEST(test_findings_sliced)
 	                     NULL, NULL, 0);
 	TU_EXPECT("sources 5000 up", 30);
 	tu_tmux_keys("9");   /* the findings panel */
+	tu_tmux_keys("p");   /* paused: no data frames, the findings still come */
 	tu_tmux_keys("n");   /* the first node: dd's */
 	TU_EXPECT("node ddnode", 5);
 	TU_EXPECT("writes: 100% of 3000 requests are under 64 KiB", 20);

@@ -433,8 +433,11 @@ int main(int argc, char **argv)
 			last_frame = now;
 		}
 		/* between frames, a slice at a time: a key waits for one at most */
+		int first = insights_pending();
 		work = idle_work(&app, &settle);
-		if (work == 2)
+		if (work == 2 && first)
+			key_dirty = 1;   /* a new selection's findings: drawn now, also when paused */
+		else if (work == 2)
 			data_dirty = 1;
 	}
 	endwin();
