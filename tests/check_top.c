@@ -931,6 +931,20 @@ START_TEST(test_damaged_replay)
 }
 END_TEST
 
+/* iogram-top listening on a free port (its endpoint in ep), and dd's count
+ * 4 KiB writes under iogram-run as node `node`, on screen. */
+static void top_with_dd(char ep[64], const char *node, int count)
+{
+	snprintf(ep, 64, "%s", tu_ep(tu_free_port()));
+	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --listen %s", top_bin, ep));
+	TU_EXPECT("LIVE tcp://127.0.0.1:", 5);
+	/* devices are not storage: --all-files counts dd's requests in posix.* */
+	ck_assert_int_eq(tu_system(tu_fmt("%s --all-files -e %s -n %s -i 100 -- dd if=/dev/zero of=/dev/null "
+	                                  "bs=4k count=%d status=none", run_bin, ep, node, count)), 0);
+	const char *want = tu_fmt("write n=%d ", count);
+	TU_EXPECT(want, 5);
+}
+
 /* Findings over more sources than a frame computes at once (4,096): dd's
  * 4 KiB writes among 5,000 emulated sources. Selecting dd's node starts the
  * findings over every source again, in slices between frames; they end in
@@ -939,12 +953,7 @@ END_TEST
 START_TEST(test_findings_sliced)
 {
 	char ep[64];
-	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
-	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --listen %s", top_bin, ep));
-	TU_EXPECT("LIVE tcp://127.0.0.1:", 5);
-	ck_assert_int_eq(tu_system(tu_fmt("%s --all-files -e %s -n ddnode -i 100 -- dd if=/dev/zero of=/dev/null "
-	                                  "bs=4k count=3000 status=none", run_bin, ep)), 0);
-	TU_EXPECT("write n=3000 ", 5);
+	top_with_dd(ep, "ddnode", 3000);
 	pid_t pid = tu_spawn((char *[]){ (char *)iogram_bin, "loadgen", "--sources", "5000", "--rate", "1",
 	                                 "--nodes", "16", "--endpoint", ep, "--quiet", "--duration", "60", NULL },
 	                     NULL, NULL, 0);
@@ -967,13 +976,7 @@ END_TEST
 START_TEST(test_live)
 {
 	char ep[64];
-	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
-	tu_tmux_start(dir, 160, 48, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --listen %s", top_bin, ep));
-	TU_EXPECT("LIVE tcp://127.0.0.1:", 5);
-	/* devices are not storage: --all-files counts dd's requests in posix.* */
-	ck_assert_int_eq(tu_system(tu_fmt("%s --all-files -e %s -n livenode -i 100 -- dd if=/dev/zero of=/dev/null "
-	                                  "bs=4k count=50000 status=none", run_bin, ep)), 0);
-	TU_EXPECT("write n=50000 ", 5);
+	top_with_dd(ep, "livenode", 50000);
 	TU_EXPECT("read n=50000 ", 2);
 	TU_EXPECT("livenode", 2);
 	TU_EXPECT("0 up 0 quiet 1 gone", 5);
