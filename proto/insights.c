@@ -247,10 +247,12 @@ static void meta_rule(const iogp_model *m, const iogp_sel *sel, struct out *o)
 
 struct iogp_insights_job {
 	const iogp_model *m;
+	uint64_t serial;        /* m's: a later model may take its address */
 	iogp_sel sel;
 	char *node;             /* sel.node, copied */
 	size_t all, next;       /* sources when it began; the next to take */
-	size_t ns, k, best;     /* sources that count; those with I/O time; the top one */
+	size_t ns, k, best;     /* sources of the selection that count; those with
+	                         * I/O time; the top one */
 	uint64_t total, top;    /* bytes moved by all; by the top one */
 	uint8_t *roles;         /* iogp_model_source_roles, when it began */
 	double *t;              /* the I/O time of the k sources with some ... */
@@ -300,16 +302,15 @@ static void sources_take(iogp_insights_job *j, size_t first, size_t n)
 	for (size_t x = 0; x < n; x++) {
 		size_t i = first + x;
 		iogp_source_info si;
-		if (j->roles[i] == IOGP_ROLE_SUMMARISED) {
-			j->ns--;   /* its members' summaries stand for it */
-			continue;
-		}
+		if (j->roles[i] == IOGP_ROLE_SUMMARISED)
+			continue;   /* its members' summaries stand for it */
 		if (sel->kind != IOGP_SEL_ALL && iogp_model_source(j->m, i, &si) < 0)
 			continue;
 		if (sel->kind == IOGP_SEL_NODE && strcmp(si.node, sel->node))
 			continue;
 		if (sel->kind == IOGP_SEL_SOURCE && si.id != sel->source)
 			continue;
+		j->ns++;   /* the selection's, not the model's */
 		j->total += j->b[x];
 		if (j->b[x] > j->top) {
 			j->top = j->b[x];
@@ -342,11 +343,12 @@ iogp_insights_job *iogp_insights_begin(const iogp_model *m, const iogp_sel *sel)
 		return NULL;
 	size_t n = iogp_model_source_count(m);
 	j->m = m;
+	j->serial = iogp_model_serial(m);
 	j->sel = sel ? *sel : (iogp_sel){ .kind = IOGP_SEL_ALL };
 	if (j->sel.kind == IOGP_SEL_NODE && (j->node = strdup(j->sel.node ? j->sel.node : "")) == NULL)
 		goto fail;
 	j->sel.node = j->node;
-	j->all = j->ns = n;
+	j->all = n;
 	j->roles = malloc(n + 1);
 	j->t = malloc((n + 1) * sizeof *j->t);
 	j->who = malloc((n + 1) * sizeof *j->who);
@@ -360,7 +362,8 @@ fail:
 
 int iogp_insights_step(iogp_insights_job *j, const iogp_model *m, size_t sources)
 {
-	if (j == NULL || m != j->m || iogp_model_source_count(m) < j->all)
+	if (j == NULL || m != j->m || iogp_model_serial(m) != j->serial ||
+	    iogp_model_source_count(m) < j->all)
 		return IOGP_EINVAL;
 	while (j->next < j->all && sources > 0) {
 		size_t n = j->all - j->next;

@@ -64,8 +64,9 @@ IOGP_API int iogp_model_insights(const iogp_model *m, const iogp_sel *sel, iogp_
  * over the whole job, whose cost does not grow with the sources. The model
  * may take messages between steps: each source is read once, as it is
  * then. begin: NULL for a NULL model or out of memory. step: 1 while
- * sources remain, 0 when none, IOGP_EINVAL for another model (or one with
- * fewer sources). finish: 0, or step's error. free: NULL is fine. */
+ * sources remain, 0 when none, IOGP_EINVAL for another model (by
+ * iogp_model_serial: also one at the address of the job's, freed) or one
+ * with fewer sources. finish: 0, or step's error. free: NULL is fine. */
 typedef struct iogp_insights_job iogp_insights_job;
 IOGP_API iogp_insights_job *iogp_insights_begin(const iogp_model *m, const iogp_sel *sel);
 IOGP_API int iogp_insights_step(iogp_insights_job *j, const iogp_model *m, size_t sources);

@@ -79,6 +79,10 @@ typedef struct iogp_model_opts {
 
 IOGP_API iogp_model *iogp_model_new(const iogp_model_opts *opts);  /* NULL on ENOMEM */
 IOGP_API void iogp_model_free(iogp_model *m);
+/* A number no other model of this process had: a model is known by it, not
+ * by its address, which a model made after another's free may take (a
+ * replay's seek). 0 for NULL. */
+IOGP_API uint64_t iogp_model_serial(const iogp_model *m);
 
 /* Apply a decoded message received at recv_ns (any clock the caller uses
  * consistently: replay receive time, or CLOCK_REALTIME live).

@@ -381,6 +381,11 @@ static int opts_live(iogp_model *m, const iogp_model_opts *in)
 	return 0;
 }
 
+uint64_t iogp_model_serial(const iogp_model *m)
+{
+	return m != NULL ? m->serial : 0;
+}
+
 iogp_model *iogp_model_new(const iogp_model_opts *opts)
 {
 	iogp_model *m = calloc(1, sizeof *m);
@@ -389,6 +394,8 @@ iogp_model *iogp_model_new(const iogp_model_opts *opts)
 
 	if (m == NULL)
 		return NULL;
+	static _Atomic uint64_t serials;
+	m->serial = ++serials;
 	if (opts != NULL)
 		m->opts = *opts;
 	if (m->opts.max_sources == 0)

@@ -159,6 +159,7 @@ struct scheme {
 
 struct iogp_model {
 	iogp_model_opts opts;
+	uint64_t serial;        /* iogp_model_serial */
 
 	struct source *src;
 	uint32_t nsrc, src_cap;

@@ -11,6 +11,7 @@
 
 struct iogp_heat {
 	const iogp_model *m;
+	uint64_t serial;        /* m's: a later model may take its address */
 	int layer;
 	uint64_t S, last_now, first, last;
 	size_t nslots;          /* cells per node: a ring by slot */
@@ -120,9 +121,11 @@ int iogp_heat_update(iogp_heat *h, const iogp_model *m, int layer)
 	iogp_model_live lv;
 	iogp_model_get_live(m, &lv);
 	uint64_t now = lv.now_ns, S = o->window_slot_ns;
-	if (h->m != m || h->layer != layer || now < h->last_now || h->S != S) {
+	if (h->m != m || h->serial != iogp_model_serial(m) || h->layer != layer ||
+	    now < h->last_now || h->S != S) {
 		reset(h);
 		h->m = m;
+		h->serial = iogp_model_serial(m);
 		h->layer = layer;
 		h->S = S;
 		h->nslots = (size_t)(o->window_max_ns / S) + 2;

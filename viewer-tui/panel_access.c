@@ -222,7 +222,7 @@ static struct acache {
 	alist l;
 	long sel;
 	iogp_access_set set;
-	const iogp_model *m;
+	uint64_t serial;   /* the model's (iogp_model_serial): not its address */
 	uint64_t now_ns;
 	uint64_t due_ns;
 	char sig[sizeof(((top_view *)0)->file_path) + sizeof(((top_view *)0)->sel_node) + 128];
@@ -243,7 +243,8 @@ static const struct acache *cached(const top_frame *f)
 	uint64_t t0 = iogp_mono_ns();
 	/* paused, no frame comes by itself: one after a seek must show it */
 	int moving = f->st == NULL || !(f->st->f.paused || f->st->f.at_end);
-	if (ac.valid && (t0 < ac.due_ns || f->key) && !strcmp(sig, ac.sig) && ac.m == f->m &&
+	if (ac.valid && (t0 < ac.due_ns || f->key) && !strcmp(sig, ac.sig) &&
+	    ac.serial == iogp_model_serial(f->m) &&
 	    (f->now_ns == ac.now_ns || (moving && f->now_ns > ac.now_ns)))
 		return &ac;
 	if (ac.valid) {
@@ -254,7 +255,7 @@ static const struct acache *cached(const top_frame *f)
 	files(f, &ac.l, &ac.sel);
 	ac.rc = ac.sel >= 0 ? samples_of(f, &ac.l.f[ac.sel], &ac.set) : IOGP_ENOTFOUND;
 	ac.valid = 1;
-	ac.m = f->m;
+	ac.serial = iogp_model_serial(f->m);
 	ac.now_ns = f->now_ns;
 	uint64_t keep = 49 * (iogp_mono_ns() - t0);
 	ac.due_ns = iogp_mono_ns() + (keep > hold_ns ? keep : hold_ns);

@@ -20,7 +20,7 @@
 #define SLICE_SOURCES 1024u        /* a slice's steps */
 
 static struct {
-	const iogp_model *m;
+	uint64_t serial;      /* the model's (iogp_model_serial): not its address */
 	uint64_t messages, last_recv, source;
 	iogp_sel_kind sel;
 	char node[128];
@@ -57,7 +57,7 @@ int insights_work(const iogp_model *m, uint64_t budget_ns)
 {
 	if (cache.job == NULL)
 		return 0;
-	if (m != cache.m) {   /* another model (a replay's seek): start over */
+	if (iogp_model_serial(m) != cache.serial) {   /* another model (a replay's seek): start over */
 		iogp_insights_free(cache.job);
 		cache.job = NULL;
 		cache.valid = 0;
@@ -81,7 +81,7 @@ const iogp_insight *insights_get(const top_frame *f, size_t *n, int wait)
 	iogp_model_stats st;
 	iogp_model_get_stats(f->m, &st);
 	const top_view *v = f->v;
-	int same_sel = cache.valid && cache.m == f->m && cache.sel == v->sel &&
+	int same_sel = cache.valid && cache.serial == iogp_model_serial(f->m) && cache.sel == v->sel &&
 	               (v->sel != IOGP_SEL_NODE || !strcmp(cache.node, v->sel_node)) &&
 	               (v->sel != IOGP_SEL_SOURCE || cache.source == v->sel_source);
 	int same_data = cache.messages == st.messages && cache.last_recv == st.last_recv_ns;
@@ -101,7 +101,7 @@ const iogp_insight *insights_get(const top_frame *f, size_t *n, int wait)
 		cache.job_took = iogp_mono_ns() - t0;
 		cache.job_messages = st.messages;
 		cache.job_last_recv = st.last_recv_ns;
-		cache.m = f->m;
+		cache.serial = iogp_model_serial(f->m);
 		cache.sel = v->sel;
 		cache.source = v->sel_source;
 		snprintf(cache.node, sizeof(cache.node), "%s", v->sel_node);
