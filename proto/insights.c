@@ -362,8 +362,7 @@ fail:
 
 int iogp_insights_step(iogp_insights_job *j, const iogp_model *m, size_t sources)
 {
-	if (j == NULL || m != j->m || iogp_model_serial(m) != j->serial ||
-	    iogp_model_source_count(m) < j->all)
+	if (j == NULL || iogp_model_serial(m) != j->serial || iogp_model_source_count(m) < j->all)
 		return IOGP_EINVAL;
 	while (j->next < j->all && sources > 0) {
 		size_t n = j->all - j->next;

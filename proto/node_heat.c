@@ -121,8 +121,7 @@ int iogp_heat_update(iogp_heat *h, const iogp_model *m, int layer)
 	iogp_model_live lv;
 	iogp_model_get_live(m, &lv);
 	uint64_t now = lv.now_ns, S = o->window_slot_ns;
-	if (h->m != m || h->serial != iogp_model_serial(m) || h->layer != layer ||
-	    now < h->last_now || h->S != S) {
+	if (h->serial != iogp_model_serial(m) || h->layer != layer || now < h->last_now || h->S != S) {
 		reset(h);
 		h->m = m;
 		h->serial = iogp_model_serial(m);

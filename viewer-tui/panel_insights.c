@@ -57,7 +57,8 @@ int insights_work(const iogp_model *m, uint64_t budget_ns)
 {
 	if (cache.job == NULL)
 		return 0;
-	if (iogp_model_serial(m) != cache.serial) {   /* another model (a replay's seek): start over */
+	/* another model (a replay's seek): start over */
+	if (iogp_model_serial(m) != cache.serial) {
 		iogp_insights_free(cache.job);
 		cache.job = NULL;
 		cache.valid = 0;
