@@ -137,6 +137,49 @@ static void imap_free(struct imap *im)
 	memset(im, 0, sizeof *im);
 }
 
+/* Keys below this go to the direct table: its size stays within a few
+ * bytes a slot (IOGP_MAX_METRICS slots: 16 KB at most). */
+static uint32_t sidx_span(uint32_t cnt)
+{
+	return 32u + 2u * cnt;
+}
+
+static uint32_t sidx_get(const struct sidx *x, uint32_t key, imap_eq eq, const void *ctx)
+{
+	if (key < x->n && x->v[key] != 0)
+		return x->v[key] - 1u;
+	return imap_get(&x->far, model__hash_u64(key), eq, ctx, &key);
+}
+
+int model__sidx_put(struct sidx *x, uint32_t key, uint32_t slot)
+{
+	if (slot >= UINT16_MAX)
+		return IOGP_EINVAL;
+	if (key >= x->n && key < sidx_span(x->cnt + 1)) {
+		uint32_t n = (key | 15u) + 1u;
+		uint16_t *v = realloc(x->v, (size_t)n * sizeof *v);
+
+		if (v == NULL)
+			return IOGP_ENOMEM;
+		memset(v + x->n, 0, (size_t)(n - x->n) * sizeof *v);
+		x->v = v;
+		x->n = n;
+	}
+	if (key < x->n)
+		x->v[key] = (uint16_t)(slot + 1u);
+	else if (model__imap_put(&x->far, model__hash_u64(key), slot) < 0)
+		return IOGP_ENOMEM;
+	x->cnt++;
+	return 0;
+}
+
+static void sidx_free(struct sidx *x)
+{
+	free(x->v);
+	imap_free(&x->far);
+	memset(x, 0, sizeof *x);
+}
+
 /* Grow *p (an array of *cap elements of size sz) to hold need elements. */
 int model__grow(void *p, uint32_t *cap, uint32_t need, size_t sz)
 {
@@ -237,14 +280,13 @@ const void *model__src_hint(const iogp_model *m, uint64_t id, int stage)
  * Prefetch hints for a pass over every source: never read as an answer. */
 const void *model__slot_hint(const struct source *s, uint32_t gm, int stage)
 {
-	const struct imap *im = &s->by_gm;
+	const struct sidx *x = &s->by_gm;
 
-	if (im->t == NULL)
+	if (gm >= x->n)
 		return NULL;
-	const struct imap_ent *e = &im->t[model__hash_u64(gm) & im->mask];
 	if (stage == 0)
-		return e;
-	return e->v != 0 && e->v - 1 < s->nslots ? (const void *)&s->slots[e->v - 1] : NULL;
+		return &x->v[gm];
+	return x->v[gm] != 0 && x->v[gm] - 1u < s->nslots ? (const void *)&s->slots[x->v[gm] - 1u] : NULL;
 }
 
 /* n bytes at p toward the cache, at most max of them. */
@@ -267,8 +309,7 @@ void iogp_model_prefetch(const iogp_model *m, uint64_t source)
 	const struct source *s = &m->src[si];
 
 	prefetch_range(s->slots, (size_t)s->nslots * sizeof *s->slots, 8192);
-	if (s->by_id.t != NULL)
-		prefetch_range(s->by_id.t, ((size_t)s->by_id.mask + 1) * sizeof *s->by_id.t, 2048);
+	prefetch_range(s->by_id.v, (size_t)s->by_id.n * sizeof *s->by_id.v, 2048);
 	if (s->fr_map.t != NULL)
 		prefetch_range(s->fr_map.t, ((size_t)s->fr_map.mask + 1) * sizeof *s->fr_map.t, 2048);
 	prefetch_range(s->fr, (size_t)s->nfr * sizeof *s->fr, 2048);
@@ -286,12 +327,12 @@ uint32_t model__gm_find(const iogp_model *m, const char *name)
 
 uint32_t model__slot_by_id(const struct source *s, uint32_t id)
 {
-	return imap_get(&s->by_id, model__hash_u64(id), eq_slot_id, s, &id);
+	return sidx_get(&s->by_id, id, eq_slot_id, s);
 }
 
 uint32_t model__slot_by_gm(const struct source *s, uint32_t gm)
 {
-	return imap_get(&s->by_gm, model__hash_u64(gm), eq_slot_gm, s, &gm);
+	return sidx_get(&s->by_gm, gm, eq_slot_gm, s);
 }
 
 uint32_t model__file_find(const struct source *s, uint64_t id)
@@ -427,8 +468,8 @@ static void source_free(struct source *s)
 		free(s->slots[i].win);
 	}
 	free(s->slots);
-	imap_free(&s->by_id);
-	imap_free(&s->by_gm);
+	sidx_free(&s->by_id);
+	sidx_free(&s->by_gm);
 	for (uint32_t i = 0; i < s->nfiles; i++)
 		free(s->files[i].path);
 	free(s->files);

@@ -1072,8 +1072,8 @@ static void source_prefetch(const iogp_model *m, const uint32_t *srcs, uint32_t 
 		const struct source *s = &m->src[srcs[k + SOURCE_PF]];
 		if (s->acc)
 			__builtin_prefetch(s->acc);
-		if (s->by_gm.t)
-			__builtin_prefetch(s->by_gm.t);
+		if (s->by_gm.v)
+			__builtin_prefetch(s->by_gm.v);
 		if (s->file_map.t)
 			__builtin_prefetch(s->file_map.t);
 	}

@@ -67,12 +67,12 @@ static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
 	}
 	/* a second id with the same name in one source is kept but not linked */
 	sl->linked = g->kind == d->kind && model__slot_by_gm(s, gi) == NONE;
-	if (model__imap_put(&s->by_id, model__hash_u64(d->id), s->nslots) < 0)
+	if (model__sidx_put(&s->by_id, d->id, s->nslots) < 0)
 		goto fail;
 	if (sl->linked) {
 		if (model__grow(&g->h, &g->cap, g->n + 1, sizeof *g->h) < 0)
 			sl->linked = 0;
-		else if (model__imap_put(&s->by_gm, model__hash_u64(gi), s->nslots) < 0)
+		else if (model__sidx_put(&s->by_gm, gi, s->nslots) < 0)
 			sl->linked = 0;
 		else
 			g->h[g->n++] = (struct holder){ si, s->nslots };

@@ -64,8 +64,8 @@ static void fetch(const iogp_model *m, const iogp_msg *msg, struct pf *f, int st
 	const struct source *s = &m->src[f->si];
 	switch (stage) {
 	case 2:   /* the slot map's buckets, the rate rings' headers, the node */
-		for (uint32_t i = 0; i < f->n && s->by_id.t != NULL; i++)
-			pf(&s->by_id.t[model__hash_u64(f->id[i]) & s->by_id.mask]);
+		for (uint32_t i = 0; i < f->n; i++)
+			pf(f->id[i] < s->by_id.n ? &s->by_id.v[f->id[i]] : NULL);
 		pf(s->rr);
 		pf(&m->nodes[s->node]);
 		break;

@@ -34,6 +34,19 @@ struct imap {
 
 typedef int (*imap_eq)(const void *ctx, uint32_t idx, const void *key);
 
+/* A source's slots by a small key (its wire id, its global metric): agents
+ * number their metrics from 0 and every source shares the first global
+ * metrics, so a direct table (slot + 1, 0 = none) answers in one read and
+ * holds 2 bytes a key, where an index map held 16 a slot at its load
+ * (1 KB for each of an agent's ~40 slots' two maps). Keys past the table's
+ * span (sparse or hostile ids) go to the map. */
+struct sidx {
+	uint16_t *v;
+	uint32_t n;      /* table entries */
+	uint32_t cnt;    /* keys held, table and map */
+	struct imap far;
+};
+
 struct slot {        /* laid out without holes: a source has ~30-40 of them */
 	uint32_t id;
 	uint32_t gm;        /* global metric (by name) */
@@ -76,7 +89,7 @@ struct source {
 
 	struct slot *slots;
 	uint32_t nslots, slots_cap;
-	struct imap by_id, by_gm;
+	struct sidx by_id, by_gm;
 
 	struct file *files;
 	uint32_t nfiles, files_cap;
@@ -278,6 +291,7 @@ void model__probes_note(iogp_model *m, struct source *s, const iogp_msg *msg);
 /* model.c: hashing, index maps, arrays */
 uint32_t model__hash_u64(uint64_t x);
 int model__imap_put(struct imap *im, uint32_t h, uint32_t idx);
+int model__sidx_put(struct sidx *x, uint32_t key, uint32_t slot);   /* key absent */
 int model__grow(void *p, uint32_t *cap, uint32_t need, size_t sz);
 
 /* model.c: lookups (NONE when absent) */

@@ -1964,6 +1964,80 @@ START_TEST(test_metric_limit)
 }
 END_TEST
 
+/* A source's slots by id and by name (model_priv.h's struct sidx): small
+ * ids in a direct table, sparse ones in a map, and an id that went to the
+ * map before the table grew past it still found there. Each counter's value
+ * says its id. */
+static void check_ids(const iogp_model *m, const uint32_t *ids, uint32_t n)
+{
+	iogp_sel sel = sel_src(1);
+	char name[24];
+	uint64_t v;
+
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "c%u", ids[i]);
+		ck_assert_msg(iogp_model_counter(m, name, &sel, &v) == 0, "%s", name);
+		ck_assert_msg(v == ids[i] % 977u + 1u, "%s: %" PRIu64, name, v);
+	}
+}
+
+START_TEST(test_slot_ids_mixed)
+{
+	static const uint32_t first[] = { 1000, 4000000000u, 100, 5, 2, 65535, 31 };
+	uint32_t ids[128], n = 0;
+	char names[128][24];
+	iogp_metric_def d[128];
+	iogp_counter_val cv[129];
+	iogp_model *m = iogp_model_new(NULL);
+	iogp_msg msg;
+
+	for (uint32_t i = 0; i < sizeof first / sizeof *first; i++)
+		ids[n++] = first[i];
+	for (uint32_t id = 0; id < 120; id++)   /* the table grows past 100 */
+		if (id != 5 && id != 2 && id != 31 && id != 90 && id != 100)
+			ids[n++] = id;
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(names[i], sizeof names[i], "c%u", ids[i]);
+		d[i] = (iogp_metric_def){ .id = ids[i], .kind = IOGP_COUNTER, .name = names[i], .unit = "" };
+		cv[i] = (iogp_counter_val){ ids[i], ids[i] % 977u + 1u };
+	}
+	/* the sparse ones first, while the table is small; the rest later */
+	send_simple(m, 1, "h1", d, 7);
+	send_simple(m, 1, "h1", d, n);
+	cv[n] = (iogp_counter_val){ 90, 7 };   /* never defined */
+	memset(&msg, 0, sizeof msg);
+	msg.kind = IOGP_DELTA;
+	msg.source = 1;
+	msg.seq = 1;
+	msg.counters = cv;
+	msg.ncounters = n;
+	apply_ok(m, &msg, 1);
+	check_ids(m, ids, n);
+	/* a DELTA naming an id its source never defined is refused whole */
+	msg.seq = 2;
+	msg.counters = &cv[n - 1];
+	msg.ncounters = 2;
+	ck_assert_int_eq(iogp_model_apply(m, &msg, 1), IOGP_EUNKNOWN);
+	check_ids(m, ids, n);
+	uint64_t v;
+	iogp_sel sel = sel_all();
+	ck_assert_int_eq(iogp_model_counter(m, "c90", &sel, &v), IOGP_ENOTFOUND);
+	ck_assert_uint_eq(iogp_model_metric_count(m), n);
+
+	/* a SNAPSHOT rebuilds both indices in another model */
+	iogp_msg snap;
+	iogp_model *f = iogp_model_new(NULL);
+	iogp_msg_init(&snap);
+	ck_assert_int_eq(iogp_model_snapshot(m, 0, 0, &snap), 0);
+	ck_assert_uint_eq(snap.nmetrics, n);
+	apply_ok(f, &snap, 1);
+	check_ids(f, ids, n);
+	iogp_msg_free(&snap);
+	iogp_model_free(f);
+	iogp_model_free(m);
+}
+END_TEST
+
 /* Once every bin and the access ring exist, applying DELTAs allocates
  * nothing: the heap in use stays byte for byte the same. */
 START_TEST(test_steady_state)
@@ -3124,7 +3198,8 @@ int main(void)
 		{ "access_ring", test_access_ring }, { "files", test_files }, { "bye", test_bye },
 		{ "snapshot_direct", test_snapshot_direct }, { "snapshot_wire", test_snapshot_wire },
 		{ "feed", test_feed }, { "max_sources", test_max_sources }, { "catalog", test_catalog },
-		{ "metric_limit", test_metric_limit }, { "steady_state", test_steady_state },
+		{ "metric_limit", test_metric_limit }, { "slot_ids_mixed", test_slot_ids_mixed },
+		{ "steady_state", test_steady_state },
 		{ "stress", test_stress }, { "rate_drift", test_rate_drift },
 		{ "rate_across", test_rate_across }, { "live_opts", test_live_opts },
 		{ "rate_ring_wrap", test_rate_ring_wrap }, { "hist_window", test_hist_window },
