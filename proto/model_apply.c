@@ -755,15 +755,20 @@ static int apply_snapshot(iogp_model *m, const iogp_msg *msg, uint64_t recv_ns)
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		struct slot *sl = &s->slots[i];
 
-		/* the sums lose what the snapshot replaces */
-		model__agg_counter(m, s, sl, sl->counter, 0);
+		/* the sums lose what the snapshot replaces (a gauge keeps its
+		 * value until the snapshot says another) */
+		if (sl->kind == IOGP_COUNTER) {
+			model__agg_counter(m, s, sl, sl->counter, 0);
+			sl->counter = 0;
+		}
+		if (sl->kind != IOGP_HISTOGRAM)
+			continue;
 		model__agg_bins(m, s, sl, sl->bins, (uint32_t)sl->n, true);
 		model__agg_exact(m, s, sl, sl->ex, sl->nex, NULL, 0);
-		s->slots[i].counter = 0;
-		cost_sub(m, s, s->slots[i].n * COST_BIN);
-		s->slots[i].n = 0;
-		s->slots[i].total = 0;
-		s->slots[i].nex = 0;
+		cost_sub(m, s, sl->n * COST_BIN);
+		sl->n = 0;
+		sl->total = 0;
+		sl->nex = 0;
 	}
 	r = apply_values(m, s, msg, true, NULL, &mm);
 	s->in_sync = r == 0;

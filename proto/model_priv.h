@@ -59,10 +59,12 @@ struct slot {        /* laid out without holes: a source has ~30-40 of them */
 	uint32_t n, cap;    /* HISTOGRAM: bins (n <= IOGP_MAX_HIST_BINS) */
 	struct wring *win;  /* window ring, NULL until the first histogram delta (live) */
 	char *own_unit;     /* when the source's unit differs from the metric's */
-	uint64_t counter;
-	int64_t gauge;
+	union {             /* a slot is of one kind: 16 bytes less a slot */
+		uint64_t counter;   /* COUNTER */
+		int64_t gauge;      /* GAUGE */
+		uint64_t total;     /* HISTOGRAM: its bins' total */
+	};
 	iogp_bin *bins;     /* HISTOGRAM: sparse cumulative bins */
-	uint64_t total;
 	iogp_exact *ex;     /* HISTOGRAM: cumulative exact values, ascending, at
 	                     * most MODEL_EXACT_MAX (allocated whole on first use) */
 };
