@@ -4,7 +4,9 @@
  * <= 2% of a core, <= 4 KB/s. Then at scale (issue 16): 5,000, 20,000 and
  * 50,000 sources at 1 Hz (BENCH_TOP_SCALE="N,N,..", "" for none): CPU,
  * resident memory per source, and how long key 7 (the nodes panel) takes to
- * show. Targets at 50,000: <= 50% of a core, a key within 100 ms. */
+ * show, pressed five times (median and worst; BENCH_TOP_SMALL=0 skips the
+ * runs before). Targets at 50,000: <= 50% of a core, every key within
+ * 100 ms. */
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -31,8 +33,11 @@ static long file_size(const char *path)
 
 /* One session: iogram-top at w x h following nsrc loadgen sources at 1 Hz,
  * or (nsrc 0) its own demo. */
+#define KEY_PRESSES 5
+
 struct fig {
-	double cpu, bps, key_ms, gen_cpu;
+	double cpu, bps, key_ms, key_worst, gen_cpu;
+	double key[KEY_PRESSES];
 	long rss_kb, gen_rss_kb, msg_s;
 };
 
@@ -47,6 +52,35 @@ static double key_ms(const char *k, const char *text)
 		tu_sleep_ms(5);
 	}
 	return -1;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Key 7 pressed KEY_PRESSES times, each from panel 1 after the nodes
+ * panel left the screen and a pause that falls at another point of the
+ * frame cycle each time: the median and the worst (-1 when one never
+ * showed within 10 s). */
+static void key_series(struct fig *f)
+{
+	double sorted[KEY_PRESSES];
+	f->key_worst = 0;
+	for (int i = 0; i < KEY_PRESSES; i++) {
+		tu_system(tu_fmt("tmux -L %s send-keys 1", sock));
+		for (int k = 0; k < 200 && tu_system(tu_fmt("tmux -L %s capture-pane -p | grep -q '7 nodes and ranks'",
+		                                            sock)) == 0; k++)
+			tu_sleep_ms(10);
+		tu_sleep_ms(300 + 170 * i);
+		f->key[i] = key_ms("7", "7 nodes and ranks");
+		sorted[i] = f->key[i] < 0 ? 1e9 : f->key[i];
+		if (f->key_worst >= 0)
+			f->key_worst = f->key[i] < 0 ? -1 : f->key[i] > f->key_worst ? f->key[i] : f->key_worst;
+	}
+	qsort(sorted, KEY_PRESSES, sizeof *sorted, dbl_cmp);
+	f->key_ms = sorted[KEY_PRESSES / 2] >= 1e9 ? -1 : sorted[KEY_PRESSES / 2];
 }
 
 static int measure(int w, int h, int nsrc, double secs, struct fig *f)
@@ -86,7 +120,8 @@ static int measure(int w, int h, int nsrc, double secs, struct fig *f)
 		f->gen_rss_kb = tu_read_long(tu_fmt("awk '/VmRSS/{print $2}' /proc/%ld/status", (long)gen));
 		f->gen_cpu = (g1 - g0) / (t1 - t0);
 	}
-	f->key_ms = nsrc > 1000 ? key_ms("7", "7 nodes and ranks") : 0;
+	if (nsrc > 1000)
+		key_series(f);
 	int gone = 0;
 	if (gen > 0) {
 		int st;
@@ -119,7 +154,8 @@ int main(void)
 	 * lines hardly move; the demo (5 real agents, every panel moving) is
 	 * the busier screen */
 	static const struct { int w, h, n; } runs[] = { { 80, 24, 64 }, { 160, 48, 64 }, { 80, 24, 0 } };
-	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+	int small_runs = !getenv("BENCH_TOP_SMALL") || atoi(getenv("BENCH_TOP_SMALL")) != 0;
+	for (size_t i = 0; small_runs && i < sizeof(runs) / sizeof(*runs); i++) {
 		struct fig f = { 0 };
 		if (measure(runs[i].w, runs[i].h, runs[i].n, secs, &f) < 0) {
 			fprintf(stderr, "bench_top: %dx%d run failed\n", runs[i].w, runs[i].h);
@@ -143,10 +179,13 @@ int main(void)
 		int n = atoi(p);
 		struct fig f = { 0 };
 		if (n > 0 && measure(160, 48, n, secs, &f) == 0) {
+			char keys[128] = "";
+			for (int k = 0, o = 0; k < KEY_PRESSES && o >= 0 && o < (int)sizeof keys; k++)
+				o += snprintf(keys + o, sizeof keys - o, "%s%.0f", k ? ", " : "", f.key[k]);
 			printf("iogram-top 160x48, %d sources at 1 Hz, %.0f s: CPU %.1f%% of a core, RSS %ld MB "
-			       "(%.1f KB a source), key 7 -> nodes panel in %.0f ms%s\n", n, secs, f.cpu * 100,
-			       f.rss_kb / 1024, (double)f.rss_kb / n, f.key_ms,
-			       n >= 50000 && (f.cpu > 0.5 || f.key_ms > 100 || f.key_ms < 0) ? "  ABOVE TARGET" : "");
+			       "(%.1f KB a source), key 7 -> nodes panel median %.0f ms, worst %.0f (%s)%s\n", n, secs,
+			       f.cpu * 100, f.rss_kb / 1024, (double)f.rss_kb / n, f.key_ms, f.key_worst, keys,
+			       n >= 50000 && (f.cpu > 0.5 || f.key_worst > 100 || f.key_worst < 0) ? "  ABOVE TARGET" : "");
 			printf("  received %ld msg/s (header); iogram loadgen beside it: CPU %.1f%% of a core, "
 			       "RSS %ld MB (%.1f KB a source)\n", f.msg_s, f.gen_cpu * 100, f.gen_rss_kb / 1024,
 			       (double)f.gen_rss_kb / n);
