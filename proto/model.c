@@ -876,6 +876,10 @@ int model__labels_set(iogp_model *m, uint32_t si, const iogp_msg *msg)
 	s->host = host != NULL ? host : "";
 	s->pid = parse_nonneg(model__labels_find(l, s->nlabels, "pid"));
 	s->rank = parse_nonneg(model__labels_find(l, s->nlabels, "rank"));
+	/* what iogp_model_source_roles reads of every source, without its labels */
+	s->role = model__labels_find(l, s->nlabels, "summary") != NULL ? IOGP_ROLE_SUMMARY :
+	          model__labels_find(l, s->nlabels, "aggregate") != NULL ? IOGP_ROLE_AGGREGATE :
+	          IOGP_ROLE_PLAIN;
 	if (first)
 		restart_check(m, si);
 

@@ -83,6 +83,7 @@ struct source {
 	int64_t pid, rank;
 	iogp_source_state state;
 	bool in_sync, has_seq, has_mono, has_wall;
+	uint8_t role;          /* IOGP_ROLE_PLAIN, _SUMMARY or _AGGREGATE by its labels (labels_set) */
 	uint64_t last_seq, messages, gaps, dropped;
 	uint64_t pre_jump_seq, jump_gaps;   /* the last forward jump, until confirmed */
 	bool jumped;

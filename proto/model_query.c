@@ -113,10 +113,9 @@ int iogp_model_source_roles(const iogp_model *m, uint8_t *roles)
 	const char *sum, *agg, *job;
 	bool any_agg = false, any_sum = false;
 	for (uint32_t i = 0; i < m->nsrc; i++) {
-		role_labels(&m->src[i], &sum, &agg, &job);
-		roles[i] = sum != NULL ? IOGP_ROLE_SUMMARY : agg != NULL ? IOGP_ROLE_AGGREGATE : IOGP_ROLE_PLAIN;
-		any_sum |= sum != NULL;
-		any_agg |= sum == NULL && agg != NULL;
+		roles[i] = m->src[i].role;
+		any_sum |= roles[i] == IOGP_ROLE_SUMMARY;
+		any_agg |= roles[i] == IOGP_ROLE_AGGREGATE;
 	}
 	if (!any_agg || !any_sum)
 		return 0;   /* no aggregate has summaries here */
