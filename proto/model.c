@@ -204,6 +204,37 @@ int model__grow(void *p, uint32_t *cap, uint32_t need, size_t sz)
 	return 0;
 }
 
+/* Room for need slots, in a block aligned to a cache line (realloc keeps
+ * only malloc's 16): exactly need when exact, else doubling. */
+int model__slots_reserve(struct source *s, uint32_t need, bool exact)
+{
+	if (need <= s->slots_cap)
+		return 0;
+	uint64_t ncap = exact || s->slots_cap == 0 ? need : s->slots_cap;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > IOGP_MAX_METRICS)
+		ncap = need;
+	void *p = NULL;
+	if (posix_memalign(&p, 64, (size_t)ncap * sizeof *s->slots) != 0)
+		return IOGP_ENOMEM;
+	if (s->nslots > 0)
+		memcpy(p, s->slots, (size_t)s->nslots * sizeof *s->slots);
+	free(s->slots);
+	s->slots = p;
+	s->slots_cap = (uint32_t)ncap;
+	return 0;
+}
+
+/* A slot's unit: its own where the source gave one, else its metric's. */
+const char *model__slot_unit(const iogp_model *m, const struct source *s, uint32_t slot)
+{
+	for (uint32_t i = 0; i < s->nounit; i++)
+		if (s->ounit[i].slot == slot)
+			return s->ounit[i].unit;
+	return m->gm[s->slots[slot].gm].unit;
+}
+
 /* ---- lookups -------------------------------------------------------------- */
 
 static int eq_src(const void *ctx, uint32_t idx, const void *key)
@@ -461,8 +492,10 @@ iogp_model *iogp_model_new(const iogp_model_opts *opts)
 static void source_free(struct source *s)
 {
 	free(s->labels);
+	for (uint32_t i = 0; i < s->nounit; i++)
+		free(s->ounit[i].unit);
+	free(s->ounit);
 	for (uint32_t i = 0; i < s->nslots; i++) {
-		free(s->slots[i].own_unit);
 		free(s->slots[i].bins);
 		free(s->slots[i].ex);
 		free(s->slots[i].win);

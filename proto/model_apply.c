@@ -51,7 +51,7 @@ static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
 			return IOGP_ENOMEM;
 	}
 	cost_add(m, s, c);
-	if (model__grow(&s->slots, &s->slots_cap, s->nslots + 1, sizeof *s->slots) < 0)
+	if (model__slots_reserve(s, s->nslots + 1, false) < 0)
 		return IOGP_ENOMEM;
 	g = &m->gm[gi];
 	sl = &s->slots[s->nslots];
@@ -61,9 +61,16 @@ static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
 	sl->kind = (uint8_t)d->kind;
 	sl->scheme = sc;
 	if (strcmp(unit, g->unit) != 0) {
-		sl->own_unit = strdup(unit);
-		if (sl->own_unit == NULL)
+		struct ounit *o = realloc(s->ounit, (s->nounit + 1) * sizeof *o);
+		char *u = strdup(unit);
+
+		if (o != NULL)
+			s->ounit = o;
+		if (o == NULL || u == NULL) {
+			free(u);
 			return IOGP_ENOMEM;
+		}
+		s->ounit[s->nounit++] = (struct ounit){ s->nslots, u };
 	}
 	/* a second id with the same name in one source is kept but not linked */
 	sl->linked = g->kind == d->kind && model__slot_by_gm(s, gi) == NONE;
@@ -86,7 +93,8 @@ static int catalog_add(iogp_model *m, uint32_t si, const iogp_metric_def *d)
 	s->nslots++;
 	return 0;
 fail:
-	free(sl->own_unit);
+	if (s->nounit > 0 && s->ounit[s->nounit - 1].slot == s->nslots)
+		free(s->ounit[--s->nounit].unit);
 	return IOGP_ENOMEM;
 }
 
@@ -554,9 +562,8 @@ static int catalog_apply(iogp_model *m, uint32_t si, const iogp_msg *msg)
 	 * (doubling as they came left a third of them empty: ~1 KB a source);
 	 * a bigger one grows as the caps let its metrics in */
 	if (r == 0 && s->slots == NULL && msg->nmetrics > 0 && msg->nmetrics <= 256) {
-		if ((s->slots = malloc((size_t)msg->nmetrics * sizeof *s->slots)) == NULL)
+		if (model__slots_reserve(s, msg->nmetrics, true) < 0)
 			return IOGP_ENOMEM;
-		s->slots_cap = msg->nmetrics;
 	}
 	for (uint32_t i = 0; r == 0 && i < msg->nmetrics; i++)
 		r = catalog_add(m, si, &msg->metrics[i]);

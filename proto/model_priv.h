@@ -47,6 +47,8 @@ struct sidx {
 	struct imap far;
 };
 
+/* A source's slots are 64 bytes each in a block aligned to 64 (model__slots_reserve):
+ * a value a DELTA adds to is one cache line, not two. */
 struct slot {        /* laid out without holes: a source has ~30-40 of them */
 	uint32_t id;
 	uint32_t gm;        /* global metric (by name) */
@@ -58,7 +60,6 @@ struct slot {        /* laid out without holes: a source has ~30-40 of them */
 	uint32_t nex;
 	uint32_t n, cap;    /* HISTOGRAM: bins (n <= IOGP_MAX_HIST_BINS) */
 	struct wring *win;  /* window ring, NULL until the first histogram delta (live) */
-	char *own_unit;     /* when the source's unit differs from the metric's */
 	union {             /* a slot is of one kind: 16 bytes less a slot */
 		uint64_t counter;   /* COUNTER */
 		int64_t gauge;      /* GAUGE */
@@ -67,6 +68,13 @@ struct slot {        /* laid out without holes: a source has ~30-40 of them */
 	iogp_bin *bins;     /* HISTOGRAM: sparse cumulative bins */
 	iogp_exact *ex;     /* HISTOGRAM: cumulative exact values, ascending, at
 	                     * most MODEL_EXACT_MAX (allocated whole on first use) */
+};
+_Static_assert(sizeof(struct slot) == 64, "a slot is one cache line");
+
+/* A slot whose unit differs from its metric's (rare: kept aside). */
+struct ounit {
+	uint32_t slot;
+	char *unit;
 };
 
 struct file {
@@ -90,8 +98,10 @@ struct source {
 	uint64_t cost;         /* upper bound of its SNAPSHOT's encoded size */
 	uint64_t first_recv, last_recv, first_wall, last_wall, start_mono, last_mono;
 
-	struct slot *slots;
+	struct slot *slots;    /* 64-byte aligned (model__slots_reserve) */
 	uint32_t nslots, slots_cap;
+	struct ounit *ounit;   /* slots with a unit of their own */
+	uint32_t nounit;
 	struct sidx by_id, by_gm;
 
 	struct file *files;
@@ -296,6 +306,8 @@ uint32_t model__hash_u64(uint64_t x);
 int model__imap_put(struct imap *im, uint32_t h, uint32_t idx);
 int model__sidx_put(struct sidx *x, uint32_t key, uint32_t slot);   /* key absent */
 int model__grow(void *p, uint32_t *cap, uint32_t need, size_t sz);
+int model__slots_reserve(struct source *s, uint32_t need, bool exact);
+const char *model__slot_unit(const iogp_model *m, const struct source *s, uint32_t slot);
 
 /* model.c: lookups (NONE when absent) */
 uint32_t model__src_find(const iogp_model *m, uint64_t id);

@@ -667,7 +667,7 @@ int iogp_model_snapshot(const iogp_model *m, size_t i, uint16_t flags, iogp_msg 
 		d->id = sl->id;
 		d->kind = sl->kind;
 		d->name = m->gm[sl->gm].name;
-		d->unit = sl->own_unit != NULL ? sl->own_unit : m->gm[sl->gm].unit;
+		d->unit = model__slot_unit(m, s, (uint32_t)order[j]);
 		if (sl->kind == IOGP_HISTOGRAM)
 			d->bins = m->schemes[sl->scheme]->b;
 		else

@@ -2038,6 +2038,51 @@ START_TEST(test_slot_ids_mixed)
 }
 END_TEST
 
+/* A slot's own unit (the source's differs from the metric's, kept aside
+ * from the slots) comes back in its SNAPSHOT, through a second model too. */
+static void check_units(const iogp_model *m, size_t src, const char *const *want, uint32_t n)
+{
+	iogp_msg snap;
+
+	iogp_msg_init(&snap);
+	ck_assert_int_eq(iogp_model_snapshot(m, src, 0, &snap), 0);
+	ck_assert_uint_eq(snap.nmetrics, n);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(strcmp(snap.metrics[i].unit, want[snap.metrics[i].id - 1]) == 0,
+		              "source %zu id %u: unit '%s', want '%s'", src, snap.metrics[i].id,
+		              snap.metrics[i].unit, want[snap.metrics[i].id - 1]);
+	iogp_msg_free(&snap);
+}
+
+START_TEST(test_slot_units)
+{
+	static const char *const names[4] = { "a", "b", "c", "d" };
+	static const char *const first[4] = { "ops", "B", "ns", "" };
+	static const char *const second[4] = { "ops", "KiB", "ns", "files" };
+	iogp_metric_def d[4];
+	iogp_model *m = iogp_model_new(NULL);
+
+	for (uint32_t i = 0; i < 4; i++)
+		d[i] = (iogp_metric_def){ .id = i + 1, .kind = IOGP_COUNTER, .name = names[i], .unit = first[i] };
+	send_simple(m, 1, "h1", d, 4);
+	for (uint32_t i = 0; i < 4; i++)
+		d[i].unit = second[i];
+	send_simple(m, 2, "h2", d, 4);   /* b and d: units of its own */
+	check_units(m, 0, first, 4);
+	check_units(m, 1, second, 4);
+
+	iogp_msg snap;
+	iogp_model *f = iogp_model_new(NULL);
+	iogp_msg_init(&snap);
+	ck_assert_int_eq(iogp_model_snapshot(m, 1, 0, &snap), 0);
+	apply_ok(f, &snap, 1);   /* alone in f: its units are the metrics' */
+	check_units(f, 0, second, 4);
+	iogp_msg_free(&snap);
+	iogp_model_free(f);
+	iogp_model_free(m);
+}
+END_TEST
+
 /* Once every bin and the access ring exist, applying DELTAs allocates
  * nothing: the heap in use stays byte for byte the same. */
 START_TEST(test_steady_state)
@@ -3199,6 +3244,7 @@ int main(void)
 		{ "snapshot_direct", test_snapshot_direct }, { "snapshot_wire", test_snapshot_wire },
 		{ "feed", test_feed }, { "max_sources", test_max_sources }, { "catalog", test_catalog },
 		{ "metric_limit", test_metric_limit }, { "slot_ids_mixed", test_slot_ids_mixed },
+		{ "slot_units", test_slot_units },
 		{ "steady_state", test_steady_state },
 		{ "stress", test_stress }, { "rate_drift", test_rate_drift },
 		{ "rate_across", test_rate_across }, { "live_opts", test_live_opts },
