@@ -43,6 +43,7 @@
 #define ACC_OVH 16u                      /* malloc's header and rounding, per block */
 #define ACC_STACK 256u                   /* a DELTA's samples sorted on the stack, up to */
 #define ACC_FILE_BYTES 1024u             /* a small store's bytes per file it keeps */
+#define ACC_RING_MIN_SHARE 8192u         /* a live source's share below which it keeps no ring */
 
 enum { TIER_RECENT = 0, TIER_RUN = 1 };
 
@@ -153,12 +154,18 @@ static int acc_resize(struct astore *st, void *pp, size_t old, size_t now)
 /* ---- the ring: each source's newest samples -------------------------------- */
 
 /* The entries a source's ring may hold: half of its share's bytes (its
- * entries are 48 bytes), at least 16. */
+ * entries are 48 bytes), at least 16; none in a live model whose share
+ * falls under ACC_RING_MIN_SHARE (past ~16,000 sources at iogram-top's
+ * access_total). The viewers draw from the store; the ring only answers
+ * iogp_model_access, and at 50,000 sources it cost 1.3 KB a source and a
+ * DELTA's samples written to lines no cache held. */
 static uint32_t ring_limit(const iogp_model *m)
 {
 	uint64_t b = share_bytes(m);
 	uint64_t share = b == UINT64_MAX ? b : b / 2 / sizeof(iogp_access);
 
+	if (m->opts.live && b < ACC_RING_MIN_SHARE)
+		return 0;
 	share = share < 16 ? 16 : share;
 	return share < m->opts.access_ring ? (uint32_t)share : m->opts.access_ring;
 }
@@ -190,13 +197,17 @@ static int ring_push(const iogp_model *m, struct source *s, const iogp_access *a
 	uint32_t lim = ring_limit(m);
 	int r = 0;
 
-	if (s->ring == NULL)   /* the ring starts small and doubles */
+	if (lim == 0) {   /* none kept; one there from fewer sources goes */
+		free(s->ring);
+		s->ring = NULL;
+		s->ring_head = s->ring_n = s->ring_cap = 0;
+	} else if (s->ring == NULL)   /* the ring starts small and doubles */
 		r = ring_resize(s, lim < 64 ? lim : 64);
 	else if (s->ring_n == s->ring_cap && s->ring_cap < lim)
 		r = ring_resize(s, s->ring_cap * 2 < lim ? s->ring_cap * 2 : lim);
 	else if (s->ring_cap > lim)
 		r = ring_resize(s, lim);
-	if (r < 0)
+	if (r < 0 || lim == 0)
 		return r;
 	s->ring[s->ring_head] = *a;
 	s->ring_head = s->ring_head + 1 == s->ring_cap ? 0 : s->ring_head + 1;

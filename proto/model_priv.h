@@ -114,7 +114,8 @@ struct source {
 	struct imap fr_map;
 	uint64_t fr_ignored;   /* refused for the caps */
 
-	iogp_access *ring;     /* ring_cap entries, grown as samples come (model_access.c) */
+	iogp_access *ring;     /* ring_cap entries, grown as samples come (model_access.c);
+	                        * none in a live model of many sources */
 	uint32_t ring_head, ring_n, ring_cap;
 	uint64_t access_seen;
 	struct astore *acc;    /* per-file samples over the run (live), model_access.c */

@@ -466,6 +466,68 @@ static void feed_sources(iogp_model *m, uint64_t id0, uint32_t n, uint64_t sec0,
 		}
 }
 
+/* A live model whose share is small (past ~16,000 sources at iogram-top's
+ * access_total) keeps no per-source ring: iogp_model_access gives nothing
+ * and the rings hold no bytes, while the store has every source's samples,
+ * as many as with rings. A ring made while the sources were few goes when
+ * more join. */
+static void small_share(uint64_t access_total, uint64_t *ring, uint64_t *requests, size_t *kept)
+{
+	iogp_model_opts o = { .live = 1, .access_total = access_total };
+	iogp_model *m = iogp_model_new(&o);
+	ck_assert_ptr_nonnull(m);
+	feed_sources(m, 1, 2, 1, 5);
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	*ring = mem.ring_bytes;
+	*kept = 0;
+	for (size_t i = 0; i < 2; i++) {
+		const iogp_access *p1, *p2;
+		size_t n2 = 0;
+		*kept += iogp_model_access(m, i, &p1, &n2, &p2) + n2;
+	}
+	iogp_access_set set;
+	query(m, "posix.access", NULL, 0, &set);
+	int seen[2] = { 0, 0 };
+	for (size_t i = 0; i < set.n; i++)
+		seen[set.s[i].source] = 1;
+	ck_assert(seen[0] && seen[1]);
+	*requests = set.requests;
+	iogp_access_set_free(&set);
+	iogp_model_free(m);
+}
+
+START_TEST(no_ring_at_scale)
+{
+	uint64_t r0, q0, r1, q1;
+	size_t k0, k1;
+	small_share(2 * 255, &r0, &q0, &k0);   /* 8,160 B a source: no ring */
+	small_share(2 * 256, &r1, &q1, &k1);   /* 8,192 B: rings */
+	ck_assert_uint_eq(r0, 0);
+	ck_assert_uint_eq(k0, 0);
+	ck_assert_uint_gt(r1, 0);
+	ck_assert_uint_gt(k1, 0);
+	ck_assert_uint_eq(q0, q1);   /* 5 s of 2 sources, 320 requests a second */
+	ck_assert_uint_eq(q0, 5 * 2 * 320);
+
+	/* one source: 12,800 B, a ring; a second joins: 6,400 B each, none */
+	iogp_model_opts o = { .live = 1, .access_total = 400 };
+	iogp_model *m = iogp_model_new(&o);
+	ck_assert_ptr_nonnull(m);
+	feed_sources(m, 1, 1, 1, 2);
+	const iogp_access *p1, *p2;
+	size_t n2;
+	ck_assert_uint_gt(iogp_model_access(m, 0, &p1, &n2, &p2), 0);
+	feed_sources(m, 2, 1, 1, 1);
+	feed_sources(m, 1, 1, 3, 1);
+	ck_assert_uint_eq(iogp_model_access(m, 0, &p1, &n2, &p2), 0);
+	iogp_access_mem mem;
+	iogp_model_access_mem(m, &mem);
+	ck_assert_uint_eq(mem.ring_bytes, 0);
+	iogp_model_free(m);
+}
+END_TEST
+
 /* Sources that came first, with a large share each, give it back as
  * thousands more join: rings and stores within the bytes, all told. */
 START_TEST(late_sources_bytes)
@@ -508,6 +570,7 @@ int main(void)
 		{ "total_budget", total_budget },
 		{ "many_sources_bytes", many_sources_bytes },
 		{ "late_sources_bytes", late_sources_bytes },
+		{ "no_ring_at_scale", no_ring_at_scale },
 	};
 	return tu_run_suite("access", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
 }
