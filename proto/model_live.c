@@ -280,8 +280,14 @@ void model__rates_prefetch(const iogp_model *m, const struct source *s, uint64_t
 void model__slot_prefetch(const iogp_model *m, const struct source *s, const struct slot *sl)
 {
 	if (sl->kind == IOGP_HISTOGRAM) {
-		if (sl->bins != NULL)
-			__builtin_prefetch(sl->bins);
+		/* its cumulative bins whole (a DELTA's bins land all over them:
+		 * ~6 lines of a realistic histogram, the most missed data of an
+		 * apply at 50,000 sources), up to 8 lines */
+		const char *b = (const char *)sl->bins;
+		size_t nb = (size_t)sl->n * sizeof *sl->bins;
+
+		for (size_t o = 0; b != NULL && o < nb && o < 512; o += 64)
+			__builtin_prefetch(b + o);
 		model__win_prefetch(m, sl);
 	}
 	model__agg_prefetch(m, s, sl);
