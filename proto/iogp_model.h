@@ -492,8 +492,9 @@ IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
  * With rate_total, window_total and access_total (iogram-top's options,
  * viewer-tui/input.c) each source gets a share of each total, so the live
  * side stops growing with the sources, but for the floors the options name
- * (a rate ring keeps at least 64 bins, an access ring at least 16 samples;
- * a source whose window share is too small for a useful ring keeps none,
+ * (a rate ring keeps at least 64 bins, an access ring at least 16 samples
+ * and none under a share of 8 KB; a source whose window share is too small
+ * for a useful ring keeps none,
  * and its node's sums answer the window queries), plus a rate ring and the
  * sums per node; from 64 nodes on, each node also keeps a log of the
  * histogram bins its sums have yet to take (model_agg.c: 8 KB a node, all
@@ -501,7 +502,9 @@ IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
  * (bench_modelmem, realistic sources, 2026-11-24): 13.7-14.3 KB per
  * source at 50,000 sources, 24.3 KB at 20,000, 47.5 KB at 5,000, 138 KB at
  * 1,000 (shares are large while sources are few); with the nodes' logs
- * (2026-11-25, a faster machine) 14.2 KB at 50,000. Applying a realistic
+ * (2026-11-25, a faster machine) 14.2 KB at 50,000; with slots found
+ * through direct tables, 64-byte slots and no access rings at that scale
+ * (2026-11-28) 11.6 KB. Applying a realistic
  * DELTA costs 4-5 us at 50,000 sources, most of it cache misses on the
  * source's state. */
 

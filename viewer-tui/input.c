@@ -55,7 +55,7 @@ int input_open(top_input **out, const top_input_opts *o, char *err, size_t errle
 			.window_max_ns = 300000000000ull,
 			.window_bytes = 65536,
 			.window_total = 128ull << 20,   /* 64 KB a source up to 2,048 of them, less beyond: the panels read the node sums */
-			.access_total = 4u << 20,       /* samples (48 B in a ring): full rings and runs up to ~340 sources, less beyond */
+			.access_total = 4u << 20,       /* samples (48 B in a ring): full rings and runs up to ~340 sources, less beyond, no rings past ~16,000 */
 		},
 		.any_address = o->any_address,
 		.creator = "iogram-top " IOGRAM_VERSION,
