@@ -192,22 +192,18 @@ static int ring_resize(struct source *s, uint32_t cap)
 	return 0;
 }
 
-static int ring_push(const iogp_model *m, struct source *s, const iogp_access *a)
+/* a onto the ring of at most lim (> 0) entries */
+static int ring_push(struct source *s, const iogp_access *a, uint32_t lim)
 {
-	uint32_t lim = ring_limit(m);
 	int r = 0;
 
-	if (lim == 0) {   /* none kept; one there from fewer sources goes */
-		free(s->ring);
-		s->ring = NULL;
-		s->ring_head = s->ring_n = s->ring_cap = 0;
-	} else if (s->ring == NULL)   /* the ring starts small and doubles */
+	if (s->ring == NULL)   /* the ring starts small and doubles */
 		r = ring_resize(s, lim < 64 ? lim : 64);
 	else if (s->ring_n == s->ring_cap && s->ring_cap < lim)
 		r = ring_resize(s, s->ring_cap * 2 < lim ? s->ring_cap * 2 : lim);
 	else if (s->ring_cap > lim)
 		r = ring_resize(s, lim);
-	if (r < 0 || lim == 0)
+	if (r < 0)
 		return r;
 	s->ring[s->ring_head] = *a;
 	s->ring_head = s->ring_head + 1 == s->ring_cap ? 0 : s->ring_head + 1;
@@ -918,11 +914,18 @@ int model__access_apply(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 	const iogp_access *newest = ring_newest(m, s);
 	uint64_t after = newest != NULL ? newest->t_ns : 0;
 
-	for (uint32_t i = 0; i < msg->naccess && r == 0; i++) {
+	uint32_t lim = ring_limit(m);
+
+	if (lim == 0) {   /* none kept; one there from fewer sources goes */
+		free(s->ring);
+		s->ring = NULL;
+		s->ring_head = s->ring_n = s->ring_cap = 0;
+	}
+	for (uint32_t i = 0; i < msg->naccess && r == 0 && lim > 0; i++) {
 		/* a SNAPSHOT repeats the ring: keep only what is newer */
 		if (snapshot && newest != NULL && msg->access[i].t_ns <= after)
 			continue;
-		r = ring_push(m, s, &msg->access[i]);
+		r = ring_push(s, &msg->access[i], lim);
 	}
 	if (r != 0 || !m->opts.live)
 		return r;
