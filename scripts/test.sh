@@ -6,15 +6,25 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
 fuzz_secs=${IOGRAM_FUZZ_SECONDS:-60}
 pass=0; fail=0
-count() { # count results of the last `meson test` in $1
+failed=$(mktemp); trap 'rm -f "$failed"' EXIT
+count() { # count results of the last `meson test` in $1; keep what failed
   local log="$1/meson-logs/testlog.json"
-  [ -f "$log" ] || { fail=$((fail + 1)); return; }
+  [ -f "$log" ] || { fail=$((fail + 1)); echo "$1: no test log" >>"$failed"; return; }
   pass=$((pass + $(grep -c '"result": "OK"' "$log")))
   fail=$((fail + $(grep -c '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log")))
+  python3 - "$1" "$log" >>"$failed" <<'PY'
+import json, sys
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if r.get("result") in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"):
+        print(f"--- {sys.argv[1]}: {r['name']} {r['result']} after {r.get('duration', 0):.1f} s")
+        out = (r.get("stdout") or "") + (r.get("stderr") or "")
+        print("\n".join(out.splitlines()[-25:]))
+PY
 }
 run_suite() { # dir, meson setup args...
   local dir=$1; shift
-  { [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@"; } && ninja -C "$dir" || { fail=$((fail + 1)); return; }
+  { [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@"; } && ninja -C "$dir" || { fail=$((fail + 1)); echo "--- $dir: build failed" >>"$failed"; return; }
   meson test -C "$dir" --print-errorlogs --num-processes 2
   count "$dir"
 }
@@ -37,6 +47,7 @@ if { [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=tru
       pass=$((pass + 1))
     else
       echo "fuzz: $name FAILED"; tail -n 40 "build-fuzz/$name.log"; fail=$((fail + 1))
+      { echo "--- fuzz: $name FAILED"; tail -n 25 "build-fuzz/$name.log"; } >>"$failed"
     fi
     rm -rf "$work"
   done
@@ -44,5 +55,7 @@ else
   fail=$((fail + 1))
 fi
 echo
+# last, so that a log cut to its tail still names what failed and why
+[ -s "$failed" ] && { echo "== what failed =="; cat "$failed"; echo; }
 echo "tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
