@@ -29,7 +29,8 @@ static void probe_usage(FILE *out)
 	"Probes the file system DIR lives on as a user feels it (Kunkel & Betke): every\n"
 	"interval (default 1 s), one after the other, a 1 MiB read and a 1 MiB write at\n"
 	"random aligned offsets of a large file, and the create, stat, read and delete\n"
-	"of small (3,901-byte) files of a pool, each timed. Every report (default 60 s)\n"
+	"of small (3,901-byte) files of a pool, each timed. Every report (default 60 s,\n"
+	"that is report/interval rounds, also when rounds catch up after a stall)\n"
 	"the chosen statistic of each operation's response times is divided by the\n"
 	"expected one: the median over a sliding --window (default 4h), or the values\n"
 	"of a --baseline file written by --save-baseline during a quiet period. A\n"
@@ -209,9 +210,14 @@ static int run_probe(const struct probe_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	uint64_t iv = (uint64_t)(o->interval * 1e9), rep = (uint64_t)(o->report * 1e9);
+	uint64_t iv = (uint64_t)(o->interval * 1e9);
 	uint64_t win_ns = (uint64_t)(o->window * 1e9);
-	size_t per_report = (size_t)(o->report / o->interval) + 2;
+	/* a report every per_report rounds: on the clock while rounds keep
+	 * their schedule, and when they catch up after a stall (they run back
+	 * to back then) each report still holds the same number of rounds */
+	size_t per_report = (size_t)(o->report / o->interval + 0.5);
+	if (per_report < 1)
+		per_report = 1;
 	size_t win_cap = (size_t)(o->window / o->interval) + 2;
 	if (win_cap > (1u << 22))
 		win_cap = 1u << 22;
@@ -228,7 +234,7 @@ static int run_probe(const struct probe_opts *o)
 	if (!o->quiet && rc == 0)
 		printf("# probing %s (%s) every %.3g s, reporting every %.3g s: %s / expected (%s)\n",
 		       o->dir, fstype, o->interval, o->report, probe_stat_name[o->stat], win);
-	uint64_t t = now_mono(), next_report = t + rep;
+	uint64_t t = now_mono();
 	for (uint64_t round = 0; rc == 0 && !stop && (o->count == 0 || round < o->count); round++) {
 		uint64_t ns[PROBE_NOPS];
 		unsigned failed;
@@ -245,7 +251,7 @@ static int run_probe(const struct probe_opts *o)
 				cur[k][ncur[k]++] = ns[k];
 		}
 		int last = stop || (o->count && round + 1 == o->count);
-		if (when >= next_report || last) {
+		if ((round + 1) % per_report == 0 || last) {
 			if (!o->quiet)
 				printf("%.3f", (double)when / 1e9);
 			for (int k = 0; k < PROBE_NOPS; k++) {
@@ -269,8 +275,6 @@ static int run_probe(const struct probe_opts *o)
 				fflush(stdout);
 			}
 			iog_flush();
-			while (next_report <= when)
-				next_report += rep;
 		}
 		t += iv;
 		if (!last)
