@@ -479,14 +479,12 @@ END_TEST
 
 /* ---- a late subscriber starts exact -------------------------------------------------- */
 
+/* An endpoint nothing listens on, to bind later: below the ephemeral range
+ * (tu_free_port), where no other test's outgoing connection (or the
+ * agent's own reconnects) can take it meanwhile. */
 static void free_endpoint(char *ep, size_t len)
 {
-	void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_SUB);
-
-	ck_assert_int_eq(zmq_bind(s, "tcp://127.0.0.1:*"), 0);
-	ck_assert_int_eq(zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, ep, &len), 0);
-	zmq_close(s);
-	zmq_ctx_term(ctx);
+	snprintf(ep, len, "%s", tu_ep(tu_free_port()));
 }
 
 START_TEST(test_late_subscriber)
@@ -1301,22 +1299,32 @@ START_TEST(test_clock)
 {
 	start_agent("none", NULL, 10);    /* re-anchored every 10 ms */
 	ck_assert_ptr_nonnull(iog_counter("clk", ""));
-	uint64_t prev = iog_now_ns(), end = mono_ms() + 1500, n = 0;
+	uint64_t prev = iog_now_ns(), end = mono_ms() + 1500, n = 0, taken = 0;
 	double worst = 0;
 	while (mono_ms() < end) {
 		uint64_t t = iog_now_ns();
 		CHECK(t >= prev, "clock went back %" PRIu64 " ns", prev - t);
 		prev = t;
 		if (++n % 4096 == 0) {
-			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			uint64_t m = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+			/* the agent's clock between two reads of CLOCK_MONOTONIC; a
+			 * sample the thread was preempted in (the reads more than 20 us
+			 * apart: a loaded machine, a stolen vCPU) says nothing */
+			struct timespec a, b;
+			clock_gettime(CLOCK_MONOTONIC, &a);
 			uint64_t t2 = iog_now_ns();
-			double d = (double)t2 - (double)m;
-			worst = fabs(d) > worst ? fabs(d) : worst;
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			uint64_t m1 = (uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec;
+			uint64_t m2 = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
+			if (m2 - m1 > 20000)
+				continue;
+			taken++;
+			double d = t2 < m1 ? (double)(m1 - t2) : t2 > m2 ? (double)(t2 - m2) : 0;
+			worst = d > worst ? d : worst;
 		}
 	}
-	fprintf(stderr, "clock: tsc %d, worst offset vs CLOCK_MONOTONIC %.0f ns\n", iog__clock_tsc(), worst);
+	fprintf(stderr, "clock: tsc %d, worst offset vs CLOCK_MONOTONIC %.0f ns in %" PRIu64 " samples\n",
+	        iog__clock_tsc(), worst, taken);
+	CHECK(taken >= 10, "only %" PRIu64 " samples taken", taken);
 	CHECK(worst < 1e6, "clock %.0f ns off CLOCK_MONOTONIC", worst);
 	iog_shutdown();
 }

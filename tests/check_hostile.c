@@ -400,15 +400,21 @@ static pid_t recorder(const char *keydir, const char *ep, const char *file)
 	setenv("IOGRAM_KEYS", keydir, 1);
 	pid_t p = tu_spawn((char *[]){ (char *)tu_env("IOGRAM_BIN"), "record", "--listen", (char *)ep, "-o",
 	                               (char *)file, "--quiet", NULL }, NULL, in_dir("rec.err"), 0);
+	/* listening before any agent starts (a fixed sleep was short for an
+	 * ASan recorder setting up CURVE on a loaded machine) */
+	const char *port = strrchr(ep, ':');
+	ck_assert_msg(p > 0 && port && tu_wait_port(atoi(port + 1), 30), "recorder on %s not listening", ep);
 	return p;
 }
 
-/* dd COUNT x 4 KiB under the agent with keys keydir. */
-static void dd_as(const char *keydir, const char *ep, const char *count)
+/* dd COUNT x 4 KiB under the agent with keys keydir; at exit it waits
+ * wait_ms for its subscriber (the CURVE handshake and the subscription of
+ * an accepted agent: 1000, as meson.build's; 300 where none may come). */
+static void dd_as(const char *keydir, const char *ep, const char *count, const char *wait_ms)
 {
 	char of[500];
 	setenv("IOGRAM_KEYS", keydir, 1);
-	setenv("IOGRAM_EXIT_WAIT_MS", "300", 1);
+	setenv("IOGRAM_EXIT_WAIT_MS", wait_ms, 1);
 	snprintf(of, sizeof(of), "of=%s", in_dir("dd.out"));
 	char cnt[32];
 	snprintf(cnt, sizeof(cnt), "count=%s", count);
@@ -449,10 +455,9 @@ START_TEST(test_curve)
 	 * no key get nothing in */
 	snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 	pid_t r = recorder(k1, ep, in_dir("owner.iogr"));
-	tu_sleep_ms(400);
-	dd_as(k1, ep, "50");
-	dd_as(k2, ep, "70");
-	dd_as("none", ep, "90");
+	dd_as(k1, ep, "50", "1000");
+	dd_as(k2, ep, "70", "300");
+	dd_as("none", ep, "90", "300");
 	/* a plain ZeroMQ peer injecting a message */
 	void *ctx = zmq_ctx_new(), *pub = zmq_socket(ctx, ZMQ_PUB);
 	int zero = 0;
@@ -476,8 +481,7 @@ START_TEST(test_curve)
 		snprintf(file, sizeof(file), "squat%d.iogr", i);
 		snprintf(ep, sizeof(ep), "%s", tu_ep(tu_free_port()));
 		pid_t sq = recorder(squat[i], ep, in_dir(file));
-		tu_sleep_ms(400);
-		dd_as(k1, ep, "30");
+		dd_as(k1, ep, "30", "300");
 		tu_sleep_ms(200);
 		kill(sq, SIGINT);
 		ck_assert_int_eq(tu_wait(sq, 20), 0);

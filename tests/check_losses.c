@@ -14,6 +14,7 @@
 
 #include "iogp.h"
 #include "testutil.h"
+#include "testutil_zmq.h"
 
 #define NACC 24            /* access samples per DELTA: ~600 B a message */
 
@@ -45,13 +46,8 @@ static sender *sender_new(const char *ep, int nsocks, int sndhwm)
 	s->nsocks = nsocks;
 	s->socks = calloc((size_t)nsocks, sizeof(void *));
 	for (int i = 0; i < nsocks; i++) {
-		int zero = 0;
-		s->socks[i] = zmq_socket(s->ctx, ZMQ_PUB);
-		zmq_setsockopt(s->socks[i], ZMQ_SNDHWM, &sndhwm, sizeof(sndhwm));
-		zmq_setsockopt(s->socks[i], ZMQ_LINGER, &zero, sizeof(zero));
-		ck_assert_int_eq(zmq_connect(s->socks[i], ep), 0);
+		s->socks[i] = tu_pub_heard(s->ctx, ep, sndhwm, 30);   /* subscriptions arrived */
 	}
-	tu_sleep_ms(500);   /* subscriptions arrive */
 	return s;
 }
 

@@ -20,6 +20,7 @@
 #include "realistic.h"
 #include "relay_agg.h"
 #include "testutil.h"
+#include "testutil_zmq.h"
 
 static const char *bin;
 static char dir[256];
@@ -558,10 +559,8 @@ START_TEST(test_hostile_input)
 	char *file = tu_fmt("%s/top.iogr", dir), *truth = tu_fmt("%s/truth.csv", dir);
 	pid_t rec = SPAWN("rec", "record", "--listen", tu_ep(p3), "-o", file);
 	pid_t r1 = SPAWN("r1", "relay", "--aggregate", "node", "--listen", tu_ep(p1), "--upstream", tu_ep(p3));
-	tu_sleep_ms(500);
-	void *ctx = zmq_ctx_new(), *pub = zmq_socket(ctx, ZMQ_PUB);
-	ck_assert_int_eq(zmq_connect(pub, tu_ep(p1)), 0);
-	tu_sleep_ms(400);   /* let the relay's subscription arrive */
+	ck_assert(tu_wait_port(p1, 30) && tu_wait_port(p3, 30));
+	void *ctx = zmq_ctx_new(), *pub = tu_pub_heard(ctx, tu_ep(p1), 0, 30);
 	zmq_send(pub, "iog1/delta/x", 12, 0);                          /* one frame */
 	zmq_send(pub, "iog1/delta/x", 12, ZMQ_SNDMORE);
 	zmq_send(pub, "garbage that is not a message", 29, 0);        /* bad payload */
