@@ -5,7 +5,11 @@
  *                in N requests of SIZE bytes (one shared-file phase)
  *      single-b  every process writes DIR/own.<i>, N x SIZE (file per process)
  *      periodic  4 rounds: every process writes its part of DIR/round.<k>,
- *                N x SIZE, then 2 s of "compute" (a new shared file each round)
+ *                N x SIZE, then "computes" (a new shared file each round);
+ *                the rounds begin on the job's common clock, 2.5 s apart,
+ *                so the compute between them is 2 s and more however
+ *                unevenly the processes started (a barrier, as an MPI
+ *                job's)
  *      raw       every process writes its part of DIR/shared, then reads it back
  *   prog_phases MODE DIR N SIZE RANK
  *                one of the 4 processes, in this one (no fork: a launcher
@@ -51,7 +55,17 @@ static int part(const char *path, int rank, int rd)
 	return close(fd) != 0;
 }
 
-static int child(const char *mode, const char *dir, int rank)
+/* Sleep until CLOCK_REALTIME reaches t ns. */
+static void sleep_until(long long t)
+{
+	long long d;
+	while ((d = t - now_ns()) > 0) {
+		struct timespec ts = { (time_t)(d / 1000000000LL), (long)(d % 1000000000LL) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int child(const char *mode, const char *dir, int rank, long long t0)
 {
 	char path[4096];
 	if (!strcmp(mode, "single-a") || !strcmp(mode, "raw")) {
@@ -65,11 +79,10 @@ static int child(const char *mode, const char *dir, int rank)
 		return part(path, 0, 0);
 	}
 	for (int round = 0; round < 4; round++) {
+		sleep_until(t0 + round * 2500000000LL);
 		snprintf(path, sizeof(path), "%s/round.%d", dir, round);
 		if (part(path, rank, 0))
 			return 1;
-		if (round < 3)
-			sleep(2);
 	}
 	return 0;
 }
@@ -87,7 +100,7 @@ int main(int argc, char **argv)
 		int rank = atoi(argv[5]), rc;
 		if (rank < 0 || rank >= NPROC)
 			return 2;
-		rc = child(argv[1], argv[2], rank);
+		rc = child(argv[1], argv[2], rank, t0);
 		printf("%lld %lld\n", t0, now_ns());
 		return rc;
 	}
@@ -97,7 +110,7 @@ int main(int argc, char **argv)
 		if (kids[i] < 0)
 			return 1;
 		if (kids[i] == 0)
-			_exit(child(argv[1], argv[2], i));
+			_exit(child(argv[1], argv[2], i, t0));
 	}
 	int bad = 0;
 	for (int i = 0; i < NPROC; i++) {
