@@ -134,13 +134,36 @@ void tu_tmux_keys(const char *k)
 	tu_system(tu_fmt("tmux -L %s send-keys %s", sock, k));
 }
 
+/* A text found may be the first of a frame that reaches tmux in several
+ * reads: the capture that holds it is kept only once the screen stood still
+ * for 50 ms (the next capture the same), or when the text is gone from the
+ * next one (a message shown briefly). At most 10 tries. */
+static void settle_screen(const char *text)
+{
+	static char held[sizeof(tu_screen)];
+	for (int k = 0; k < 10; k++) {
+		memcpy(held, tu_screen, sizeof(held));
+		tu_sleep_ms(50);
+		tu_tmux_capture(0);
+		if (!strcmp(held, tu_screen))
+			return;
+		if (!strstr(tu_screen, text)) {
+			memcpy(tu_screen, held, sizeof(held));
+			return;
+		}
+	}
+}
+
 int tu_tmux_wait(const char *text, int present, double secs)
 {
 	double end = tu_now() + secs;
 	do {
 		tu_tmux_capture(0);
-		if ((strstr(tu_screen, text) != NULL) == present)
+		if ((strstr(tu_screen, text) != NULL) == present) {
+			if (present)
+				settle_screen(text);
 			return 1;
+		}
 		tu_sleep_ms(30);
 	} while (tu_now() < end);
 	return 0;
