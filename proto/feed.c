@@ -45,6 +45,11 @@ struct iogp_feed {
 	uint64_t skipped_bytes, bad_frames;
 	uint64_t *kf;
 	size_t nkf;
+	/* a seek under way (iogp_feed_seek_start): records up to seek_to are
+	 * read a pump at a time; applied_ns is the last one's receive time,
+	 * seek_base where this seek began reading */
+	int seeking;
+	uint64_t seek_to, seek_base, applied_ns;
 	/* recording */
 	iogp_recorder *rec;
 	char rec_path[1024];
@@ -433,6 +438,7 @@ static long feed_until(iogp_feed *f, uint64_t t, int whole)
 	long n = 0;
 	while (f->have_next && f->next_recv <= t) {
 		apply(f, f->next, f->next_len, f->next_recv);
+		f->applied_ns = f->next_recv;
 		read_next(f);
 		/* behind after the budget: the next pump goes on from here */
 		if (!whole && ++n % 256 == 0 && iogp_mono_ns() - t0 > f->o.budget_ns)
@@ -510,8 +516,12 @@ int iogp_feed_open_replay(iogp_feed *f, const char *path, char *err, size_t errl
 	return 0;
 }
 
+static long seek_step(iogp_feed *f, int whole);
+
 static long pump_replay(iogp_feed *f)
 {
+	if (f->seeking)
+		return seek_step(f, 0);
 	uint64_t now = iogp_mono_ns();
 	if (!f->paused && !f->at_end)
 		f->pos_ns += (uint64_t)((double)(now - f->last_mono) * f->speed);
@@ -551,7 +561,28 @@ static int start_over(iogp_feed *f, uint64_t t)
 	return rc == IOGP_EEOF ? 0 : rc;
 }
 
-int iogp_feed_seek(iogp_feed *f, uint64_t t)
+/* Read on towards the seek's target (all of it when whole, else a pump's
+ * budget); once there, the clock shows the target. The records read. */
+static long seek_step(iogp_feed *f, int whole)
+{
+	long n = feed_until(f, f->seek_to, whole);
+	if (f->have_next && f->next_recv <= f->seek_to) {
+		/* under way: the clock where the records are */
+		if (f->applied_ns > f->pos_ns)
+			f->pos_ns = f->applied_ns;
+		iogp_model_tick(f->m, f->pos_ns);
+		return n;
+	}
+	f->seeking = 0;
+	f->pos_ns = f->seek_to;
+	f->at_end = f->seek_to >= f->last_ns;
+	f->last_mono = iogp_mono_ns();
+	iogp_model_tick(f->m, f->seek_to);
+	f->gen++;
+	return n;
+}
+
+static int seek_begin(iogp_feed *f, uint64_t t)
 {
 	if (!f->r)
 		return IOGP_EINVAL;
@@ -559,29 +590,72 @@ int iogp_feed_seek(iogp_feed *f, uint64_t t)
 		t = f->first_ns;
 	if (t > f->last_ns)
 		t = f->last_ns;
-	int rc = 0;
-	/* backward, or past a keyframe far enough ahead: start over from one */
-	int jump = t < f->pos_ns;
+	/* backward from where the model is (a seek under way: the clock follows
+	 * the records read), or past a keyframe far enough ahead: start over
+	 * from one */
+	int rc = 0, jump = t < f->pos_ns;
 	for (size_t i = 0; i < f->nkf && !jump; i++)
 		jump = f->kf[i] > f->pos_ns && t > f->o.warmup_ns && f->kf[i] <= t - f->o.warmup_ns;
-	if (jump && (rc = start_over(f, t)) < 0)
+	if (jump && (rc = start_over(f, t)) < 0) {
+		f->seeking = 0;
 		return rc;
-	feed_until(f, t, 1);
-	f->pos_ns = t;
-	f->at_end = t >= f->last_ns;
-	f->last_mono = iogp_mono_ns();
-	iogp_model_tick(f->m, t);
-	f->gen++;
+	}
+	if (jump || !f->seeking)
+		f->seek_base = f->have_next && f->next_recv < t ? f->next_recv : t;
+	if (jump)
+		f->pos_ns = f->seek_base;   /* the clock from where the new model reads */
+	f->seeking = 1;
+	f->seek_to = t;
 	return 0;
+}
+
+int iogp_feed_seek(iogp_feed *f, uint64_t t)
+{
+	int rc = seek_begin(f, t);
+	if (rc == 0)
+		seek_step(f, 1);
+	return rc;
+}
+
+int iogp_feed_seek_start(iogp_feed *f, uint64_t t)
+{
+	int rc = seek_begin(f, t);
+	if (rc == 0) {
+		seek_step(f, 0);
+		f->gen++;
+	}
+	return rc;
+}
+
+/* delta_s from where the replay is, or is going to */
+static uint64_t seek_by_target(const iogp_feed *f, double delta_s)
+{
+	double t = (double)(f->seeking ? f->seek_to : f->pos_ns) + delta_s * 1e9;
+	return t <= (double)f->first_ns ? f->first_ns : t >= (double)f->last_ns ? f->last_ns : (uint64_t)t;
 }
 
 int iogp_feed_seek_by(iogp_feed *f, double delta_s)
 {
-	if (!f->r)
-		return IOGP_EINVAL;
-	double t = (double)f->pos_ns + delta_s * 1e9;
-	return iogp_feed_seek(f, t <= (double)f->first_ns ? f->first_ns :
-	                         t >= (double)f->last_ns ? f->last_ns : (uint64_t)t);
+	return f->r ? iogp_feed_seek(f, seek_by_target(f, delta_s)) : IOGP_EINVAL;
+}
+
+int iogp_feed_seek_by_start(iogp_feed *f, double delta_s)
+{
+	return f->r ? iogp_feed_seek_start(f, seek_by_target(f, delta_s)) : IOGP_EINVAL;
+}
+
+int iogp_feed_seeking(const iogp_feed *f, uint64_t *to_ns, double *done)
+{
+	if (!f->seeking)
+		return 0;
+	if (to_ns)
+		*to_ns = f->seek_to;
+	if (done) {
+		uint64_t a = f->applied_ns > f->seek_base ? f->applied_ns - f->seek_base : 0;
+		uint64_t span = f->seek_to > f->seek_base ? f->seek_to - f->seek_base : 1;
+		*done = a >= span ? 1.0 : (double)a / (double)span;
+	}
+	return 1;
 }
 
 size_t iogp_feed_keyframes(const iogp_feed *f, uint64_t *t, size_t max)
@@ -622,6 +696,8 @@ void iogp_feed_speed(iogp_feed *f, int dir)
 
 int iogp_feed_next_due_ms(const iogp_feed *f)
 {
+	if (f->r && f->seeking)
+		return 0;   /* records to read at once */
 	if (!f->r || f->paused || f->at_end || !f->have_next)
 		return -1;
 	if (f->next_recv <= f->pos_ns)
@@ -704,6 +780,7 @@ void iogp_feed_get_status(const iogp_feed *f, iogp_feed_status *st)
 	st->at_end = f->at_end;
 	st->skipped_bytes = f->skipped_bytes;
 	st->bad_frames = f->bad_frames;
+	st->seeking = iogp_feed_seeking(f, &st->seek_to_ns, &st->seek_done);
 	st->recording = f->rec != NULL;
 	st->rec_path = f->rec_path;
 	if (f->rec) {

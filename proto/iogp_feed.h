@@ -37,6 +37,9 @@ typedef struct iogp_feed_status {
 	double speed;
 	int paused, at_end;
 	uint64_t skipped_bytes, bad_frames;
+	int seeking;             /* a seek under way (iogp_feed_seek_start): */
+	uint64_t seek_to_ns;     /* its target */
+	double seek_done;        /* and the share of its records read, 0..1 */
 	/* recording */
 	int recording;
 	const char *rec_path;
@@ -95,6 +98,18 @@ int iogp_feed_next_due_ms(const iogp_feed *f);
  * before t minus the warm-up. A seek that starts over stops a recording. */
 int iogp_feed_seek(iogp_feed *f, uint64_t t_ns);
 int iogp_feed_seek_by(iogp_feed *f, double delta_s);
+/* The same a pump at a time, for a viewer's keys: the seek begins (a
+ * start-over happens at once) and each pump then reads on for its budget
+ * (a second of 5,000 sources is ~5,000 records; 300 s of warm-up at that
+ * scale takes seconds), the clock following the records read, until it
+ * shows the target. Another seek meanwhile reads on from where the model
+ * is (or starts over when that is behind it); seek_by_start moves from the
+ * target of the seek under way. */
+int iogp_feed_seek_start(iogp_feed *f, uint64_t t_ns);
+int iogp_feed_seek_by_start(iogp_feed *f, double delta_s);
+/* 1 while a seek is under way: its target and the share of its records
+ * read (0..1, by receive time); 0 otherwise. */
+int iogp_feed_seeking(const iogp_feed *f, uint64_t *to_ns, double *done);
 /* Keyframe times (wall-clock ns); returns how many there are. */
 size_t iogp_feed_keyframes(const iogp_feed *f, uint64_t *t, size_t max);
 const char *iogp_feed_path(const iogp_feed *f);   /* the replay file, or NULL */

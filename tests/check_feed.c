@@ -37,16 +37,22 @@ static iogp_model_opts model_opts(void)
 	return mo;
 }
 
-static iogp_feed *new_feed(int any)
+static iogp_feed *new_feed_budget(int any, uint64_t budget_ns)
 {
 	iogp_feed_opts fo;
 	memset(&fo, 0, sizeof(fo));
 	fo.model = model_opts();
 	fo.any_address = any;
+	fo.budget_ns = budget_ns;
 	fo.creator = "check_feed";
 	iogp_feed *f = iogp_feed_new(&fo);
 	ck_assert_ptr_nonnull(f);
 	return f;
+}
+
+static iogp_feed *new_feed(int any)
+{
+	return new_feed_budget(any, 0);
 }
 
 /* Two sources, HELLO then a DELTA each per second, through the recorder
@@ -188,6 +194,100 @@ START_TEST(seek_same_state)
 	iogp_feed_free(a);
 	iogp_feed_free(b);
 	iogp_feed_free(c);
+}
+END_TEST
+
+/* Pumps until the seek under way arrived (at most 100,000); how many,
+ * checking the progress never goes back and the clock follows the records
+ * (*midway: both were seen between start and target). */
+static long finish_seek(iogp_feed *f, uint64_t to, int *midway)
+{
+	long pumps = 0;
+	double last = -1;
+	uint64_t t, was = iogp_feed_now(f), first = was;
+	double done;
+	int mid_done = 0, mid_clock = 0;
+	while (iogp_feed_seeking(f, &t, &done) && pumps < 100000) {
+		ck_assert_uint_eq(t, to);
+		ck_assert(done >= last && done >= 0 && done <= 1);
+		ck_assert_uint_ge(iogp_feed_now(f), was);
+		ck_assert_uint_le(iogp_feed_now(f), to);
+		ck_assert_int_eq(iogp_feed_next_due_ms(f), 0);   /* paused, yet due now */
+		mid_done |= done > 0 && done < 1;
+		mid_clock |= iogp_feed_now(f) > first && iogp_feed_now(f) < to;
+		last = done;
+		was = iogp_feed_now(f);
+		iogp_feed_pump(f);
+		pumps++;
+	}
+	ck_assert_int_eq(iogp_feed_seeking(f, NULL, NULL), 0);
+	ck_assert_uint_eq(iogp_feed_now(f), to);
+	if (midway)
+		*midway = mid_done && mid_clock;
+	return pumps;
+}
+
+/* A viewer's seek goes a pump at a time (a budget each; here the least, a
+ * pump takes 256 records) and arrives at the state a whole seek gives:
+ * forward from a keyframe, back (start over), and a seek that changes its
+ * mind on the way. */
+START_TEST(seek_a_pump_at_a_time)
+{
+	const char *metric = IOGP_M_READ_SIZE;
+	char err[256];
+	iogp_feed *w = new_feed(0), *p = new_feed_budget(0, 1);
+	ck_assert_int_eq(iogp_feed_open_replay(w, file, err, sizeof(err)), 0);
+	ck_assert_int_eq(iogp_feed_open_replay(p, file, err, sizeof(err)), 0);
+	iogp_feed_pause(w, 1);
+	iogp_feed_pause(p, 1);
+	uint64_t t = T0 + 1000 * SEC;
+	ck_assert_int_eq(iogp_feed_seek(w, t), 0);
+	uint64_t gen = iogp_feed_generation(p);
+	ck_assert_int_eq(iogp_feed_seek_start(p, t), 0);
+	ck_assert_uint_gt(iogp_feed_generation(p), gen);   /* a frame shows it began */
+	iogp_feed_status st;
+	iogp_feed_get_status(p, &st);
+	ck_assert_int_eq(st.seeking, 1);
+	ck_assert_uint_eq(st.seek_to_ns, t);
+	ck_assert_double_lt(st.seek_done, 1);
+	/* ~300 s of warm-up of two sources from the keyframe: 600 records */
+	int midway = 0;
+	ck_assert_int_gt(finish_seek(p, t, &midway), 1);
+	ck_assert_msg(midway, "neither progress nor the clock were seen on the way");
+	iogp_feed_get_status(p, &st);
+	ck_assert_int_eq(st.seeking, 0);
+	iogp_model_stats a, b;
+	iogp_model_get_stats(iogp_feed_model(w), &a);
+	iogp_model_get_stats(iogp_feed_model(p), &b);
+	ck_assert_uint_eq(b.messages, a.messages);
+	ck_assert_uint_eq(total_of(p, metric), total_of(w, metric));
+	/* back 600 s: starts over */
+	ck_assert_int_eq(iogp_feed_seek_by(w, -600), 0);
+	ck_assert_int_eq(iogp_feed_seek_by_start(p, -600), 0);
+	finish_seek(p, T0 + 400 * SEC, NULL);
+	ck_assert_uint_eq(total_of(p, metric), total_of(w, metric));
+	/* on the way to 1100 s, another seek: +50 s from that target (1150),
+	 * then back to 700 s while the model is still before it, then behind
+	 * where it has read */
+	ck_assert_int_eq(iogp_feed_seek_start(p, T0 + 1100 * SEC), 0);
+	ck_assert_int_eq(iogp_feed_seek_by_start(p, 50), 0);
+	uint64_t to;
+	ck_assert_int_eq(iogp_feed_seeking(p, &to, NULL), 1);
+	ck_assert_uint_eq(to, T0 + 1150 * SEC);
+	iogp_feed_pump(p);
+	ck_assert_int_eq(iogp_feed_seek_start(p, T0 + 420 * SEC), 0);
+	finish_seek(p, T0 + 420 * SEC, NULL);
+	ck_assert_int_eq(iogp_feed_seek(w, T0 + 420 * SEC), 0);
+	ck_assert_uint_eq(total_of(p, metric), total_of(w, metric));
+	iogp_model_get_stats(iogp_feed_model(p), &b);
+	ck_assert_uint_gt(b.messages, 0);
+	/* a seek under way ends at the replay's end: playing on from there */
+	ck_assert_int_eq(iogp_feed_seek_start(p, UINT64_MAX), 0);
+	finish_seek(p, T0 + NDELTA * SEC, NULL);
+	iogp_feed_get_status(p, &st);
+	ck_assert_int_eq(st.at_end, 1);
+	iogp_feed_free(w);
+	iogp_feed_free(p);
 }
 END_TEST
 
@@ -474,7 +574,7 @@ int main(void)
 		{ "seek_same_state", seek_same_state },
 		{ "play_speed_pause", play_speed_pause },
 		{ "record_while_watching", record_while_watching },
-		{ "bad_files", bad_files },
+		{ "bad_files", bad_files }, { "seek_a_pump_at_a_time", seek_a_pump_at_a_time },
 		{ "live_listen", live_listen },
 		{ "live_connect_events", live_connect_events },
 		{ "loopback_policy", loopback_policy },

@@ -208,7 +208,7 @@ static int need_replay(top_app *a)
 static void key_seek(top_app *a, int arg)
 {
 	if (need_replay(a))
-		iogp_feed_seek_by(input_feed(a->in), arg);
+		iogp_feed_seek_by_start(input_feed(a->in), arg);
 }
 
 static void key_speed(top_app *a, int arg)
@@ -220,7 +220,7 @@ static void key_speed(top_app *a, int arg)
 static void key_jump(top_app *a, int arg)
 {
 	if (need_replay(a))
-		iogp_feed_seek(input_feed(a->in), arg ? UINT64_MAX : 0);
+		iogp_feed_seek_start(input_feed(a->in), arg ? UINT64_MAX : 0);
 }
 
 static void key_record(top_app *a, int arg)

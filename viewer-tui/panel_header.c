@@ -76,7 +76,12 @@ static void line1(const top_frame *f, struct pen *pp, int narrow, int namew)
 		put(&p, ST_LABEL, "REPLAY");
 		put(&p, ST_NORMAL, " %.*s %s/%s", namew, base(st->f.where), pos, len);
 		put(&p, ST_NORMAL, " x%g", st->f.speed);
-		if (st->f.at_end)
+		if (st->f.seeking) {   /* the keys stay live meanwhile */
+			char to[24];
+			iogp_fmt_duration(to, sizeof(to), st->f.seek_to_ns > st->f.first_ns ?
+			                  (double)(st->f.seek_to_ns - st->f.first_ns) / 1e9 : 0);
+			put(&p, ST_WARN, " SEEKING %s %.0f%%", to, st->f.seek_done * 100);
+		} else if (st->f.at_end)
 			put(&p, ST_WARN, " END");
 		else if (st->f.paused)
 			put(&p, ST_WARN, " PAUSED");
