@@ -39,6 +39,7 @@ typedef struct iogv_win {
 	double speed;
 	guint tick_id;
 	gint64 tick_last_us;
+	guint seek_id;            /* an idle source reading a seek on (timeline.c) */
 	/* live */
 	guint poll_id;
 	iogram_demo *demo;
@@ -94,6 +95,7 @@ void iogv_timeline_update(struct iogv_timeline *tl);  /* position moved */
 void iogv_timeline_free(struct iogv_timeline *tl);
 void iogv_play(iogv_win *v, int on);
 void iogv_seek(iogv_win *v, double t);                /* absolute wall seconds */
+void iogv_seek_stop(iogv_win *v);                     /* the seek under way left where it is (closing) */
 void iogv_seek_by(iogv_win *v, double dt);
 void iogv_speed(iogv_win *v, int dir);                /* x2 / 2 */
 

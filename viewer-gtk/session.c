@@ -196,17 +196,48 @@ size_t iogv_replay_keyframes(const iogv_session *s, double *t, size_t max)
 	return n;
 }
 
-int iogv_replay_seek(iogv_session *s, double t)
+/* t clamped to the span, in ns; 1 when the replay is there already. */
+static int seek_target(const iogv_session *s, double t, uint64_t *ns)
 {
-	if (!iogp_feed_is_replay(s->feed))
-		return IOGP_EINVAL;
 	iogp_feed_status st;
 	iogp_feed_get_status(s->feed, &st);
-	uint64_t ns = t <= (double)st.first_ns / 1e9 ? st.first_ns :
-	              t >= (double)st.last_ns / 1e9 ? st.last_ns : (uint64_t)llround(t * 1e9);
-	if (ns == st.pos_ns)
+	*ns = t <= (double)st.first_ns / 1e9 ? st.first_ns :
+	      t >= (double)st.last_ns / 1e9 ? st.last_ns : (uint64_t)llround(t * 1e9);
+	return *ns == st.pos_ns && !st.seeking;
+}
+
+int iogv_replay_seek(iogv_session *s, double t)
+{
+	uint64_t ns;
+	if (!iogp_feed_is_replay(s->feed))
+		return IOGP_EINVAL;
+	return seek_target(s, t, &ns) ? 0 : iogp_feed_seek(s->feed, ns);
+}
+
+int iogv_replay_seek_start(iogv_session *s, double t)
+{
+	uint64_t ns;
+	if (!iogp_feed_is_replay(s->feed))
+		return IOGP_EINVAL;
+	return seek_target(s, t, &ns) ? 0 : iogp_feed_seek_start(s->feed, ns);
+}
+
+int iogv_replay_seek_step(iogv_session *s)
+{
+	if (!iogp_feed_is_replay(s->feed) || !iogp_feed_seeking(s->feed, NULL, NULL))
 		return 0;
-	return iogp_feed_seek(s->feed, ns);
+	iogp_feed_pump(s->feed);   /* while seeking, a pump only reads on */
+	return iogp_feed_seeking(s->feed, NULL, NULL);
+}
+
+int iogv_replay_seeking(const iogv_session *s, double *to, double *done)
+{
+	uint64_t ns = 0;
+	if (!iogp_feed_is_replay(s->feed) || !iogp_feed_seeking(s->feed, &ns, done))
+		return 0;
+	if (to)
+		*to = (double)ns / 1e9;
+	return 1;
 }
 
 /* ---- live ---- */

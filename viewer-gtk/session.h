@@ -33,6 +33,13 @@ uint64_t iogv_replay_damage(const iogv_session *s);
 /* Move to wall-clock second t (clamped to the span): forward by reading on,
  * backward from the nearest keyframe. Returns records applied or an error. */
 int iogv_replay_seek(iogv_session *s, double t);
+/* The same a step at a time (iogp_feed_seek_start), for the window's keys
+ * and timeline: begun here; iogv_replay_seek_step reads on for one pump's
+ * budget, 1 while the seek goes on. iogv_replay_seeking: 1 while one is
+ * under way, its target (wall-clock seconds) and the share read (0..1). */
+int iogv_replay_seek_start(iogv_session *s, double t);
+int iogv_replay_seek_step(iogv_session *s);
+int iogv_replay_seeking(const iogv_session *s, double *to, double *done);
 /* Keyframe times (wall-clock seconds), for the timeline's ticks. */
 size_t iogv_replay_keyframes(const iogv_session *s, double *t, size_t max);
 

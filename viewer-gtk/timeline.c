@@ -34,11 +34,18 @@ void iogv_timeline_update(struct iogv_timeline *tl)
 	gtk_range_set_range(GTK_RANGE(tl->scale), 0, fmax(b - a, 1));
 	gtk_range_set_value(GTK_RANGE(tl->scale), pos - a);
 	tl->updating = 0;
-	char clock[32], p[32], d[32], text[128];
+	char clock[32], p[32], d[32], text[192];
 	iogplot_fmt_clock(clock, sizeof(clock), pos, 1);
 	fmt_span(p, sizeof(p), pos - a);
 	fmt_span(d, sizeof(d), b - a);
-	snprintf(text, sizeof(text), "%s   %s / %s", clock, p, d);
+	double to, done;
+	if (iogv_replay_seeking(v->s, &to, &done)) {
+		char t[32];
+		fmt_span(t, sizeof(t), to - a);
+		snprintf(text, sizeof(text), "%s   %s / %s   seeking %s %.0f%%", clock, p, d, t, done * 100);
+	} else {
+		snprintf(text, sizeof(text), "%s   %s / %s", clock, p, d);
+	}
 	gtk_label_set_text(GTK_LABEL(tl->label), text);
 	snprintf(text, sizeof(text), "%gx", v->speed);
 	gtk_label_set_text(GTK_LABEL(tl->speed), text);
@@ -67,6 +74,10 @@ static gboolean on_tick(GtkWidget *w, GdkFrameClock *clock, gpointer p)
 	(void)w;
 	iogv_win *v = p;
 	gint64 t = gdk_frame_clock_get_frame_time(clock);
+	if (v->seek_id) {   /* a seek under way: play on from where it arrives */
+		v->tick_last_us = 0;
+		return G_SOURCE_CONTINUE;
+	}
 	if (v->tick_last_us) {
 		double a, b;
 		iogv_replay_span(v->s, &a, &b);
@@ -106,6 +117,25 @@ void iogv_play(iogv_win *v, int on)
 		iogv_win_changed(v, 1);
 }
 
+/* A seek reads on a pump at a time between the window's events, so keys,
+ * the timeline and redraws go on meanwhile (thousands of sources: seconds). */
+static gboolean on_seek_idle(gpointer p)
+{
+	iogv_win *v = p;
+	int more = iogv_replay_seek_step(v->s);
+	iogv_win_changed(v, !more);
+	if (!more)
+		v->seek_id = 0;
+	return more ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+void iogv_seek_stop(iogv_win *v)
+{
+	if (v->seek_id)
+		g_source_remove(v->seek_id);
+	v->seek_id = 0;
+}
+
 void iogv_seek(iogv_win *v, double t)
 {
 	if (!iogv_is_replay(v->s))
@@ -113,15 +143,18 @@ void iogv_seek(iogv_win *v, double t)
 	double a, b;
 	iogv_replay_span(v->s, &a, &b);
 	t = t < a ? a : t > b ? b : t;
-	int rc = iogv_replay_seek(v->s, t);
+	int rc = iogv_replay_seek_start(v->s, t);
 	if (rc < 0)
 		iogv_win_error(v, "seeking failed: %s", iogp_strerror(rc));
+	if (iogv_replay_seeking(v->s, NULL, NULL) && !v->seek_id)
+		v->seek_id = g_idle_add(on_seek_idle, v);
 	iogv_win_changed(v, 1);
 }
 
 void iogv_seek_by(iogv_win *v, double dt)
 {
-	iogv_seek(v, iogv_replay_pos(v->s) + dt);
+	double to;
+	iogv_seek(v, (iogv_replay_seeking(v->s, &to, NULL) ? to : iogv_replay_pos(v->s)) + dt);
 }
 
 void iogv_speed(iogv_win *v, int dir)

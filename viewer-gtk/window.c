@@ -968,6 +968,7 @@ void iogv_win_destroy(iogv_win *v)
 	if (v->poll_id)
 		g_source_remove(v->poll_id);
 	v->poll_id = 0;
+	iogv_seek_stop(v);
 	g_signal_handlers_disconnect_by_data(gtk_settings_get_default(), v);
 	iogv_play(v, 0);
 	iogv_sidebar_free(v->side);
