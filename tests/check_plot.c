@@ -637,17 +637,36 @@ START_TEST(test_seek)
 	const double path[] = { a + 60, a + 20, b, a + 5, a + 110, b };
 	iogplot_frame f;
 	iogplot_frame_init(&f);
-	uint64_t prev = 0;
+	uint64_t prev = 0, at[6];
 	for (int i = 0; i < 6; i++) {
 		ck_assert_int_ge(iogv_replay_seek(s, path[i]), 0);
 		ck_assert(fabs(iogv_replay_pos(s) - path[i]) < 1e-3);
 		ck_assert_int_eq(iogv_frame(s, NULL, 0, &f), 0);
 		if (i == 1)
 			ck_assert_uint_lt(f.qd.total, prev);   /* went back */
-		prev = f.qd.total;
+		prev = at[i] = f.qd.total;
 		if (path[i] == b)
 			assert_same_hist(&f.qd, &t);
 	}
+	/* the window's way (keys, timeline): a step at a time, the same states */
+	iogv_session *w = iogv_session_new(NULL);
+	ck_assert_int_eq(iogv_open_replay(w, rec, err, sizeof(err)), 0);
+	for (int i = 0; i < 6; i++) {
+		ck_assert_int_ge(iogv_replay_seek_start(w, path[i]), 0);
+		double to = 0, done = -1;
+		int steps = 0;
+		while (iogv_replay_seeking(w, &to, &done) && steps < 100000) {
+			ck_assert(fabs(to - path[i]) < 1e-3 && done >= 0 && done <= 1);
+			iogv_replay_seek_step(w);
+			steps++;
+		}
+		ck_assert_int_eq(iogv_replay_seeking(w, NULL, NULL), 0);
+		ck_assert_int_eq(iogv_replay_seek_step(w), 0);
+		ck_assert(fabs(iogv_replay_pos(w) - path[i]) < 1e-3);
+		ck_assert_int_eq(iogv_frame(w, NULL, 0, &f), 0);
+		ck_assert_uint_eq(f.qd.total, at[i]);
+	}
+	iogv_session_free(w);
 	/* "last 10 s" is a part of the whole */
 	ck_assert_int_eq(iogv_frame(s, NULL, 10, &f), 0);
 	ck_assert_uint_gt(f.qd.total, 0);
