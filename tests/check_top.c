@@ -884,6 +884,69 @@ START_TEST(test_terminal_gone)
 }
 END_TEST
 
+static pid_t top_pid(void);
+
+/* How many times pid's threads waited (poll, ppoll) in secs seconds, as
+ * strace counts them. */
+static long waits_of(pid_t pid, int secs)
+{
+	char *out = tu_fmt("%s/waits.%d.txt", dir, (int)pid);
+	tu_system(tu_fmt("timeout -s INT %d strace -q -f -c -e trace=poll,ppoll -o %s -p %d >/dev/null 2>&1",
+	                 secs, out, (int)pid));
+	const char *txt = tu_slurp(out);
+	long n = 0;
+	/* "% time seconds usecs/call calls [errors] syscall", a line each */
+	for (const char *l = txt; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		char line[256], *tok[8];
+		size_t len = strcspn(l, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), l);
+		int k = 0;
+		for (char *sp, *t = strtok_r(line, " \t", &sp); t && k < 8; t = strtok_r(NULL, " \t", &sp))
+			tok[k++] = t;
+		if ((k == 5 || k == 6) && (!strcmp(tok[k - 1], "poll") || !strcmp(tok[k - 1], "ppoll")))
+			n += atol(tok[3]);
+	}
+	ck_assert_msg(strstr(txt, "total") != NULL, "strace -c of %d said:\n%s", (int)pid, txt);
+	fprintf(stderr, "iogram-top %d: %ld waits in %d s\n", (int)pid, n, secs);
+	return n;
+}
+
+/* With nothing to draw (a replay at its end or paused, a live view paused)
+ * iogram-top waits for input: a few wake-ups a second, not a loop that
+ * spins (it did at 100% of a core: its next frame was due ever since the
+ * last one, and none came). */
+START_TEST(test_still_waits)
+{
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
+	TU_EXPECT("REPLAY", 5);
+	pid_t top = top_pid();
+	ck_assert_int_gt(top, 0);
+	tu_tmux_keys("End");
+	TU_EXPECT(" END ", 30);
+	long w = waits_of(top, 3);
+	ck_assert_msg(w < 60, "at the end: %ld waits in 3 s", w);
+	tu_tmux_keys("Home");
+	tu_tmux_keys("space");
+	TU_EXPECT("PAUSED", 10);
+	w = waits_of(top, 3);
+	ck_assert_msg(w < 60, "paused: %ld waits in 3 s", w);
+	tu_tmux_keys("space");   /* playing: frames again */
+	TU_EXPECT_NOT("PAUSED", 10);
+	tu_tmux_kill();
+	/* live, paused, nobody sending */
+	int port = tu_free_port();
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8",
+	              tu_fmt("%s --listen %s", top_bin, tu_ep(port)));
+	TU_EXPECT("LIVE", 5);
+	top = top_pid();
+	ck_assert_int_gt(top, 0);
+	tu_tmux_keys("space");
+	TU_EXPECT("PAUSED", 5);
+	w = waits_of(top, 3);
+	ck_assert_msg(w < 60, "live, paused: %ld waits in 3 s", w);
+}
+END_TEST
+
 START_TEST(test_resize)
 {
 	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
@@ -1192,6 +1255,7 @@ int main(void)
 	tcase_add_test(tc, test_keys);
 	tcase_add_test(tc, test_resize);
 	tcase_add_test(tc, test_terminal_gone);
+	tcase_add_test(tc, test_still_waits);
 	tcase_add_test(tc, test_damaged_replay);
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_findings_sliced);

@@ -377,7 +377,14 @@ int main(int argc, char **argv)
 		uint64_t interval = pace;
 		if (replay && speed > 1 && !paused)
 			interval = (uint64_t)((double)pace / (speed < 4 ? speed : 4));
-		uint64_t due = key_dirty ? last_key + KEY_FRAME_NS : last_frame + interval;
+		/* a frame is due only when one would be drawn (as below): a replay
+		 * paused or at its end with nothing new, or a paused live view, waits
+		 * for input or messages (the loop spun at 100% of a core there, its
+		 * frame due ever since the last one) */
+		int frozen = !replay && paused;
+		int pending = (data_dirty && !frozen) || (!frozen && !(replay && (paused || at_end)));
+		uint64_t due = key_dirty ? last_key + KEY_FRAME_NS :
+		               pending ? last_frame + interval : now + 1000000000ull;
 		int wait_ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
 		int rdue = iogp_feed_next_due_ms(input_feed(app.in));
 		if (rdue >= 0 && rdue < wait_ms)
