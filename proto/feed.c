@@ -50,6 +50,7 @@ struct iogp_feed {
 	 * seek_base where this seek began reading */
 	int seeking;
 	uint64_t seek_to, seek_base, applied_ns;
+	uint64_t hist_from;   /* the model has read every record since this */
 	/* recording */
 	iogp_recorder *rec;
 	char rec_path[1024];
@@ -509,6 +510,7 @@ int iogp_feed_open_replay(iogp_feed *f, const char *path, char *err, size_t errl
 		return rc;
 	}
 	f->pos_ns = f->first_ns;
+	f->hist_from = f->first_ns;
 	feed_until(f, f->first_ns, 1);
 	iogp_model_tick(f->m, f->pos_ns);
 	f->last_mono = iogp_mono_ns();
@@ -558,6 +560,8 @@ static int start_over(iogp_feed *f, uint64_t t)
 	if (rc < 0)
 		return rc;
 	rc = read_next(f);
+	/* its history: from the keyframe it read first (at or before from) */
+	f->hist_from = f->have_next && f->next_recv < from ? f->next_recv : from;
 	return rc == IOGP_EEOF ? 0 : rc;
 }
 
@@ -591,9 +595,11 @@ static int seek_begin(iogp_feed *f, uint64_t t)
 	if (t > f->last_ns)
 		t = f->last_ns;
 	/* backward from where the model is (a seek under way: the clock follows
-	 * the records read), or past a keyframe far enough ahead: start over
-	 * from one */
-	int rc = 0, jump = t < f->pos_ns;
+	 * the records read), or to where the model lacks the warm-up (a seek
+	 * moved back while the one under way reads its own), or past a keyframe
+	 * far enough ahead: start over from one */
+	uint64_t need = t > f->first_ns + f->o.warmup_ns ? t - f->o.warmup_ns : f->first_ns;
+	int rc = 0, jump = t < f->pos_ns || need < f->hist_from;
 	for (size_t i = 0; i < f->nkf && !jump; i++)
 		jump = f->kf[i] > f->pos_ns && t > f->o.warmup_ns && f->kf[i] <= t - f->o.warmup_ns;
 	if (jump && (rc = start_over(f, t)) < 0) {
@@ -606,6 +612,7 @@ static int seek_begin(iogp_feed *f, uint64_t t)
 		f->pos_ns = f->seek_base;   /* the clock from where the new model reads */
 	f->seeking = 1;
 	f->seek_to = t;
+	f->at_end = 0;   /* until it arrives (unpausing meanwhile must not play again from the start) */
 	return 0;
 }
 

@@ -80,6 +80,7 @@ static void setup(void)
 	for (uint64_t q = 1; q <= NDELTA; q++)
 		for (int s = 0; s < 2; s++) {
 			realistic_delta(src[s], &m, q);
+			m.wall_ns = T0 + q * SEC;   /* as agents do: the windows are on the wall clock */
 			ck_assert_int_eq(iogp_recorder_add_msg(rec, &m, T0 + q * SEC), 0);
 		}
 	iogp_msg_free(&m);
@@ -120,6 +121,17 @@ static uint64_t total_of(iogp_feed *f, const char *metric)
 	iogp_hist h;
 	iogp_sel all = { .kind = IOGP_SEL_ALL };
 	ck_assert_int_ge(iogp_model_hist(iogp_feed_model(f), metric, &all, &h), 0);
+	uint64_t t = h.total;
+	iogp_hist_free(&h);
+	return t;
+}
+
+/* The requests of the last 300 s (the warm-up a seek feeds). */
+static uint64_t window_total_of(iogp_feed *f, const char *metric)
+{
+	iogp_hist h;
+	iogp_sel all = { .kind = IOGP_SEL_ALL };
+	ck_assert_int_ge(iogp_model_hist_window(iogp_feed_model(f), metric, &all, 300 * SEC, &h), 0);
 	uint64_t t = h.total;
 	iogp_hist_free(&h);
 	return t;
@@ -281,11 +293,36 @@ START_TEST(seek_a_pump_at_a_time)
 	ck_assert_uint_eq(total_of(p, metric), total_of(w, metric));
 	iogp_model_get_stats(iogp_feed_model(p), &b);
 	ck_assert_uint_gt(b.messages, 0);
+	/* moved back while a seek that started over reads its warm-up: the
+	 * model starts over again, or the target would lack history (a whole
+	 * seek's window holds 300 s) */
+	ck_assert_int_eq(iogp_feed_seek(w, T0 + 1100 * SEC), 0);
+	ck_assert_int_eq(iogp_feed_seek_start(p, T0 + 1200 * SEC), 0);   /* its first pump's worth read */
+	ck_assert_int_eq(iogp_feed_seeking(p, NULL, NULL), 1);
+	ck_assert_uint_gt(iogp_feed_now(p), T0 + 800 * SEC);   /* read past 1100 s - 300 s */
+	ck_assert_uint_lt(iogp_feed_now(p), T0 + 1100 * SEC);
+	ck_assert_int_eq(iogp_feed_seek_start(p, T0 + 1100 * SEC), 0);
+	finish_seek(p, T0 + 1100 * SEC, NULL);
+	const char *lat = IOGP_M_READ_LATENCY;   /* the one with a window here */
+	ck_assert_uint_gt(window_total_of(w, lat), 0);
+	ck_assert_uint_eq(window_total_of(p, lat), window_total_of(w, lat));
+	ck_assert_uint_eq(total_of(p, metric), total_of(w, metric));
 	/* a seek under way ends at the replay's end: playing on from there */
 	ck_assert_int_eq(iogp_feed_seek_start(p, UINT64_MAX), 0);
 	finish_seek(p, T0 + NDELTA * SEC, NULL);
 	iogp_feed_get_status(p, &st);
 	ck_assert_int_eq(st.at_end, 1);
+	/* back from the end: not at the end meanwhile, so unpausing during the
+	 * seek plays on from its target, not again from the start */
+	ck_assert_int_eq(iogp_feed_seek_start(p, T0 + 600 * SEC), 0);
+	iogp_feed_get_status(p, &st);
+	ck_assert_int_eq(st.seeking, 1);
+	ck_assert_int_eq(st.at_end, 0);
+	iogp_feed_pause(p, 0);
+	ck_assert_int_eq(iogp_feed_seeking(p, &to, NULL), 1);
+	ck_assert_uint_eq(to, T0 + 600 * SEC);
+	iogp_feed_pause(p, 1);
+	finish_seek(p, T0 + 600 * SEC, NULL);
 	iogp_feed_free(w);
 	iogp_feed_free(p);
 }

@@ -32,6 +32,7 @@ static struct {
 	iogp_insights_job *job;
 	uint64_t job_messages, job_last_recv, job_took;
 	int first;            /* the job is the selection's first: nothing to show yet */
+	int after_seek;       /* a replay seek went on: the next frame computes anew */
 } cache;
 
 int insights_pending(void)
@@ -79,6 +80,15 @@ int insights_work(const iogp_model *m, uint64_t budget_ns)
 
 const iogp_insight *insights_get(const top_frame *f, size_t *n, int wait)
 {
+	/* while a replay seek reads on nothing new begins (the model is half
+	 * way); the frame after it computes at once, whatever the last took */
+	if (f->st && f->st->f.seeking) {
+		cache.after_seek = 1;
+		*n = cache.n;
+		return cache.v;
+	}
+	int force = cache.after_seek;
+	cache.after_seek = 0;
 	iogp_model_stats st;
 	iogp_model_get_stats(f->m, &st);
 	const top_view *v = f->v;
@@ -92,8 +102,12 @@ const iogp_insight *insights_get(const top_frame *f, size_t *n, int wait)
 		cache.n = 0;
 		cache.first = 1;
 	}
+	if (force && same_sel && !same_data) {   /* what is under way is of the seek's way there */
+		iogp_insights_free(cache.job);
+		cache.job = NULL;
+	}
 	if (cache.job == NULL &&
-	    (!same_sel ||
+	    (!same_sel || (force && !same_data) ||
 	     (!same_data && (cache.took < SLOW_NS || (!f->key && f->mono_ns >= cache.at + RECOMPUTE_NS))))) {
 		iogp_sel sel;
 		frame_sel(f, &sel);
