@@ -391,6 +391,11 @@ int main(int argc, char **argv)
 			wait_ms = rdue;
 		if (wait_ms > 1000)
 			wait_ms = 1000;
+		if (duration > 0) {   /* --duration ends on time, also when nothing is drawn */
+			double left_ms = duration * 1e3 - (double)(now - start) / 1e6;
+			if (left_ms < wait_ms)
+				wait_ms = left_ms > 0 ? (int)left_ms + 1 : 0;
+		}
 		if (work)   /* findings under way: a slice each turn */
 			wait_ms = 0;
 		int tty_ready = iogp_feed_wait(input_feed(app.in), 0, wait_ms);
