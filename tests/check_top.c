@@ -947,6 +947,36 @@ START_TEST(test_still_waits)
 }
 END_TEST
 
+/* Seek keys mashed while seeks are under way (a recording past the 300 s
+ * warm-up, so seeks start over from keyframes and read on a pump at a
+ * time): it stays up, arrives where the last key says, quits cleanly, and
+ * a sanitized build reports nothing. A fixed sequence, not a random one. */
+START_TEST(test_seek_keys_mashed)
+{
+	char *rec = tu_fmt("%s/long.iogr", dir);
+	ck_assert_int_eq(tu_system(tu_fmt("%s --nodes 4 --sources-per-node 2 --seconds 700 --seed 3 -o %s "
+	                                  ">/dev/null 2>&1", synth_bin, rec)), 0);
+	tu_tmux_start(dir, 120, 40, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, rec));
+	TU_EXPECT("REPLAY", 5);
+	static const char *const keys[] = { "Left", "Right", "End", "Home", "space", "PPage", "NPage",
+	                                    "[", "]", "g", "G", "-", "+", "7", "1", "w" };
+	uint32_t x = 12345;
+	for (int i = 0; i < 200; i++) {
+		x = x * 1103515245u + 12345u;
+		tu_tmux_keys(keys[(x >> 16) % (sizeof(keys) / sizeof(keys[0]))]);
+		if (i % 8 == 0)
+			tu_sleep_ms((x >> 8) % 40);
+	}
+	tu_tmux_keys("End");
+	TU_EXPECT(" END ", 60);   /* the last seek arrived */
+	TU_SCREEN_CHECK(strstr(tu_screen, "SEEKING") == NULL, "still seeking at the end");
+	tu_tmux_keys("q");
+	TU_EXPECT("IOGTOP-EXIT=0", 10);
+	ck_assert_int_eq(tu_tmux_report(), 0);
+	tu_tmux_kill();
+}
+END_TEST
+
 START_TEST(test_resize)
 {
 	tu_tmux_start(dir, 80, 24, "TERM=xterm-256color LANG=C.UTF-8", tu_fmt("%s --replay %s", top_bin, replay));
@@ -1256,6 +1286,7 @@ int main(void)
 	tcase_add_test(tc, test_resize);
 	tcase_add_test(tc, test_terminal_gone);
 	tcase_add_test(tc, test_still_waits);
+	tcase_add_test(tc, test_seek_keys_mashed);
 	tcase_add_test(tc, test_damaged_replay);
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_findings_sliced);
