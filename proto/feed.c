@@ -541,11 +541,17 @@ static long pump_replay(iogp_feed *f)
 	return n;
 }
 
+/* Where the warm-up before t begins: the history a seek to t feeds. */
+static uint64_t warm_from(const iogp_feed *f, uint64_t t)
+{
+	return t > f->first_ns + f->o.warmup_ns ? t - f->o.warmup_ns : f->first_ns;
+}
+
 /* Start over with an empty model at the keyframe before t minus the
  * warm-up, so the access samples and windows of the time shown are full. */
 static int start_over(iogp_feed *f, uint64_t t)
 {
-	uint64_t from = t > f->first_ns + f->o.warmup_ns ? t - f->o.warmup_ns : f->first_ns;
+	uint64_t from = warm_from(f, t);
 	iogp_model *m = new_model(f);
 	if (!m)
 		return IOGP_ENOMEM;
@@ -598,10 +604,10 @@ static int seek_begin(iogp_feed *f, uint64_t t)
 	 * the records read), or to where the model lacks the warm-up (a seek
 	 * moved back while the one under way reads its own), or past a keyframe
 	 * far enough ahead: start over from one */
-	uint64_t need = t > f->first_ns + f->o.warmup_ns ? t - f->o.warmup_ns : f->first_ns;
+	uint64_t need = warm_from(f, t);
 	int rc = 0, jump = t < f->pos_ns || need < f->hist_from;
 	for (size_t i = 0; i < f->nkf && !jump; i++)
-		jump = f->kf[i] > f->pos_ns && t > f->o.warmup_ns && f->kf[i] <= t - f->o.warmup_ns;
+		jump = f->kf[i] > f->pos_ns && f->kf[i] <= need;
 	if (jump && (rc = start_over(f, t)) < 0) {
 		f->seeking = 0;
 		return rc;

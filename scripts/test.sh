@@ -8,19 +8,25 @@ fuzz_secs=${IOGRAM_FUZZ_SECONDS:-60}
 pass=0; fail=0
 failed=$(mktemp); trap 'rm -f "$failed"' EXIT
 count() { # count results of the last `meson test` in $1; keep what failed
-  local log="$1/meson-logs/testlog.json"
-  [ -f "$log" ] || { fail=$((fail + 1)); echo "$1: no test log" >>"$failed"; return; }
-  pass=$((pass + $(grep -c '"result": "OK"' "$log")))
-  fail=$((fail + $(grep -c '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log")))
-  python3 - "$1" "$log" >>"$failed" <<'PY'
-import json, sys
-for line in open(sys.argv[2]):
-    r = json.loads(line)
-    if r.get("result") in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"):
-        print(f"--- {sys.argv[1]}: {r['name']} {r['result']} after {r.get('duration', 0):.1f} s")
-        out = (r.get("stdout") or "") + (r.get("stderr") or "")
-        print("\n".join(out.splitlines()[-25:]))
+  local log="$1/meson-logs/testlog.json" ok bad
+  [ -f "$log" ] || { fail=$((fail + 1)); echo "--- $1: no test log" >>"$failed"; return; }
+  read -r ok bad < <(python3 - "$1" "$log" 3>>"$failed" <<'PY'
+import json, os, sys
+ok = bad = 0
+with os.fdopen(3, "w") as out:
+    for line in open(sys.argv[2]):
+        r = json.loads(line)
+        if r.get("result") == "OK":
+            ok += 1
+        elif r.get("result") in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"):
+            bad += 1
+            text = (r.get("stdout") or "") + (r.get("stderr") or "")
+            print(f"--- {sys.argv[1]}: {r['name']} {r['result']} after {r.get('duration', 0):.1f} s", file=out)
+            print("\n".join(text.splitlines()[-25:]), file=out)
+print(ok, bad)
 PY
+  )
+  pass=$((pass + ${ok:-0})); fail=$((fail + ${bad:-1}))
 }
 run_suite() { # dir, meson setup args...
   local dir=$1; shift
@@ -52,7 +58,7 @@ if { [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=tru
     rm -rf "$work"
   done
 else
-  fail=$((fail + 1))
+  fail=$((fail + 1)); echo "--- build-fuzz: build failed" >>"$failed"
 fi
 echo
 # last, so that a log cut to its tail still names what failed and why

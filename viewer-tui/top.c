@@ -163,6 +163,16 @@ static void draw_all(top_app *app, int key)
 		keys_draw_help(s, LINES, COLS, st.mode);
 }
 
+/* Whether a data frame is wanted: new data, or time that moves (not a
+ * paused live view, not a replay paused or at its end). The wait and the
+ * draw below ask the same. */
+static int frame_wanted(int replay, int paused, int at_end, int data_dirty)
+{
+	if (!replay && paused)
+		return 0;   /* live, frozen: data goes in, the screen stays */
+	return data_dirty || !(replay && (paused || at_end));
+}
+
 /* The nodes' logged bins, a round at a time (iogp_model_settle). */
 struct settle {
 	uint64_t at;    /* when the last round began */
@@ -377,14 +387,12 @@ int main(int argc, char **argv)
 		uint64_t interval = pace;
 		if (replay && speed > 1 && !paused)
 			interval = (uint64_t)((double)pace / (speed < 4 ? speed : 4));
-		/* a frame is due only when one would be drawn (as below): a replay
-		 * paused or at its end with nothing new, or a paused live view, waits
-		 * for input or messages (the loop spun at 100% of a core there, its
-		 * frame due ever since the last one) */
-		int frozen = !replay && paused;
-		int pending = (data_dirty && !frozen) || (!frozen && !(replay && (paused || at_end)));
+		/* a frame is due only when one would be drawn: else the loop waits
+		 * for input or messages (it spun at 100% of a core, a frame due
+		 * ever since the last one) */
 		uint64_t due = key_dirty ? last_key + KEY_FRAME_NS :
-		               pending ? last_frame + interval : now + 1000000000ull;
+		               frame_wanted(replay, paused, at_end, data_dirty) ? last_frame + interval :
+		               now + 1000000000ull;
 		int wait_ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
 		int rdue = iogp_feed_next_due_ms(input_feed(app.in));
 		if (rdue >= 0 && rdue < wait_ms)
@@ -423,8 +431,6 @@ int main(int argc, char **argv)
 			break;
 		now = iogp_mono_ns();
 		iogp_feed_play_state(input_feed(app.in), &speed, &paused, &at_end);
-		int live_frozen = !replay && paused;
-		int time_moves = !live_frozen && !(replay && (paused || at_end));
 		if (key_dirty && now >= last_key + KEY_FRAME_NS) {
 			if (app.full_redraw) {
 				clearok(curscr, TRUE);
@@ -437,7 +443,7 @@ int main(int argc, char **argv)
 				data_dirty = 0;
 			}
 			last_frame = last_key = now;
-		} else if ((data_dirty || time_moves) && !live_frozen && now >= last_frame + interval) {
+		} else if (frame_wanted(replay, paused, at_end, data_dirty) && now >= last_frame + interval) {
 			draw_all(&app, 0);
 			wnoutrefresh(stdscr);
 			if (present(&pace))
