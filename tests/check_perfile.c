@@ -231,6 +231,44 @@ START_TEST(dir_paths_modes)
 END_TEST
 
 /* cp: per-file records equal strace's calls filtered by path. */
+/* strace -f writes "PID  call(... <unfinished ...>" and later "PID
+ * <... call resumed>) = N" when threads interleave (two spaces after the
+ * pid); the join puts each call on one line again (a run under load once
+ * lost cp's copy_file_range this way). */
+START_TEST(strace_join_interleaved)
+{
+	char *in = tu_fmt("%s/strace.log", dir), *out = tu_fmt("%s/strace.joined", dir);
+	FILE *f = fopen(in, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("5651  write(0</r/run.iogr>, \"\"..., 41 <unfinished ...>\n"
+	      "5650  copy_file_range(3</d/src>, NULL, 4</d/dst>, NULL, 99, 0 <unfinished ...>\n"
+	      "5651  <... write resumed>)              = 41\n"
+	      "5650  <... copy_file_range resumed>)    = 300000\n"
+	      "5650  copy_file_range(3</d/src>, NULL, 4</d/dst>, NULL, 99, 0) = 0\n"
+	      "read(3</d/src>, \"\"..., 4096 <unfinished ...>\n"
+	      "<... read resumed>) = 7\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(tu_strace_join(in, out), 0);
+	f = fopen(out, "r");
+	ck_assert_ptr_nonnull(f);
+	char line[512];
+	const char *want[] = {
+		"5651  write(0</r/run.iogr>, \"\"..., 41)              = 41\n",
+		"5650  copy_file_range(3</d/src>, NULL, 4</d/dst>, NULL, 99, 0)    = 300000\n",
+		"5650  copy_file_range(3</d/src>, NULL, 4</d/dst>, NULL, 99, 0) = 0\n",
+		"read(3</d/src>, \"\"..., 4096) = 7\n",
+	};
+	size_t k = 0;
+	while (fgets(line, sizeof line, f)) {
+		ck_assert_msg(k < 4, "extra line %s", line);
+		ck_assert_str_eq(line, want[k]);
+		k++;
+	}
+	fclose(f);
+	ck_assert_uint_eq(k, 4);
+}
+END_TEST
+
 START_TEST(cp_vs_strace)
 {
 	ck_assert_int_eq(mkdir(tu_fmt("%s/rec", dir), 0700), 0);
@@ -310,7 +348,7 @@ int main(void)
 	const tu_case cases[] = {
 		{ "threads_100_files", threads_100_files }, { "relative_names", relative_names },
 		{ "limit_overflow", limit_overflow },
-		{ "cp_vs_strace", cp_vs_strace },
+		{ "cp_vs_strace", cp_vs_strace }, { "strace_join_interleaved", strace_join_interleaved },
 		{ "dir_paths_modes", dir_paths_modes },
 	};
 	const tu_suite_opts o = { .setup = setup, .teardown = teardown, .timeout_s = 180 };

@@ -702,9 +702,14 @@ int tu_strace_join(const char *in, const char *out)
 	while (fgets(line, sizeof(line), f)) {
 		char *end;
 		long pid = strtol(line, &end, 10);
-		char *body = end != line && *end == ' ' ? end + 1 : line;
-		if (end == line)
+		char *body = line;
+		if (end != line && *end == ' ') {
+			body = end;
+			while (*body == ' ')   /* "PID  call(": two spaces */
+				body++;
+		} else {
 			pid = 0;
+		}
 		char *unf = strstr(body, " <unfinished ...>");
 		if (unf && np < MAXP) {
 			*unf = '\0';
