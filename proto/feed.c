@@ -777,9 +777,7 @@ void iogp_feed_get_status(const iogp_feed *f, iogp_feed_status *st)
 	st->live = f->sub != NULL;
 	st->replay = f->r != NULL;
 	st->where = f->where;
-	iogp_model_live lv;
-	iogp_model_get_live(f->m, &lv);
-	st->msgs_per_s = lv.msgs_per_s;
+	st->msgs_per_s = iogp_model_msgs_per_s(f->m);   /* no count of every source's state */
 	iogp_model_stats ms;
 	iogp_model_get_stats(f->m, &ms);
 	st->messages = ms.messages;

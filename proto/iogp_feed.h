@@ -88,7 +88,7 @@ int iogp_feed_take_events(iogp_feed *f, char *buf, size_t len);
 void iogp_feed_pause(iogp_feed *f, int paused);   /* unpausing at the end plays again */
 int iogp_feed_paused(const iogp_feed *f);
 /* The replay's speed, and whether it is paused or at its end, in constant
- * time (iogp_feed_get_status also counts the sources: once a frame). */
+ * time (iogp_feed_get_status gathers more: take it once a frame). */
 void iogp_feed_play_state(const iogp_feed *f, double *speed, int *paused, int *at_end);
 void iogp_feed_speed(iogp_feed *f, int dir);      /* x2 (dir > 0) or /2, 1/64..1024 */
 /* ms until the next replay record is due; -1 when nothing is scheduled. */

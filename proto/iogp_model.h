@@ -170,6 +170,7 @@ typedef struct iogp_source_info {
 	int64_t restart_of;    /* source index of the one this restarts, -1 = none */
 	int64_t restarted_by;  /* source index of its restart, -1 = none */
 	uint64_t restart_of_id, restarted_by_id;  /* their ids, 0 = none */
+	size_t node_index;     /* its node: iogp_model_node(m, node_index) is node */
 } iogp_source_info;
 
 IOGP_API size_t iogp_model_source_count(const iogp_model *m);
@@ -449,6 +450,9 @@ typedef struct iogp_model_stats {
 	uint64_t refused;       /* metrics, bins, files or names refused for the caps */
 	uint64_t gaps;          /* sum over sources */
 	uint64_t refused_sources;
+	uint64_t dropped;       /* sum over sources of what each last reported
+	                         * dropped (iogp_source_info.dropped): kept as
+	                         * messages arrive, no visit of the sources */
 	uint64_t first_recv_ns, last_recv_ns; /* time span of applied messages */
 } iogp_model_stats;
 IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
@@ -592,6 +596,9 @@ typedef struct iogp_model_live {
 } iogp_model_live;
 /* O(sources). */
 IOGP_API void iogp_model_get_live(const iogp_model *m, iogp_model_live *out);
+/* Its msgs_per_s and now_ns alone, without the visit of every source. */
+IOGP_API double iogp_model_msgs_per_s(const iogp_model *m);
+IOGP_API uint64_t iogp_model_clock(const iogp_model *m);
 
 /* Build a SNAPSHOT of source i's full state (labels, catalog, files,
  * cumulative counters, gauges, histograms) into msg, pointing into model

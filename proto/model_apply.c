@@ -675,6 +675,7 @@ static int apply_values(iogp_model *m, struct source *s, const iogp_msg *msg, bo
 		r = model__files_apply(m, s, msg->filerecs, msg->nfilerecs, snapshot);
 	if (r == 0 && (msg->npeers > 0 || snapshot))
 		r = model__peers_apply(m, s, msg, snapshot);   /* model_peers.c */
+	m->st.dropped += msg->dropped - s->dropped;   /* the sum over sources, exact mod 2^64 */
 	s->dropped = msg->dropped;
 	times_note(s, msg, snapshot);
 	return r;

@@ -317,10 +317,6 @@ uint64_t model__clock(const iogp_model *m)
 	return m->ticked ? m->now : m->wall_hi;
 }
 
-static uint64_t model_clock(const iogp_model *m)
-{
-	return m->ticked ? m->now : m->wall_hi;
-}
 
 static int rate_lookup(const iogp_model *m, const char *metric, uint32_t *ri)
 {
@@ -512,7 +508,6 @@ int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end
 
 void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 {
-	uint64_t sec, first, span, sum = 0;
 
 	if (out == NULL)
 		return;
@@ -520,7 +515,7 @@ void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 	if (m == NULL)
 		return;
 	*out = m->lst;
-	out->now_ns = model_clock(m);
+	out->now_ns = model__clock(m);
 	out->agg_bytes = model__agg_bytes(m);
 	uint32_t nhist = 0;
 	for (uint32_t i = 0; i < m->nsrc; i++) {
@@ -542,8 +537,20 @@ void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 		}
 	}
 	out->source_window_bytes = m->opts.live ? model__win_src_budget(m, nhist) : 0;
-	if (!m->have_recv)
-		return;
+	out->msgs_per_s = iogp_model_msgs_per_s(m);
+}
+
+uint64_t iogp_model_clock(const iogp_model *m)
+{
+	return m != NULL ? model__clock(m) : 0;
+}
+
+double iogp_model_msgs_per_s(const iogp_model *m)
+{
+	uint64_t sec, first, span, sum = 0;
+
+	if (m == NULL || !m->have_recv)
+		return 0;
 	sec = (m->ticked && m->now > m->st.last_recv_ns ? m->now : m->st.last_recv_ns) / 1000000000ull;
 	first = m->st.first_recv_ns / 1000000000ull;
 	span = sec - first < MODEL_MPS_SECS ? sec - first : MODEL_MPS_SECS;
@@ -551,5 +558,5 @@ void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 		if (m->mps[(sec - k) % MODEL_MPS_RING].sec == sec - k)
 			sum += m->mps[(sec - k) % MODEL_MPS_RING].n;
 	}
-	out->msgs_per_s = span > 0 ? (double)sum / (double)span : 0;
+	return span > 0 ? (double)sum / (double)span : 0;
 }

@@ -29,6 +29,7 @@ int iogp_model_source(const iogp_model *m, size_t i, iogp_source_info *out)
 	out->id = s->id;
 	out->host = s->host;
 	out->node = m->nodes[s->node].name;
+	out->node_index = s->node;
 	out->pid = s->pid;
 	out->rank = s->rank;
 	out->state = model__src_state(m, s, m->now, m->ticked);

@@ -118,9 +118,7 @@ int iogp_heat_update(iogp_heat *h, const iogp_model *m, int layer)
 	const iogp_model_opts *o = iogp_model_get_opts(m);
 	if (!h || !m || !o || !o->live || !o->window_slot_ns)
 		return IOGP_EINVAL;
-	iogp_model_live lv;
-	iogp_model_get_live(m, &lv);
-	uint64_t now = lv.now_ns, S = o->window_slot_ns;
+	uint64_t now = iogp_model_clock(m), S = o->window_slot_ns;
 	if (h->serial != iogp_model_serial(m) || h->layer != layer || now < h->last_now || h->S != S) {
 		reset(h);
 		h->m = m;

@@ -248,29 +248,20 @@ static void source_span(const ctx *c, const iogp_source_info *si, uint64_t *lo, 
 	}
 }
 
-typedef struct nref {
-	const char *name;
-	size_t idx;
-} nref;
-
-static int cmp_nref(const void *a, const void *b)
+/* src into dst (size n), cut to fit: snprintf's "%s" without its cost
+ * (twice a row, thousands of rows a frame). */
+static void copy_name(char *dst, size_t n, const char *src)
 {
-	uintptr_t x = (uintptr_t)((const nref *)a)->name, y = (uintptr_t)((const nref *)b)->name;
-	return (x > y) - (x < y);
+	size_t k = src ? strnlen(src, n - 1) : 0;
+	memcpy(dst, src ? src : "", k);
+	dst[k] = '\0';
 }
 
-/* The node index of a source's node name (the model hands out the same
- * pointer for both; a string compare where it does not). */
-static long node_index(const nref *refs, size_t n, const iogp_model *m, const char *node)
+/* The row of a source's node: the model's node index (rows are made in
+ * that order); -1 when out of range. */
+static long node_index(const iogp_source_info *si, size_t nn)
 {
-	nref key = { node, 0 };
-	const nref *f = bsearch(&key, refs, n, sizeof(*refs), cmp_nref);
-	if (f)
-		return (long)f->idx;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(iogp_model_node(m, i), node ? node : ""))
-			return (long)i;
-	return -1;
+	return si->node_index < nn ? (long)si->node_index : -1;
 }
 
 static void row_init(iogp_nt_row *r)
@@ -342,14 +333,14 @@ static int job_aggregate(const iogp_model *m, size_t i)
  * no such source (behind a job aggregate), 0 neither (a job aggregate's
  * name when its members' summaries are here: their nodes show them).
  * An aggregate alone (no summaries) is a row: "job NAME" for a job's. */
-static void node_rows(iogp_node_table *t, const iogp_model *m, const nref *refs, const uint8_t *roles,
+static void node_rows(iogp_node_table *t, const iogp_model *m, const uint8_t *roles,
                      uint8_t *kind)
 {
 	size_t nn = iogp_model_node_count(m), ns = iogp_model_source_count(m), plain = 0;
 	for (size_t i = 0; i < nn; i++) {
 		row_init(&t->rows[i]);
-		snprintf(t->rows[i].name, sizeof(t->rows[i].name), "%s", iogp_model_node(m, i));
-		snprintf(t->rows[i].node, sizeof(t->rows[i].node), "%s", iogp_model_node(m, i));
+		copy_name(t->rows[i].name, sizeof(t->rows[i].name), iogp_model_node(m, i));
+		copy_name(t->rows[i].node, sizeof(t->rows[i].node), iogp_model_node(m, i));
 		t->n++;
 	}
 	while (plain < ns && roles[plain] == IOGP_ROLE_PLAIN)
@@ -361,7 +352,7 @@ static void node_rows(iogp_node_table *t, const iogp_model *m, const nref *refs,
 	for (size_t i = 0; i < ns; i++) {
 		iogp_source_info si;
 		long ni;
-		if (iogp_model_source(m, i, &si) < 0 || (ni = node_index(refs, nn, m, si.node)) < 0)
+		if (iogp_model_source(m, i, &si) < 0 || (ni = node_index(&si, nn)) < 0)
 			continue;
 		if (roles[i] == IOGP_ROLE_SUMMARY) {
 			if (!kind[ni])
@@ -423,31 +414,24 @@ int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt
 	if (!m || !c.mo)
 		return 0;
 	if (o && o->window_s > 0 && c.mo->live && c.mo->window_slot_ns) {
-		iogp_model_live lv;
-		iogp_model_get_live(m, &lv);
 		uint64_t S = c.mo->window_slot_ns, w = (uint64_t)(o->window_s * 1e9);
 		if (w > c.mo->window_max_ns)
 			w = c.mo->window_max_ns;
 		c.window = 1;
-		c.now = lv.now_ns;
+		c.now = iogp_model_clock(m);
 		c.ws = c.now > w ? (c.now - w) / S * S : 0;   /* the first slot the window meets */
 		t->window_s = o->window_s;
 	}
 	size_t nn = iogp_model_node_count(m), ns = iogp_model_source_count(m);
 	size_t cap = t->scope == IOGP_NT_NODES ? nn : ns;
-	nref *refs = calloc(nn ? nn : 1, sizeof(*refs));
 	uint64_t *lo = calloc(cap ? cap : 1, sizeof(uint64_t)), *hi = calloc(cap ? cap : 1, sizeof(uint64_t));
 	uint8_t *roles = malloc(ns ? ns : 1), *kind = calloc(cap ? cap : 1, 1);
 	t->rows = calloc(cap ? cap : 1, sizeof(*t->rows));
-	int rc = refs && lo && hi && roles && kind && t->rows ? 0 : IOGP_ENOMEM;
+	int rc = lo && hi && roles && kind && t->rows ? 0 : IOGP_ENOMEM;
 	if (!rc)
 		rc = iogp_model_source_roles(m, roles);
-	for (size_t i = 0; i < nn && !rc; i++)
-		refs[i] = (nref){ iogp_model_node(m, i), i };
-	if (!rc)
-		qsort(refs, nn, sizeof(*refs), cmp_nref);
 	if (t->scope == IOGP_NT_NODES && !rc)
-		node_rows(t, m, refs, roles, kind);
+		node_rows(t, m, roles, kind);
 	/* spans: a node's its sources' together, their wall times added up for the share */
 	for (size_t i = 0; i < ns && !rc; i++) {
 		iogp_source_info si;
@@ -459,7 +443,7 @@ int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt
 		size_t k;
 		uint32_t members = members_of(m, i, roles[i]);
 		if (t->scope == IOGP_NT_NODES) {
-			long ni = node_index(refs, nn, m, si.node);
+			long ni = node_index(&si, nn);
 			/* a node's row: from its posix sources, else its summaries */
 			if (ni < 0 || !kind[ni] || kind[ni] != (roles[i] == IOGP_ROLE_SUMMARY ? 2 : 1) ||
 			    (roles[i] == IOGP_ROLE_SUMMARISED && job_aggregate(m, i)))
@@ -506,7 +490,6 @@ int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt
 		drop_empty(t, kind);
 	free(roles);
 	free(kind);
-	free(refs);
 	free(lo);
 	free(hi);
 	free(c.rate);

@@ -1872,6 +1872,7 @@ START_TEST(test_catalog)
 		msg.nlabels = 1;
 		apply_ok(m, &msg, 1);
 		ck_assert_str_eq(src_info(m, 2).node, "h9");
+		ck_assert_str_eq(iogp_model_node(m, src_info(m, 2).node_index), "h9");
 		sel = sel_node("h9");
 		ck_assert_int_eq(iogp_model_counter(m, "x", &sel, &v), 0);
 		ck_assert_uint_eq(v, 0);
@@ -2175,6 +2176,8 @@ START_TEST(test_stress)
 		for (int i = 0; i < NS; i++) {
 			struct truth *extra[2] = { all, node0 };
 
+			/* drops that grow, and fall once (a sender counting anew) */
+			snd[i].dropped = r < ROUNDS - 1 ? (uint64_t)r * (uint64_t)(i % 7) : (uint64_t)(i % 3);
 			make_delta(b, &snd[i], extra, i % NODES == 0 ? 2 : 1);
 			t0 = tu_now();
 			apply_ok(m, &b->msg, 2);
@@ -2189,6 +2192,22 @@ START_TEST(test_stress)
 	q_s = tu_now() - q0;
 	ck_assert_uint_eq(iogp_model_source_count(m), NS);
 	ck_assert_uint_eq(iogp_model_node_count(m), NODES);
+	/* the drops summed as they came equal a visit's sum; every source's
+	 * node index names its node */
+	uint64_t drops = 0;
+	for (size_t i = 0; i < NS; i++) {
+		iogp_source_info si;
+		ck_assert_int_eq(iogp_model_source(m, i, &si), 0);
+		drops += si.dropped;
+		ck_assert_str_eq(iogp_model_node(m, si.node_index), si.node);
+	}
+	iogp_model_stats ms;
+	iogp_model_get_stats(m, &ms);
+	uint64_t want = 0;
+	for (int i = 0; i < NS; i++)
+		want += (uint64_t)(i % 3);   /* what the last round sent */
+	ck_assert_uint_eq(drops, want);
+	ck_assert_uint_eq(ms.dropped, drops);
 	printf("model stress: %d deltas applied in %.1f ms (%.2f us each); queries %.1f ms\n",
 	       NS * ROUNDS, apply_s * 1e3, apply_s * 1e6 / (NS * ROUNDS), q_s * 1e3);
 	iogp_model_free(m);
@@ -3152,12 +3171,20 @@ START_TEST(test_msgs_per_s)
 	}
 	iogp_model_get_live(m, &lv);   /* clock: last receive, 119.9 s */
 	CHECK(lv.msgs_per_s == 10.0, "msgs/s %.3f", lv.msgs_per_s);
+	/* the constant-time answers agree with the visit's */
+	ck_assert(iogp_model_msgs_per_s(m) == lv.msgs_per_s);
+	ck_assert_uint_eq(iogp_model_clock(m), lv.now_ns);
+	ck_assert_uint_ne(lv.now_ns, 0);
 	iogp_model_tick(m, 122 * SEC + 1);  /* seconds 117..121: 3 x 10 */
 	iogp_model_get_live(m, &lv);
 	CHECK(lv.msgs_per_s == 6.0, "msgs/s %.3f", lv.msgs_per_s);
+	ck_assert(iogp_model_msgs_per_s(m) == 6.0);
+	ck_assert_uint_eq(iogp_model_clock(m), 122 * SEC + 1);
 	iogp_model_tick(m, 200 * SEC);
 	iogp_model_get_live(m, &lv);
 	CHECK(lv.msgs_per_s == 0.0, "msgs/s %.3f", lv.msgs_per_s);
+	ck_assert(iogp_model_msgs_per_s(m) == 0.0);
+	ck_assert(iogp_model_msgs_per_s(NULL) == 0.0 && iogp_model_clock(NULL) == 0);
 	iogp_model_free(m);
 }
 END_TEST
