@@ -142,8 +142,9 @@ IOGP_API size_t iogp_model_settle(iogp_model *m, size_t nodes);
  * LIVE and GONE (BYE, FINAL snapshot, or replaced by a restart). */
 typedef enum iogp_source_state {
 	IOGP_SRC_LIVE = 0,
-	IOGP_SRC_GONE = 1,   /* BYE or FINAL snapshot seen, restarted under a new
-	                      * id, or no message for opts.gone_ns */
+	IOGP_SRC_GONE = 1,   /* BYE or FINAL snapshot seen (until a message
+	                      * numbered after it), restarted under a new id, or
+	                      * no message for opts.gone_ns */
 	IOGP_SRC_NEW = 2,    /* first message less than its quiet period ago */
 	IOGP_SRC_QUIET = 3,  /* no message for quiet_intervals x its interval */
 } iogp_source_state;

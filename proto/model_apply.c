@@ -515,6 +515,10 @@ static uint64_t seq_advance(iogp_model *m, struct source *s, uint64_t seq)
 		s->gaps += g;
 		m->st.gaps += g;
 		s->last_seq = seq;
+		/* a message after its BYE (or FINAL): the source speaks again (a
+		 * relay's aggregate after a restart: its id is its group's name) */
+		if (s->state == IOGP_SRC_GONE)
+			s->state = IOGP_SRC_LIVE;
 	}
 	return g;
 }
