@@ -68,6 +68,9 @@ typedef struct iogp_node_table {
 	size_t with_io;       /* rows that did I/O */
 	int has_qd;           /* the layer has a queue depth */
 	size_t from_summaries; /* rows from a relay's summaries */
+	size_t cap;           /* rows allocated; the rest the build's own */
+	void *scratch;
+	size_t scratch_len;
 } iogp_node_table;
 
 /* Build t (free with iogp_node_table_free, also after an error) from the
@@ -96,6 +99,10 @@ typedef struct iogp_node_table {
  * p99: the member's last relay interval (a node: NAN); p50 and QD p99:
  * NAN. Returns 0, IOGP_ENOMEM. */
 int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt_opts *o);
+/* The same into t from an earlier build (or zeroed), its memory reused: a
+ * viewer that builds a table each frame allocates nothing once it has
+ * grown. The same rows, errors and freeing as iogp_node_table_build. */
+int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_nt_opts *o);
 void iogp_node_table_free(iogp_node_table *t);
 
 /* ---- columns ---- */

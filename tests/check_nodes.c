@@ -375,6 +375,50 @@ START_TEST(truth_nodes)
 }
 END_TEST
 
+/* A table rebuilt again and again in one table's memory (as a viewer does
+ * each frame), across scopes that grow and shrink its rows, layers and a
+ * window, equals a table built afresh each time, row for row. */
+START_TEST(rebuild_reuses)
+{
+	iogp_model *m = load(rec);
+	const iogp_nt_opts opts[] = {
+		{ .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX },
+		{ .scope = IOGP_NT_SOURCES, .layer = IOGP_LAYER_POSIX },   /* 10 rows: grows */
+		{ .scope = IOGP_NT_SOURCES, .node = "node002", .layer = IOGP_LAYER_POSIX },
+		{ .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_STDIO },
+		{ .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX, .window_s = 10 },
+		{ .scope = IOGP_NT_SOURCES, .layer = IOGP_LAYER_POSIX, .window_s = 5 },
+	};
+	iogp_node_table r;
+	memset(&r, 0, sizeof(r));
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+			iogp_node_table b;
+			ck_assert_int_eq(iogp_node_table_build(&b, m, &opts[k]), 0);
+			ck_assert_int_eq(iogp_node_table_rebuild(&r, m, &opts[k]), 0);
+			ck_assert_uint_gt(b.n, 0);
+			ck_assert_uint_eq(r.n, b.n);
+			ck_assert_int_eq(r.scope, b.scope);
+			ck_assert_int_eq(r.layer, b.layer);
+			ck_assert_int_eq(r.worst, b.worst);
+			ck_assert_uint_eq(r.with_io, b.with_io);
+			ck_assert_int_eq(r.has_qd, b.has_qd);
+			ck_assert(r.window_s == b.window_s);
+			ck_assert(isnan(b.median_io_s) ? isnan(r.median_io_s) : r.median_io_s == b.median_io_s);
+			for (size_t i = 0; i < b.n; i++)
+				ck_assert_msg(!memcmp(&r.rows[i], &b.rows[i], sizeof(b.rows[i])),
+				              "opts %zu row %zu (%s) differs", k, i, b.rows[i].name);
+			ck_assert_uint_ge(r.cap, r.n);
+			iogp_node_table_free(&b);
+		}
+	}
+	iogp_node_table_free(&r);
+	ck_assert_ptr_null(r.rows);
+	ck_assert_ptr_null(r.scratch);
+	iogp_model_free(m);
+}
+END_TEST
+
 /* Last N s: what the latency panel's window holds, over the window. */
 START_TEST(truth_window)
 {
@@ -557,7 +601,7 @@ int main(void)
 		{ "order_ties", order_ties },
 		{ "lines", lines },
 		{ "cells", cells },
-		{ "truth_nodes", truth_nodes },
+		{ "truth_nodes", truth_nodes }, { "rebuild_reuses", rebuild_reuses },
 		{ "truth_window", truth_window },
 		{ "slots_heat", slots_heat },
 	};

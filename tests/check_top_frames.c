@@ -78,6 +78,7 @@ static void harness_close(harness *h)
 {
 	input_close(h->app.in);
 	iogp_heat_free(h->app.heat);
+	iogp_node_table_free(&h->app.nodes);
 	endwin();
 	delscreen(h->scr);
 	fclose(h->out);

@@ -369,8 +369,7 @@ static int frame_nodes(iogv_session *s, const iogp_sel *sel, double window_s, io
 			f->selected_source = sel->source;
 		}
 	}
-	iogp_node_table_free(&f->nodes);
-	return iogp_node_table_build(&f->nodes, m, &o);
+	return iogp_node_table_rebuild(&f->nodes, m, &o);   /* last frame's memory reused */
 }
 
 /* Each node's latency p99 per window slot, as a series (nodes by name). */

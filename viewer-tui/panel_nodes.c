@@ -37,7 +37,8 @@ int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order)
 		}
 	}
 	*order = NULL;
-	int rc = iogp_node_table_build(t, f->m, &o);
+	/* the frame's own table: its memory reused (a fresh one for a snapshot) */
+	int rc = t == f->nodes ? iogp_node_table_rebuild(t, f->m, &o) : iogp_node_table_build(t, f->m, &o);
 	if (rc < 0)
 		return rc;
 	*order = malloc((t->n ? t->n : 1) * sizeof(**order));
@@ -238,9 +239,10 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 {
 	if (r.h <= 0)
 		return;
-	iogp_node_table t;
+	iogp_node_table own, *tp = f->nodes ? f->nodes : &own;
 	size_t *order = NULL;
-	int rc = panel_nodes_table(f, &t, &order);
+	int rc = panel_nodes_table(f, tp, &order);
+	iogp_node_table t = *tp;   /* a copy to read: tp keeps the memory */
 	char right[128], w[32];
 	double win = view_window(f->v);
 	if (win > 0)
@@ -253,7 +255,8 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 	if (rc < 0 || !t.n) {
 		if (r.h > 1)
 			draw_text(s, r.y + 1, r.x, r.w, ST_DIM, rc < 0 ? iogp_strerror(rc) : "no sources yet");
-		iogp_node_table_free(&t);
+		if (tp == &own)
+			iogp_node_table_free(&own);
 		free(order);
 		return;
 	}
@@ -296,6 +299,7 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 	} else {
 		draw_table(f, s, body, &t, order);
 	}
-	iogp_node_table_free(&t);
+	if (tp == &own)
+		iogp_node_table_free(&own);
 	free(order);
 }

@@ -61,6 +61,7 @@ void app_frame(top_app *app, top_frame *f, top_status *st)
 	f->now_ns = iogp_feed_now(input_feed(app->in));
 	f->mono_ns = iogp_mono_ns();
 	f->heat = app->heat;
+	f->nodes = &app->nodes;
 	f->key = 0;
 }
 

@@ -467,6 +467,7 @@ int main(int argc, char **argv)
 		snprintf(rec, sizeof(rec), "%s", st.f.rec_path);
 	input_close(app.in);
 	iogp_heat_free(app.heat);
+	iogp_node_table_free(&app.nodes);
 	if (rec[0])
 		fprintf(stderr, "iogram-top: recorded to %s\n", rec);
 	return IOGP_EXIT_OK;

@@ -153,6 +153,8 @@ typedef struct top_frame {
 	uint64_t now_ns;        /* time the panels show */
 	uint64_t mono_ns;       /* CLOCK_MONOTONIC of this frame */
 	iogp_heat *heat;        /* per-node latency over time (the p99 heatmap) */
+	iogp_node_table *nodes; /* the nodes table's memory, kept between frames
+	                         * (NULL: the panel builds its own) */
 	int key;                /* drawn for a key: what is only due by time (a slow
 	                         * panel's refresh) waits for the next frame */
 } top_frame;
@@ -313,6 +315,7 @@ struct top_app {
 	const char *record_path;   /* --record FILE for the next R */
 	top_surf surf;
 	iogp_heat *heat;           /* kept between frames */
+	iogp_node_table nodes;     /* zeroed at start; freed at exit */
 };
 /* The frame panels would draw now (st receives the input status). */
 void app_frame(top_app *app, top_frame *f, top_status *st);
