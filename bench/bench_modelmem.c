@@ -76,6 +76,31 @@ static void nodes_query(const iogp_model *m, uint32_t n)
 	iogp_node_table_free(&kept);
 }
 
+/* What iogram-top's first line asks every frame: the sources' states (a
+ * visit of every source), and the drops and msgs/s, which it once took
+ * by visiting every source too and now takes in constant time. */
+static void header_query(const iogp_model *m, uint32_t n)
+{
+	double t0 = tu_now();
+	iogp_model_live lv;
+	iogp_model_get_live(m, &lv);
+	double t1 = tu_now();
+	uint64_t drops = 0;
+	for (size_t i = 0; i < iogp_model_source_count(m); i++) {
+		iogp_source_info si;
+		if (iogp_model_source(m, i, &si) == 0)
+			drops += si.dropped;
+	}
+	double t2 = tu_now();
+	iogp_model_stats st;
+	iogp_model_get_stats(m, &st);
+	double mps = iogp_model_msgs_per_s(m);
+	double t3 = tu_now();
+	printf("%6u sources: header: states %.2f ms (a visit); drops by a visit %.2f ms, from the "
+	       "model's sum and msgs/s %.4f ms (%s, %.0f msg/s)\n", n, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+	       (t3 - t2) * 1e3, drops == st.dropped ? "equal" : "DIFFER", mps);
+}
+
 /* What iogram-top's header asks each time the data changed (at most
  * every few seconds when slow): the findings of all sources. */
 static void insights_query(const iogp_model *m, uint32_t n)
@@ -225,6 +250,7 @@ static int run(uint32_t n, int deltas)
 	       n, lv.window_dropped, (uint64_t)n * (uint64_t)deltas * REALISTIC_NHISTS, lv.window_evicted);
 	printf("%6u sources: decode and apply %.2f us per DELTA one at a time, %.2f us in batches of 8\n",
 	       n, feed_t[0] * 1e6 / (double)(fed[0] ? fed[0] : 1), feed_t[1] * 1e6 / (double)(fed[1] ? fed[1] : 1));
+	header_query(m, n);
 	nodes_query(m, n);
 	insights_query(m, n);
 	for (int k = 0; k < 3; k++)   /* the first one finds the model out of cache, as iogram-top does */
