@@ -451,10 +451,10 @@ typedef struct iogp_model_stats {
 	uint64_t refused;       /* metrics, bins, files or names refused for the caps */
 	uint64_t gaps;          /* sum over sources */
 	uint64_t refused_sources;
+	uint64_t first_recv_ns, last_recv_ns; /* time span of applied messages */
 	uint64_t dropped;       /* sum over sources of what each last reported
 	                         * dropped (iogp_source_info.dropped): kept as
 	                         * messages arrive, no visit of the sources */
-	uint64_t first_recv_ns, last_recv_ns; /* time span of applied messages */
 } iogp_model_stats;
 IOGP_API void iogp_model_get_stats(const iogp_model *m, iogp_model_stats *st);
 

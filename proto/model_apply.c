@@ -505,6 +505,13 @@ static uint64_t seq_advance(iogp_model *m, struct source *s, uint64_t seq)
 	}
 	if (seq > s->last_seq) {
 		g = seq - s->last_seq - 1;
+		/* a message after its BYE (or FINAL): the source speaks again, and
+		 * nothing was missed (a relay's aggregate after a restart: its id
+		 * is its group's name, its numbers go on from the clock in ms) */
+		if (s->state == IOGP_SRC_GONE) {
+			s->state = IOGP_SRC_LIVE;
+			g = 0;
+		}
 		if (g > SEQ_JUMP_DOUBT) {
 			s->jumped = true;
 			s->pre_jump_seq = s->last_seq;
@@ -515,10 +522,6 @@ static uint64_t seq_advance(iogp_model *m, struct source *s, uint64_t seq)
 		s->gaps += g;
 		m->st.gaps += g;
 		s->last_seq = seq;
-		/* a message after its BYE (or FINAL): the source speaks again (a
-		 * relay's aggregate after a restart: its id is its group's name) */
-		if (s->state == IOGP_SRC_GONE)
-			s->state = IOGP_SRC_LIVE;
 	}
 	return g;
 }

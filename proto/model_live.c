@@ -317,7 +317,6 @@ uint64_t model__clock(const iogp_model *m)
 	return m->ticked ? m->now : m->wall_hi;
 }
 
-
 static int rate_lookup(const iogp_model *m, const char *metric, uint32_t *ri)
 {
 	if (!m->opts.live)
@@ -508,7 +507,6 @@ int iogp_model_rate_across(const iogp_model *m, const char *metric, uint64_t end
 
 void iogp_model_get_live(const iogp_model *m, iogp_model_live *out)
 {
-
 	if (out == NULL)
 		return;
 	memset(out, 0, sizeof *out);

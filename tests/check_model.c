@@ -1478,6 +1478,23 @@ START_TEST(test_bye)
 		msg.seq = 3;   /* and a second BYE ends it again */
 		apply_ok(m, &msg, 9);
 		ck_assert_int_eq(src_info(m, 1).state, IOGP_SRC_GONE);
+		/* after a BYE nothing is missing: a restarted relay's aggregate
+		 * numbers on from the clock in ms, thousands ahead; no gaps */
+		dm.seq = 90000;
+		apply_ok(m, &dm, 10);
+		ck_assert_int_eq(src_info(m, 1).state, IOGP_SRC_LIVE);
+		ck_assert_uint_eq(src_info(m, 1).gaps, 0);
+		ck_assert_uint_eq(src_info(m, 1).last_seq, 90000);
+		ck_assert_int_eq(src_info(m, 1).in_sync, 1);
+		iogp_model_stats st;
+		iogp_model_get_stats(m, &st);
+		ck_assert_uint_eq(st.gaps, 0);
+		dm.seq = 90003;   /* a jump while it is live is still a gap */
+		apply_ok(m, &dm, 11);
+		ck_assert_uint_eq(src_info(m, 1).gaps, 2);
+		msg.seq = 90004;
+		apply_ok(m, &msg, 12);
+		ck_assert_int_eq(src_info(m, 1).state, IOGP_SRC_GONE);
 		msg.seq = 0;
 	}
 	/* FINAL flag on a snapshot */
@@ -1492,7 +1509,7 @@ START_TEST(test_bye)
 		iogp_sel sel = sel_all();
 
 		ck_assert_int_eq(iogp_model_counter(m, "c", &sel, &v), 0);
-		ck_assert_uint_eq(v, 4);
+		ck_assert_uint_eq(v, 12);   /* three DELTAs of 4 */
 	}
 	iogp_model_free(m);
 }

@@ -230,7 +230,6 @@ START_TEST(dir_paths_modes)
 }
 END_TEST
 
-/* cp: per-file records equal strace's calls filtered by path. */
 /* strace -f writes "PID  call(... <unfinished ...>" and later "PID
  * <... call resumed>) = N" when threads interleave (two spaces after the
  * pid); the join puts each call on one line again (a run under load once
@@ -269,6 +268,7 @@ START_TEST(strace_join_interleaved)
 }
 END_TEST
 
+/* cp: per-file records equal strace's calls filtered by path. */
 START_TEST(cp_vs_strace)
 {
 	ck_assert_int_eq(mkdir(tu_fmt("%s/rec", dir), 0700), 0);
