@@ -358,16 +358,14 @@ static void nodes_data(cairo_t *cr, const pl_layout *l, const iogplot_style *st,
 	char line[400], med[32], slow[32], ratio[32];
 	/* the straggler in one line, under the title */
 	if (t->with_io) {
-		size_t *ord = malloc(t->n * sizeof(*ord));
-		if (ord) {
-			iogp_node_table_order(t, IOGP_NT_IOTIME, 1, ord);
+		size_t ord[1];   /* the slowest: the first by I/O time, no sort */
+		if (iogp_node_table_top(t, IOGP_NT_IOTIME, 1, 1, ord) == 1) {
 			iogp_fmt_ns(med, sizeof(med), t->median_io_s * 1e9, IOGP_UNITS_WIDE);
 			iogp_node_table_cell(t, ord[0], IOGP_NT_IOTIME, IOGP_UNITS_WIDE, slow, sizeof(slow));
 			iogp_node_table_cell(t, ord[0], IOGP_NT_VSMED, IOGP_UNITS_WIDE, ratio, sizeof(ratio));
 			snprintf(line, sizeof(line), "Median I/O time %s of %zu %s · slowest %s, %s (%s the median)",
 			         med, t->with_io, t->scope == IOGP_NT_NODES ? "nodes" : "processes",
 			         t->rows[ord[0]].name, slow, ratio);
-			free(ord);
 		} else {
 			line[0] = 0;
 		}
@@ -460,10 +458,10 @@ static int nodes_tooltip(const pl_layout *l, const iogplot_frame *f, const iogpl
 	           y >= l->nstrag.y) {
 		double lh = round(l->fs * LINE);
 		long i = (long)floor((y - l->nstrag.y) / lh) - 1;
-		size_t *ord = malloc((t->n ? t->n : 1) * sizeof(*ord));
-		if (ord && i >= 0 && (size_t)i < t->with_io && i + 1 < l->nstrag_lines) {
-			iogp_node_table_order(t, IOGP_NT_IOTIME, 1, ord);
-			row_text(buf, len, t, ord[i]);
+		size_t *ord = i >= 0 ? malloc(((size_t)i + 1) * sizeof(*ord)) : NULL;
+		if (ord && (size_t)i < t->with_io && i + 1 < l->nstrag_lines &&
+		    iogp_node_table_top(t, IOGP_NT_IOTIME, 1, (size_t)i + 1, ord) == (size_t)i + 1) {
+			row_text(buf, len, t, ord[i]);   /* line i of the bars: the first i + 1 rows */
 			n = (int)strlen(buf);
 		}
 		free(ord);

@@ -120,6 +120,10 @@ int iogp_nt_col_desc(int col);
  * last), go by name (digits compared as numbers: node2 before node10),
  * then by source id. */
 void iogp_node_table_order(const iogp_node_table *t, int col, int desc, size_t *order);
+/* The first k rows of that order (fewer when the table has fewer), in it,
+ * into top[0..]: the stragglers' bars and the slowest row without sorting
+ * every row each frame. Returns how many. */
+size_t iogp_node_table_top(const iogp_node_table *t, int col, int desc, size_t k, size_t *top);
 
 /* The lines max lines can show of the rows in order: all of them when they
  * fit, else the first and the last rows with a gap line between that counts

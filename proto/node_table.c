@@ -274,10 +274,38 @@ static void row_init(iogp_nt_row *r)
 
 static int natcmp(const char *a, const char *b);
 
-static int cmp_double(const void *a, const void *b)
+/* The k-th smallest of a[0..n) (k < n), the array reordered around it
+ * (Hoare's selection: what is left of k is <= it, right >=): a median
+ * without sorting every row's I/O time, nor the allocation of a sort. */
+static double select_kth(double *a, size_t n, size_t k)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double p = a[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < p)
+				i++;
+			while (a[j] > p)
+				j--;
+			if (i <= j) {
+				double x = a[i];
+				a[i] = a[j];
+				a[j] = x;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return a[k];
+	}
+	return a[k];
 }
 
 /* Median of the I/O times, ratios to it, and the worst share. */
@@ -288,9 +316,11 @@ static void finish(iogp_node_table *t, double *io)
 		if (t->rows[i].v[IOGP_NT_IOTIME] > 0)
 			io[k++] = t->rows[i].v[IOGP_NT_IOTIME];
 	t->with_io = k;
-	if (k) {
-		qsort(io, k, sizeof(double), cmp_double);
-		t->median_io_s = k % 2 ? io[k / 2] : (io[k / 2 - 1] + io[k / 2]) / 2;
+	if (k) {   /* the middle one or two, as a sort would put them */
+		double hi = select_kth(io, k, k / 2), lo = hi;
+		for (size_t i = 0; k % 2 == 0 && i < k / 2; i++)   /* below k / 2: all <= hi */
+			lo = i == 0 || io[i] > lo ? io[i] : lo;
+		t->median_io_s = k % 2 ? hi : (lo + hi) / 2;
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		iogp_nt_row *r = &t->rows[i];
@@ -619,6 +649,33 @@ void iogp_node_table_order(const iogp_node_table *t, int col, int desc, size_t *
 		col = IOGP_NT_NAME;
 	octx o = { t, col, desc };
 	qsort_r(order, t->n, sizeof(*order), cmp_rows, &o);
+}
+
+size_t iogp_node_table_top(const iogp_node_table *t, int col, int desc, size_t k, size_t *top)
+{
+	if (col < 0 || col >= IOGP_NT_NCOLS)
+		col = IOGP_NT_NAME;
+	octx o = { t, col, desc };
+	size_t n = 0;
+	for (size_t i = 0; i < t->n && k > 0; i++) {
+		/* kept in order: where row i goes (cmp_rows never ties two rows) */
+		if (n == k && cmp_rows(&i, &top[n - 1], &o) > 0)
+			continue;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_rows(&top[mid], &i, &o) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		size_t last = n < k ? n : k - 1;   /* a full list drops its last */
+		memmove(&top[lo + 1], &top[lo], (last - lo) * sizeof(*top));
+		top[lo] = i;
+		if (n < k)
+			n++;
+	}
+	return n;
 }
 
 size_t iogp_node_table_lines(const iogp_node_table *t, const size_t *order, size_t max,

@@ -22,6 +22,54 @@ static char dir[256], rec[600], truth[600];
 
 /* ---- tables by hand ---- */
 
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The table's median I/O time is what sorting the rows' gives (an odd and
+ * an even count both). */
+static void median_is_sorted(const iogp_node_table *t)
+{
+	double *v = malloc((t->n + 1) * sizeof(*v));
+	ck_assert_ptr_nonnull(v);
+	size_t k = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].v[IOGP_NT_IOTIME] > 0)
+			v[k++] = t->rows[i].v[IOGP_NT_IOTIME];
+	ck_assert_uint_eq(k, t->with_io);
+	qsort(v, k, sizeof(*v), dcmp);
+	if (k == 0)
+		ck_assert(isnan(t->median_io_s));
+	else
+		ck_assert_msg(t->median_io_s == (k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2),
+		              "median of %zu: %.9g", k, t->median_io_s);
+	free(v);
+}
+
+/* iogp_node_table_top gives the prefix of iogp_node_table_order, for
+ * every column, both ways and k from none to more than the rows. */
+static void top_is_prefix(const iogp_node_table *t)
+{
+	size_t *o = malloc((t->n + 1) * sizeof(*o)), *k1 = malloc((t->n + 6) * sizeof(*k1));
+	ck_assert(o && k1);
+	const size_t ks[] = { 0, 1, 2, 3, t->n > 1 ? t->n - 1 : 1, t->n, t->n + 5 };
+	for (int c = 0; c < IOGP_NT_NCOLS; c++)
+		for (int desc = 0; desc < 2; desc++) {
+			iogp_node_table_order(t, c, desc, o);
+			for (size_t x = 0; x < sizeof(ks) / sizeof(ks[0]); x++) {
+				size_t got = iogp_node_table_top(t, c, desc, ks[x], k1);
+				ck_assert_uint_eq(got, ks[x] < t->n ? ks[x] : t->n);
+				for (size_t i = 0; i < got; i++)
+					ck_assert_msg(k1[i] == o[i], "col %d desc %d k %zu: line %zu is row %zu, not %zu",
+					              c, desc, ks[x], i, k1[i], o[i]);
+			}
+		}
+	free(o);
+	free(k1);
+}
+
 static void table_of(iogp_node_table *t, size_t n)
 {
 	memset(t, 0, sizeof(*t));
@@ -87,6 +135,7 @@ START_TEST(order_ties)
 	iogp_node_table_order(&t, IOGP_NT_NAME, 0, o);
 	ck_assert_uint_eq(o[0], 2);
 	ck_assert_uint_eq(o[1], 4);
+	top_is_prefix(&t);   /* ties, equal names and rows without values */
 	iogp_node_table_free(&t);
 }
 END_TEST
@@ -409,6 +458,8 @@ START_TEST(rebuild_reuses)
 				ck_assert_msg(!memcmp(&r.rows[i], &b.rows[i], sizeof(b.rows[i])),
 				              "opts %zu row %zu (%s) differs", k, i, b.rows[i].name);
 			ck_assert_uint_ge(r.cap, r.n);
+			top_is_prefix(&r);
+			median_is_sorted(&r);
 			iogp_node_table_free(&b);
 		}
 	}

@@ -263,9 +263,8 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 	int y = r.y + 1;
 	if (r.h > 2) {   /* the straggler in one line */
 		char line[512], med[32], slow[32], ratio[32];
-		size_t *ord = malloc(t.n * sizeof(*ord));
-		if (t.with_io && ord) {
-			iogp_node_table_order(&t, IOGP_NT_IOTIME, 1, ord);
+		size_t ord[1];   /* the slowest: the first by I/O time, no sort */
+		if (t.with_io && iogp_node_table_top(&t, IOGP_NT_IOTIME, 1, 1, ord) == 1) {
 			iogp_fmt_ns(med, sizeof(med), t.median_io_s * 1e9, IOGP_UNITS_CELL);
 			iogp_node_table_cell(&t, ord[0], IOGP_NT_IOTIME, IOGP_UNITS_CELL, slow, sizeof(slow));
 			iogp_node_table_cell(&t, ord[0], IOGP_NT_VSMED, IOGP_UNITS_CELL, ratio, sizeof(ratio));
@@ -275,7 +274,6 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 		} else {
 			snprintf(line, sizeof(line), "no time in I/O calls %s", w);
 		}
-		free(ord);
 		draw_text(s, y++, r.x, r.w, ST_DIM, line);
 	}
 	top_rect body = { y, r.x, r.y + r.h - y, r.w };
