@@ -152,6 +152,26 @@ int iogp_model_source_roles(const iogp_model *m, uint8_t *roles)
 	return 0;
 }
 
+int iogp_model_source_spans(const iogp_model *m, iogp_source_span *out, int *relayed)
+{
+	bool agg = false, sum = false;
+
+	if (m == NULL || (out == NULL && m->nsrc > 0))
+		return IOGP_EINVAL;
+	for (uint32_t i = 0; i < m->nsrc; i++) {
+		const struct source *s = &m->src[i];
+
+		if (i + 4 < m->nsrc)
+			__builtin_prefetch(&m->src[i + 4].last_wall);
+		out[i] = (iogp_source_span){ s->last_wall, s->start_mono, s->last_mono, s->node, s->role };
+		agg |= s->role == IOGP_ROLE_AGGREGATE;
+		sum |= s->role == IOGP_ROLE_SUMMARY;
+	}
+	if (relayed != NULL)
+		*relayed = agg && sum;
+	return 0;
+}
+
 size_t iogp_model_node_count(const iogp_model *m)
 {
 	return m != NULL ? m->nnodes : 0;

@@ -229,7 +229,7 @@ static void fill_summary(ctx *c, const iogp_sel *sel, int layer, iogp_nt_row *r)
 /* A source's wall span: from its first interval's start (its monotonic
  * start before its last message) to its last message; in a window, the
  * part inside it. 0 when it has no wall time yet. */
-static void source_span(const ctx *c, const iogp_source_info *si, uint64_t *lo, uint64_t *hi)
+static void source_span(const ctx *c, const iogp_source_span *si, uint64_t *lo, uint64_t *hi)
 {
 	*lo = *hi = 0;
 	if (!si->last_wall_ns)
@@ -259,9 +259,9 @@ static void copy_name(char *dst, size_t n, const char *src)
 
 /* The row of a source's node: the model's node index (rows are made in
  * that order); -1 when out of range. */
-static long node_index(const iogp_source_info *si, size_t nn)
+static long node_index(size_t ni, size_t nn)
 {
-	return si->node_index < nn ? (long)si->node_index : -1;
+	return ni < nn ? (long)ni : -1;
 }
 
 static void row_init(iogp_nt_row *r)
@@ -377,7 +377,7 @@ static void node_rows(iogp_node_table *t, const iogp_model *m, const uint8_t *ro
 	for (size_t i = 0; i < ns; i++) {
 		iogp_source_info si;
 		long ni;
-		if (iogp_model_source(m, i, &si) < 0 || (ni = node_index(&si, nn)) < 0)
+		if (iogp_model_source(m, i, &si) < 0 || (ni = node_index(si.node_index, nn)) < 0)
 			continue;
 		if (roles[i] == IOGP_ROLE_SUMMARY) {
 			if (!kind[ni])
@@ -429,6 +429,7 @@ static void drop_empty(iogp_node_table *t, const uint8_t *kind)
  * kinds, the I/O times for the median), kept in t for the next build: a
  * frame's table at 50,000 sources spent a third of its time in calloc. */
 struct work {
+	iogp_source_span *spans;   /* every source's */
 	uint64_t *lo, *hi;
 	double *io;
 	uint8_t *roles, *kind;
@@ -444,7 +445,7 @@ static int work_get(iogp_node_table *t, size_t cap, size_t ns, struct work *w)
 		if (!t->rows)
 			return IOGP_ENOMEM;
 	}
-	size_t need = c * (2 * sizeof(uint64_t) + sizeof(double) + 1) + n;
+	size_t need = n * sizeof(iogp_source_span) + c * (2 * sizeof(uint64_t) + sizeof(double) + 1) + n;
 	if (need > t->scratch_len) {
 		free(t->scratch);
 		t->scratch = malloc(need);
@@ -453,6 +454,8 @@ static int work_get(iogp_node_table *t, size_t cap, size_t ns, struct work *w)
 			return IOGP_ENOMEM;
 	}
 	char *p = t->scratch;
+	w->spans = (iogp_source_span *)(void *)p;
+	p += n * sizeof(iogp_source_span);
 	w->lo = (uint64_t *)(void *)p;
 	w->hi = w->lo + c;
 	w->io = (double *)(void *)(w->hi + c);
@@ -499,26 +502,30 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 		t->window_s = o->window_s;
 	}
 	size_t nn = iogp_model_node_count(m), ns = iogp_model_source_count(m);
-	struct work w;
+	struct work w = { 0 };
 	int rc = work_get(t, t->scope == IOGP_NT_NODES ? nn : ns, ns, &w);
 	uint64_t *lo = w.lo, *hi = w.hi;
 	uint8_t *roles = w.roles, *kind = w.kind;
+	/* every source's node, times and role in one pass; the roles again
+	 * (which aggregates are summarised) only behind a relay with both */
+	int relayed = 0;
 	if (!rc)
+		rc = iogp_model_source_spans(m, w.spans, &relayed);
+	for (size_t i = 0; i < ns && !rc; i++)
+		roles[i] = w.spans[i].role;
+	if (!rc && relayed)
 		rc = iogp_model_source_roles(m, roles);
 	if (t->scope == IOGP_NT_NODES && !rc)
 		node_rows(t, m, roles, kind);
 	/* spans: a node's its sources' together, their wall times added up for the share */
 	for (size_t i = 0; i < ns && !rc; i++) {
-		iogp_source_info si;
-		if (iogp_model_source(m, i, &si) < 0)
-			continue;
 		uint64_t a, b;
-		source_span(&c, &si, &a, &b);
+		source_span(&c, &w.spans[i], &a, &b);
 		iogp_nt_row *r;
 		size_t k;
 		uint32_t members = members_of(m, i, roles[i]);
 		if (t->scope == IOGP_NT_NODES) {
-			long ni = node_index(&si, nn);
+			long ni = node_index(w.spans[i].node_index, nn);
 			/* a node's row: from its posix sources, else its summaries */
 			if (ni < 0 || !kind[ni] || kind[ni] != (roles[i] == IOGP_ROLE_SUMMARY ? 2 : 1) ||
 			    (roles[i] == IOGP_ROLE_SUMMARISED && job_aggregate(m, i)))
@@ -526,8 +533,9 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 			k = (size_t)ni;
 			r = &t->rows[k];
 		} else {
-			if (roles[i] == IOGP_ROLE_SUMMARISED)
-				continue;   /* its members' summaries are the rows */
+			iogp_source_info si;   /* a row of its own: its names */
+			if (roles[i] == IOGP_ROLE_SUMMARISED || iogp_model_source(m, i, &si) < 0)
+				continue;   /* a summarised aggregate: its members' summaries are the rows */
 			if (o && o->node && strcmp(o->node, si.node ? si.node : ""))
 				continue;
 			k = t->n++;

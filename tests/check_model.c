@@ -2235,12 +2235,25 @@ START_TEST(test_stress)
 	/* the drops summed as they came equal a visit's sum; every source's
 	 * node index names its node */
 	uint64_t drops = 0;
+	iogp_source_span *sp = malloc(NS * sizeof(*sp));
+	ck_assert_ptr_nonnull(sp);
+	int relayed = -1;
+	ck_assert_int_eq(iogp_model_source_spans(m, sp, &relayed), 0);   /* the same in one pass */
+	ck_assert_int_eq(relayed, 0);
 	for (size_t i = 0; i < NS; i++) {
 		iogp_source_info si;
 		ck_assert_int_eq(iogp_model_source(m, i, &si), 0);
 		drops += si.dropped;
 		ck_assert_str_eq(iogp_model_node(m, si.node_index), si.node);
+		ck_assert_uint_eq(sp[i].node_index, si.node_index);
+		ck_assert_uint_eq(sp[i].last_wall_ns, si.last_wall_ns);
+		ck_assert_uint_eq(sp[i].start_mono_ns, si.start_mono_ns);
+		ck_assert_uint_eq(sp[i].last_mono_ns, si.last_mono_ns);
+		ck_assert_uint_ne(sp[i].last_mono_ns, 0);
+		ck_assert_uint_eq(sp[i].role, IOGP_ROLE_PLAIN);
 	}
+	free(sp);
+	ck_assert_int_eq(iogp_model_source_spans(NULL, NULL, NULL), IOGP_EINVAL);
 	iogp_model_stats ms;
 	iogp_model_get_stats(m, &ms);
 	uint64_t want = 0;

@@ -225,6 +225,25 @@ static void check_bytes(const iogp_nt_row *r, uint64_t rd, uint64_t wr)
 /* Node rows: one per node, bytes and members as each node's truth. */
 static void check_node_rows(const iogp_model *truth, const iogp_model *view)
 {
+	/* the roles the one-pass spans give are the labels' own; the full
+	 * roles differ only where an aggregate is summarised */
+	size_t ns = iogp_model_source_count(view);
+	iogp_source_span *sp = malloc((ns + 1) * sizeof(*sp));
+	uint8_t *roles = malloc(ns + 1);
+	ck_assert(sp && roles);
+	int relayed = -1, any_agg = 0, any_sum = 0;
+	ck_assert_int_eq(iogp_model_source_spans(view, sp, &relayed), 0);
+	ck_assert_int_eq(iogp_model_source_roles(view, roles), 0);
+	for (size_t i = 0; i < ns; i++) {
+		ck_assert_msg(sp[i].role == roles[i] ||
+		              (sp[i].role == IOGP_ROLE_AGGREGATE && roles[i] == IOGP_ROLE_SUMMARISED),
+		              "source %zu: role %d, roles %d", i, sp[i].role, roles[i]);
+		any_agg |= sp[i].role == IOGP_ROLE_AGGREGATE;
+		any_sum |= sp[i].role == IOGP_ROLE_SUMMARY;
+	}
+	ck_assert_int_eq(relayed, any_agg && any_sum);
+	free(sp);
+	free(roles);
 	iogp_node_table t;
 	iogp_nt_opts o = { .scope = IOGP_NT_NODES };
 	ck_assert_int_eq(iogp_node_table_build(&t, view, &o), 0);
