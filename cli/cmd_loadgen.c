@@ -151,8 +151,10 @@ static long send_payload(lg *g, int sock, const iogp_msg *m, uint64_t now)
 	long len = iogp_msg_encode(m, g->buf, IOGP_MAX_PAYLOAD);
 	if (len < 0)
 		return 0;
+	/* the message as encoded is the message itself (the encoder writes
+	 * only what the decoder gives back): applied without decoding it */
 	if (!g->fast)
-		iogp_model_feed(g->model, g->buf, (size_t)len, now);
+		iogp_model_apply(g->model, m, now);
 	char topic[64];
 	int tl = iogp_topic(topic, sizeof(topic), m->kind, m->source);
 	if (zmq_send(g->socks[sock], topic, (size_t)tl, ZMQ_DONTWAIT | ZMQ_SNDMORE) < 0 ||
