@@ -34,6 +34,9 @@ IOGP_API void iogp__model_aggregates(iogp_model *m, int use);
 /* When a live model's node sums take histogram bins late (model_agg.c):
  * 0 from 64 nodes on (the default), 1 always, -1 never: tests run both. */
 IOGP_API void iogp__model_agg_late(iogp_model *m, int late);
+/* Whether iogp_model_settle fetches the nodes ahead (1, the default) or
+ * settles one node after another (0): benchmarks compare in one process. */
+IOGP_API void iogp__model_settle_ahead(iogp_model *m, int ahead);
 /* Sums that lost an update (their queries visit instead): none, unless an
  * allocation failed. */
 IOGP_API size_t iogp__model_agg_broken(const iogp_model *m);

@@ -677,35 +677,124 @@ static const struct pbin *prec_bins(const struct prec *r)
  * keeps (it evicts whole older slots, as many as the slot's size needs).
  * Cumulative sums add in any order. What a merge does change are counts of
  * events: a late or saturated slot counts once per merged list. */
+#define SETTLE_RECS (PEND_MAX / sizeof(struct prec))   /* records a log holds, at most */
+#define SETTLE_SPAN 512u   /* a group whose bins span at most this many indices adds in a flat array */
+
+/* The bins of records g[0..ng) (ascending each, within [lo, lo + SETTLE_SPAN))
+ * added up into out, ascending; its length. Every index any of them holds
+ * is there, as bins_merge would keep it, a zero count too. */
+static uint32_t bins_flat(const struct npend *p, const uint32_t *off, const uint16_t *g, uint32_t ng,
+                          uint64_t lo, iogp_bin *out)
+{
+	uint64_t sum[SETTLE_SPAN];
+	uint8_t seen[SETTLE_SPAN];
+	uint32_t span = 0, n = 0;
+
+	for (uint32_t k = 0; k < ng; k++) {
+		const struct prec *q = prec_at(p, off[g[k]]);
+		uint32_t top = q->nb > 0 ? (uint32_t)(prec_bins(q)[q->nb - 1].idx - lo) + 1 : 0;
+
+		for (; span < top; span++)
+			sum[span] = 0, seen[span] = 0;
+		for (uint32_t i = 0; i < q->nb; i++) {
+			uint32_t x = (uint32_t)(prec_bins(q)[i].idx - lo);
+
+			sum[x] = sat_add(sum[x], prec_bins(q)[i].count);
+			seen[x] = 1;
+		}
+	}
+	for (uint32_t x = 0; x < span; x++)
+		if (seen[x])
+			out[n++] = (iogp_bin){ lo + x, sum[x] };
+	return n;
+}
+
+/* The log, applied: the records of one metric, kind, window slot and ring
+ * limit are merged first (their bins are ascending), so the sums take one
+ * list each, not one per DELTA. A record joins an earlier one only while
+ * no record of the same metric for another window slot lies between them:
+ * what a full ring evicts depends on the order of its slots, and a merge
+ * must not change it. Within one slot the order changes nothing the ring
+ * keeps (it evicts whole older slots, as many as the slot's size needs).
+ * Cumulative sums add in any order. What a merge does change are counts of
+ * events: a late or saturated slot counts once per merged list.
+ *
+ * A record's group is found along the chain of its metric's records (not
+ * a scan of the whole log for each), and a group whose bins lie close
+ * together adds up in a flat array (not a merge of two lists per record):
+ * the scans and merges were two fifths of a viewer's settling at 50,000
+ * sources. */
 void model__agg_settle(iogp_model *m, uint32_t node)
 {
 	struct node *n = node < m->nnodes ? &m->nodes[node] : NULL;
 	struct npend *p = n != NULL ? n->pend : NULL;
 	iogp_bin acc[2][PEND_MAX / sizeof(struct pbin)];
+	uint32_t off[SETTLE_RECS], R = 0;
+	uint16_t next[SETTLE_RECS], g[SETTLE_RECS];
 
 	if (p == NULL || p->n == 0)
 		return;
-	for (uint32_t off = 0; off < p->n; off += (uint32_t)prec_size(prec_at(p, off)->nb)) {
-		struct prec *r = prec_at(p, off), c = *r;
-		uint32_t cur = 0, k = r->nb;
+	for (uint32_t o = 0; o < p->n && R < SETTLE_RECS; o += (uint32_t)prec_size(prec_at(p, o)->nb))
+		off[R++] = o;
+	/* next[i]: the next record of record i's metric (R: none); the
+	 * metrics are few, their last records found by a short search */
+	{
+		uint32_t mg[16], ml[16], nm = 0;
+
+		for (uint32_t i = R; i-- > 0;) {
+			uint32_t gi = prec_at(p, off[i])->gi, k = 0;
+
+			while (k < nm && mg[k] != gi)
+				k++;
+			if (k == nm && nm == 16) {   /* many metrics: the search of each */
+				uint32_t j = i + 1;
+
+				while (j < R && prec_at(p, off[j])->gi != gi)
+					j++;
+				next[i] = (uint16_t)j;
+				continue;
+			}
+			if (k == nm)
+				mg[nm] = gi, ml[nm] = R, nm++;
+			next[i] = (uint16_t)ml[k];
+			ml[k] = i;
+		}
+	}
+	for (uint32_t i = 0; i < R; i++) {
+		struct prec *r = prec_at(p, off[i]), c = *r;
+		uint32_t ng = 1, cur = 0, k = r->nb;
+		uint64_t lo = r->nb > 0 ? prec_bins(r)[0].idx : 0, hi = r->nb > 0 ? prec_bins(r)[r->nb - 1].idx : 0;
 
 		if (r->what & PEND_DONE)
 			continue;
-		for (uint32_t i = 0; i < k; i++)
-			acc[0][i] = (iogp_bin){ prec_bins(r)[i].idx, prec_bins(r)[i].count };
-		for (uint32_t o = off + (uint32_t)prec_size(r->nb); o < p->n;
-		     o += (uint32_t)prec_size(prec_at(p, o)->nb)) {
-			struct prec *q = prec_at(p, o);
+		g[0] = (uint16_t)i;
+		for (uint32_t j = next[i]; j < R; j = next[j]) {
+			struct prec *q = prec_at(p, off[j]);
 
-			if (q->gi != r->gi || (q->what & PEND_DONE))
+			if (q->what & PEND_DONE)
 				continue;
 			if (((q->what | r->what) & PEND_WIN) && q->j != r->j)
 				break;
 			if (q->what != r->what || q->lim != r->lim)
 				continue;
-			k = bins_merge(acc[cur], k, prec_bins(q), q->nb, acc[cur ^ 1]);
-			cur ^= 1;
 			q->what |= PEND_DONE;
+			g[ng++] = (uint16_t)j;
+			if (q->nb > 0 && prec_bins(q)[0].idx < lo)
+				lo = prec_bins(q)[0].idx;
+			if (q->nb > 0 && prec_bins(q)[q->nb - 1].idx > hi)
+				hi = prec_bins(q)[q->nb - 1].idx;
+		}
+		if (ng > 1 && hi - lo < SETTLE_SPAN) {
+			k = bins_flat(p, off, g, ng, lo, acc[0]);
+		} else {
+			for (uint32_t b = 0; b < k; b++)
+				acc[0][b] = (iogp_bin){ prec_bins(r)[b].idx, prec_bins(r)[b].count };
+			for (uint32_t x = 1; x < ng; x++) {
+				const struct prec *q = prec_at(p, off[g[x]]);
+
+				k = bins_merge(acc[cur], k, prec_bins(q), q->nb, acc[cur ^ 1]);
+				cur ^= 1;
+			}
 		}
 		c.nb = k;
 		prec_apply(m, n, &c, acc[cur]);
@@ -713,18 +802,74 @@ void model__agg_settle(iogp_model *m, uint32_t node)
 	p->n = 0;
 }
 
-void model__agg_settle_all(iogp_model *m)
+/* Settling nodes one after another, each waits for its sums to come from
+ * memory (the node's table of sums, a sum, its bins, its window ring: a
+ * chain of misses; most of sb_add's samples in a viewer at 50,000 sources
+ * were that wait). The nodes ahead have the links of their chains fetched
+ * a step at a time, SETTLE_AHEAD nodes deep, so their misses overlap the
+ * work on this one. Hints only: what the settle reads it reads anew. */
+#define SETTLE_AHEAD 4
+#define SETTLE_GI 16u    /* distinct metrics a node's log names, fetched */
+
+static void settle_fetch(const iogp_model *m, uint32_t node, int stage)
 {
-	for (uint32_t i = 0; i < m->nnodes; i++)
-		model__agg_settle(m, i);
+	const struct node *n = &m->nodes[node];
+	const struct npend *p = n->pend;
+	uint32_t gi[SETTLE_GI], ng = 0;
+
+	if (p == NULL || p->n == 0)
+		return;
+	if (stage == 0) {   /* the log's first lines, the node's table of sums */
+		__builtin_prefetch(p);
+		__builtin_prefetch(p->d + 64);
+		__builtin_prefetch(n->agg);
+		return;
+	}
+	for (uint32_t off = 0; off < p->n && ng < SETTLE_GI;
+	     off += (uint32_t)prec_size(prec_at(p, off)->nb)) {
+		const struct prec *r = prec_at(p, off);
+		uint32_t k = 0;
+
+		while (k < ng && gi[k] != r->gi)
+			k++;
+		if (k < ng || r->gi >= n->nagg)
+			continue;
+		gi[ng++] = r->gi;
+		const struct agg *a = stage >= 2 ? n->agg[r->gi] : NULL;
+
+		if (stage == 1)
+			__builtin_prefetch(&n->agg[r->gi]);
+		else if (a == NULL)
+			continue;
+		else if (stage == 2)
+			__builtin_prefetch(a), __builtin_prefetch((const char *)a + 64);
+		else if (stage == 3) {
+			uint32_t b0 = r->nb > 0 ? prec_bins(r)[0].idx : 0;
+
+			__builtin_prefetch(a->cum.d != NULL && b0 < a->cum.nd ? (const void *)&a->cum.d[b0]
+			                                                     : (const void *)a->cum.b);
+			model__wring_prefetch(m, a->nw, 0, false);
+		} else {
+			model__wring_prefetch(m, a->nw, 0, true);
+		}
+	}
 }
 
-size_t iogp_model_settle(iogp_model *m, size_t nodes)
+/* Nodes first .. first + count - 1 (mod nnodes) settled, their chains
+ * fetched ahead; how many had a log to apply. */
+static size_t settle_run(iogp_model *m, uint32_t first, size_t count)
 {
 	size_t had = 0;
+	uint32_t nn = m->nnodes;
 
-	for (size_t k = 0; m != NULL && k < nodes && k < m->nnodes; k++) {
-		uint32_t i = m->settle_next++ % m->nnodes;
+	for (size_t k = 0; k < count; k++) {
+		for (int st = 0; st <= SETTLE_AHEAD && nn > 1 && !m->settle_plain; st++) {
+			size_t ahead = k + (size_t)(SETTLE_AHEAD - st) + 1;
+
+			if (ahead < count)
+				settle_fetch(m, (uint32_t)((first + ahead) % nn), st);
+		}
+		uint32_t i = (uint32_t)((first + k) % nn);
 		struct npend *p = m->nodes[i].pend;
 
 		if (p != NULL && p->n > 0) {
@@ -732,8 +877,24 @@ size_t iogp_model_settle(iogp_model *m, size_t nodes)
 			had++;
 		}
 	}
-	if (m != NULL && m->nnodes > 0)
-		m->settle_next %= m->nnodes;
+	return had;
+}
+
+void model__agg_settle_all(iogp_model *m)
+{
+	if (m->nnodes > 0)
+		settle_run(m, 0, m->nnodes);
+}
+
+size_t iogp_model_settle(iogp_model *m, size_t nodes)
+{
+	if (m == NULL || m->nnodes == 0)
+		return 0;
+	size_t count = nodes < m->nnodes ? nodes : m->nnodes;
+	uint32_t first = m->settle_next % m->nnodes;
+	size_t had = settle_run(m, first, count);
+
+	m->settle_next = (uint32_t)((first + count) % m->nnodes);
 	return had;
 }
 
@@ -1108,6 +1269,12 @@ void iogp__model_agg_late(iogp_model *m, int late)
 		model__agg_settle_all(m);
 		m->agg_late = late;
 	}
+}
+
+void iogp__model_settle_ahead(iogp_model *m, int ahead)
+{
+	if (m != NULL)
+		m->settle_plain = !ahead;
 }
 
 void iogp__model_aggregates(iogp_model *m, int use)

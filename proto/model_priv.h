@@ -238,6 +238,7 @@ struct iogp_model {
 	bool agg_failed;       /* a sum could not be made: queries visit */
 	bool agg_off;          /* tests: queries visit (iogp__model_aggregates) */
 	int agg_late;          /* node sums late: 0 from AGG_LATE_NODES on, 1 always, -1 never */
+	bool settle_plain;     /* iogp_model_settle without fetching ahead (iogp_testing.h) */
 
 	/* phases (model_phases.c) */
 	struct punit *units;

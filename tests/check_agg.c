@@ -736,6 +736,104 @@ START_TEST(node_window_outlives_source_rings)
 }
 END_TEST
 
+/* Logs naming more metrics than a settle follows by its short search (16),
+ * and groups whose bins lie close (added in a flat array) or far apart
+ * (merged list by list), settled in rounds with and without fetching
+ * ahead: every node's and the whole model's sums, cumulative and in
+ * windows, equal the visit's. */
+#define MM_METRICS 20
+#define MM_SRC 6
+START_TEST(many_metrics_settle)
+{
+	iogp_model *m = live_model(1u << 20);
+	iogp_msg msg;
+	iogp_metric_def defs[MM_METRICS];
+	iogp_hist_val hv[MM_METRICS];
+	static iogp_bin bins[MM_METRICS][16];
+	char names[MM_METRICS][32], host[MM_SRC][8], pid[MM_SRC][8];
+	iogp_label lab[2];
+
+	iogp__model_agg_late(m, 1);
+	for (int k = 0; k < MM_METRICS; k++) {
+		snprintf(names[k], sizeof names[k], "posix.m%02d.size", k);
+		defs[k] = (iogp_metric_def){ .id = (uint32_t)k + 1, .kind = IOGP_HISTOGRAM, .name = names[k],
+		                             .unit = "bytes" };
+		iogp_bins_native(&defs[k].bins, 4);
+	}
+	for (int i = 0; i < MM_SRC; i++) {
+		memset(&msg, 0, sizeof msg);
+		msg.version = IOGP_WIRE_VERSION;
+		msg.kind = IOGP_HELLO;
+		msg.source = 500 + (uint64_t)i;
+		snprintf(host[i], sizeof host[i], "h%d", i % 3);
+		snprintf(pid[i], sizeof pid[i], "%d", i);
+		lab[0] = (iogp_label){ "host", host[i] };
+		lab[1] = (iogp_label){ "pid", pid[i] };
+		msg.labels = lab;
+		msg.nlabels = 2;
+		msg.metrics = defs;
+		msg.nmetrics = MM_METRICS;
+		ck_assert_int_eq(iogp_model_apply(m, &msg, WALL0), 0);
+	}
+	for (int r = 1; r <= 12; r++) {
+		for (int i = 0; i < MM_SRC; i++) {
+			memset(&msg, 0, sizeof msg);
+			msg.version = IOGP_WIRE_VERSION;
+			msg.kind = IOGP_DELTA;
+			msg.source = 500 + (uint64_t)i;
+			msg.seq = (uint64_t)r;
+			msg.wall_ns = WALL0 + (uint64_t)r * SLOT_NS / 2;   /* two DELTAs a window slot */
+			msg.t0_ns = msg.wall_ns - SLOT_NS / 2;
+			msg.t1_ns = msg.wall_ns;
+			for (int k = 0; k < MM_METRICS; k++) {
+				/* even metrics: bins close together; odd: spread over 700 */
+				uint32_t n = rand_bins(bins[k], 1 + (uint32_t)rnd(12), k % 2 ? 700 : 40);
+				for (uint32_t b = 0; b < n && k % 2 == 0; b++)
+					bins[k][b].idx += 100 + (uint64_t)k;
+				hv[k] = (iogp_hist_val){ (uint32_t)k + 1, n, bins[k] };
+			}
+			msg.hists = hv;
+			msg.nhists = MM_METRICS;
+			ck_assert_int_eq(iogp_model_apply(m, &msg, msg.wall_ns), 0);
+			if (rnd(3) == 0) {
+				iogp__model_settle_ahead(m, (int)rnd(2));
+				iogp_model_settle(m, 1 + rnd(3));
+			}
+		}
+		iogp_model_tick(m, WALL0 + (uint64_t)r * SLOT_NS / 2 + 1);
+		if (r % 4 != 0)
+			continue;
+		size_t nn = iogp_model_node_count(m);
+		for (size_t n = 0; n <= nn; n++) {
+			iogp_sel sel = n < nn ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = iogp_model_node(m, n) }
+			                      : (iogp_sel){ .kind = IOGP_SEL_ALL };
+			for (int k = 0; k < MM_METRICS; k++) {
+				for (int w = 0; w < 2; w++) {
+					iogp_hist x[2];
+					int rc[2];
+					char what[160];
+					for (int v = 0; v < 2; v++) {
+						iogp__model_aggregates(m, v == 0);
+						rc[v] = w == 0 ? iogp_model_hist(m, names[k], &sel, &x[v])
+						               : iogp_model_hist_window(m, names[k], &sel, 3 * SLOT_NS, &x[v]);
+					}
+					iogp__model_aggregates(m, 1);
+					snprintf(what, sizeof what, "round %d, %.32s, %.31s, %s", r, n < nn ? sel.node : "all",
+					         names[k], w ? "window" : "since start");
+					ck_assert_msg(rc[0] == 0 && rc[1] == 0, "%s: rc %d, %d", what, rc[0], rc[1]);
+					ck_assert_uint_gt(x[1].total, 0);
+					hist_same(&x[0], &x[1], what);
+					iogp_hist_free(&x[0]);
+					iogp_hist_free(&x[1]);
+				}
+			}
+		}
+	}
+	ck_assert_uint_eq(iogp__model_agg_broken(m), 0);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agg");
@@ -746,6 +844,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, sums_equal_visits, 0, 4);
 	tcase_add_test(tc, late_keeps_ring_order);
+	tcase_add_test(tc, many_metrics_settle);
 	tcase_add_test(tc, node_window_outlives_source_rings);
 	tcase_add_test(tc, node_windows_within_total);
 	tcase_add_test(tc, windows_one_total);
