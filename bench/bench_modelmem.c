@@ -3,7 +3,11 @@
  * iogram-top's live options (viewer-tui/input.c) each send a HELLO and
  * BENCH_DELTAS DELTAs of 1 s; heap in use (mallinfo2) per source, the
  * live side's share (rate rings, windows) and the apply time per DELTA.
- * Target (issue 16): <= 16 KB per source with the default history. */
+ * Target (issue 16): <= 16 KB per source with the default history.
+ * BENCH_N: one size; BENCH_SCATTER=1: a node's 16 sources spread over the
+ * order of arrival (as loadgen's), not neighbours; BENCH_SETTLE_AB=R: R
+ * more rounds, each followed by a settle of every node's log, fetching
+ * ahead and not in turns (the medians of each). */
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -14,6 +18,7 @@
 #include "iogp_insights.h"
 #include "iogp_layers.h"
 #include "iogp_node_table.h"
+#include "iogp_testing.h"
 #include "realistic.h"
 #include "testutil.h"
 
@@ -48,6 +53,12 @@ static void panel_queries(const iogp_model *m, uint32_t n, uint64_t from_ns)
 		iogp_access_set_free(&set);
 	iogp_model_files_free(fi);
 	free(af);
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
 }
 
 /* What iogram-top's nodes panel (key 7) asks: the node table over a
@@ -148,6 +159,7 @@ static int run(uint32_t n, int deltas)
 		o.source_ring_bins = (uint32_t)atoi(getenv("BENCH_SOURCE_RING"));
 	if (getenv("BENCH_WINDOW_BYTES"))
 		o.window_bytes = (uint32_t)atoi(getenv("BENCH_WINDOW_BYTES"));
+	int scatter = getenv("BENCH_SCATTER") && atoi(getenv("BENCH_SCATTER")) != 0;
 	size_t heap0 = mallinfo2().uordblks;
 	iogp_model *m = iogp_model_new(&o);
 	enum { GEN = 64 };   /* generators, their messages re-addressed to n sources */
@@ -171,7 +183,12 @@ static int run(uint32_t n, int deltas)
 		msg.source = 0x100000 + i;
 		iogp_label lab[IOGP_MAX_LABELS];
 		char host[32];
-		snprintf(host, sizeof(host), "node%04u", i / 16);   /* 16 sources a node */
+		/* 16 sources a node, neighbours in order (BENCH_SCATTER=1: spread,
+		 * as loadgen's hosts are, so that one node's DELTAs do not come
+		 * together and its sums are out of cache for each) */
+		uint32_t nodes = n / 16 ? n / 16 : 1;
+		snprintf(host, sizeof(host), "node%04u",
+		         scatter ? (uint32_t)(((uint64_t)i * 7919u) % nodes) : i / 16);
 		for (uint32_t k = 0; k < msg.nlabels && k < IOGP_MAX_LABELS; k++) {
 			lab[k] = msg.labels[k];
 			if (!strcmp(lab[k].key, "host"))
@@ -234,6 +251,37 @@ static int run(uint32_t n, int deltas)
 	}
 	free(pay);
 	free(off);
+	/* BENCH_SETTLE_AB=R: R more rounds of a DELTA a source, each followed
+	 * by a settle of every node's log, fetching ahead and not in turns
+	 * (one process: this machine's noise is a fifth between runs) */
+	int ab = getenv("BENCH_SETTLE_AB") ? atoi(getenv("BENCH_SETTLE_AB")) : 0;
+	double ab_ms[2][64];
+	int ab_n[2] = { 0, 0 };
+	for (int r = 0; r < ab && r < 128; r++) {
+		int s = deltas + 1 + r;
+		for (uint32_t i = 0; i < n; i++) {
+			realistic_delta(src[i % GEN], &msg, (uint64_t)s);
+			msg.source = 0x100000 + i;
+			msg.wall_ns = T0_WALL + (uint64_t)s * 1000000000ull + i;
+			if (iogp_model_apply(m, &msg, msg.wall_ns) < 0)
+				return -1;
+		}
+		int ahead = r % 2;
+		iogp__model_settle_ahead(m, ahead);
+		double t0 = tu_now();
+		iogp_model_settle(m, iogp_model_node_count(m));
+		ab_ms[ahead][ab_n[ahead]++] = (tu_now() - t0) * 1e3;
+		iogp__model_settle_ahead(m, 1);
+	}
+	if (ab > 0) {
+		deltas += ab < 128 ? ab : 128;
+		for (int k = 0; k < 2; k++)
+			qsort(ab_ms[k], (size_t)ab_n[k], sizeof(double), dbl_cmp);
+		printf("%6u sources: every node's log settled after a round, median of %d: fetching ahead %.1f ms "
+		       "(%.1f-%.1f), one node after another %.1f ms (%.1f-%.1f)\n", n, ab_n[1],
+		       ab_ms[1][ab_n[1] / 2], ab_ms[1][0], ab_ms[1][ab_n[1] - 1], ab_ms[0][ab_n[0] / 2], ab_ms[0][0],
+		       ab_ms[0][ab_n[0] - 1]);
+	}
 	iogp_model_tick(m, T0_WALL + (uint64_t)(deltas + 1) * 1000000000ull);
 	iogp_model_live lv;
 	iogp_model_get_live(m, &lv);
@@ -251,6 +299,13 @@ static int run(uint32_t n, int deltas)
 	printf("%6u sources: decode and apply %.2f us per DELTA one at a time, %.2f us in batches of 8\n",
 	       n, feed_t[0] * 1e6 / (double)(fed[0] ? fed[0] : 1), feed_t[1] * 1e6 / (double)(fed[1] ? fed[1] : 1));
 	header_query(m, n);
+	/* what a key's first nodes table waits for: every node's logged bins,
+	 * the last second's, applied to its sums (iogram-top settles them in
+	 * rounds while it idles; a key between rounds finds up to one) */
+	double s0 = tu_now();
+	size_t had = iogp_model_settle(m, iogp_model_node_count(m));
+	printf("%6u sources: the nodes' logs applied (as a key's first nodes table) %.1f ms, %zu of %zu nodes "
+	       "had bins logged\n", n, (tu_now() - s0) * 1e3, had, iogp_model_node_count(m));
 	nodes_query(m, n);
 	insights_query(m, n);
 	for (int k = 0; k < 3; k++)   /* the first one finds the model out of cache, as iogram-top does */
