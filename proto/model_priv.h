@@ -416,6 +416,8 @@ int model__sel_visit(const iogp_model *m, uint32_t gi, const iogp_sel *sel, visi
 int model__metric_lookup(const iogp_model *m, const char *metric, iogp_metric_kind kind,
                          uint32_t *gi);
 int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb);
+/* the same for a flat array of nb counts of bins first.. */
+int model__dense_add_at(iogp_hist *out, const uint64_t *dense, uint64_t first, uint64_t nb);
 
 
 #endif

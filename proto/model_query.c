@@ -467,6 +467,11 @@ int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, size_t fir
  * cheaper through one flat array than through repeated sparse merges. */
 int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb)
 {
+	return model__dense_add_at(out, dense, 0, nb);
+}
+
+int model__dense_add_at(iogp_hist *out, const uint64_t *dense, uint64_t first, uint64_t nb)
+{
 	size_t n = 0;
 
 	for (uint64_t i = 0; i < nb; i++)
@@ -477,7 +482,7 @@ int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb)
 	n = 0;
 	for (uint64_t i = 0; i < nb; i++)
 		if (dense[i] != 0)
-			b[n++] = (iogp_bin){ i, dense[i] };
+			b[n++] = (iogp_bin){ first + i, dense[i] };
 	int rc = iogp_hist_add_bins(out, b, n);
 	free(b);
 	return rc;

@@ -496,7 +496,8 @@ struct win_ctx {
 	uint32_t scheme;
 	uint32_t nslots;
 	bool mismatch;
-	uint64_t *dense;
+	uint64_t *dense;     /* counts of bins dlo.. */
+	uint64_t dlo;
 	iogp_hist *out;
 	iogp_bin *tmp;
 	int err;
@@ -513,6 +514,37 @@ static void visit_win_scan(void *ctx, const iogp_model *m, const struct slot *sl
 		c->mismatch = true;
 	else if (sl->win != NULL)
 		c->nslots++;
+}
+
+/* The lowest and highest bin (not exact value) slots [jlo, jhi] of ring
+ * w hold; false when none. */
+static bool ring_span(const iogp_model *m, const struct wring *w, uint32_t sc, uint64_t jlo,
+                      uint64_t jhi, uint64_t *lo, uint64_t *hi)
+{
+	const struct wbin *b;
+	uint64_t k0, k1;
+	bool any = false;
+
+	if (w == NULL || w->L == 0 || jhi < w->slot0)
+		return false;
+	k0 = jlo > w->slot0 ? jlo - w->slot0 : 0;
+	k1 = jhi - w->slot0 < w->L ? jhi - w->slot0 : (uint64_t)w->L - 1;
+	b = wring_bins(w);
+	for (uint64_t k = k0; k <= k1; k++) {
+		uint32_t s0, s1;
+
+		wring_seg(w, (uint32_t)k, &s0, &s1);
+		while (s1 > s0 && b[s1 - 1].idx >= MODEL_WIN_EXACT && m->schemes[sc]->nbins <= MODEL_WIN_EXACT)
+			s1--;
+		if (s1 == s0)
+			continue;
+		if (!any || b[s0].idx < *lo)
+			*lo = b[s0].idx;
+		if (!any || b[s1 - 1].idx > *hi)
+			*hi = b[s1 - 1].idx;
+		any = true;
+	}
+	return any;
 }
 
 /* Slots [c->jlo, c->jhi] of ring w (scheme sc) into c. */
@@ -552,7 +584,7 @@ static void ring_add(struct win_ctx *c, const iogp_model *m, const struct wring 
 		}
 		if (c->dense != NULL) {
 			for (uint32_t i = s0; i < s1; i++) {
-				uint64_t *d = &c->dense[b[i].idx];
+				uint64_t *d = &c->dense[b[i].idx - c->dlo];
 
 				*d = *d + b[i].count < *d ? UINT64_MAX : *d + b[i].count;
 			}
@@ -578,16 +610,24 @@ int model__wring_hist(const iogp_model *m, const struct wring *w, uint32_t sc, u
                       uint64_t jhi, iogp_hist *out)
 {
 	struct win_ctx c = { .jlo = jlo, .jhi = jhi, .scheme = sc, .out = out };
-	uint64_t nb = m->schemes[sc]->nbins;
+	uint64_t nb = m->schemes[sc]->nbins, lo = 0, hi = 0;
 
 	if (w == NULL)
 		return 0;
 	if (nb <= MODEL_DENSE_MAX) {
-		if ((c.dense = calloc(nb, sizeof *c.dense)) == NULL)
+		/* a flat array over the bins the slots hold, not the scheme's
+		 * thousands: a node's 30 s holds a few hundred entries, and the
+		 * nodes table asks 3,125 nodes four times a frame at 50,000
+		 * sources (a calloc and two scans of every bin each, half the
+		 * table's time) */
+		if (!ring_span(m, w, sc, jlo, jhi, &lo, &hi))
+			lo = hi = 0;
+		c.dlo = lo;
+		if ((c.dense = calloc(hi - lo + 1, sizeof *c.dense)) == NULL)
 			return IOGP_ENOMEM;
 		ring_add(&c, m, w, sc);
 		if (c.err == 0)
-			c.err = model__dense_add(out, c.dense, nb);
+			c.err = model__dense_add_at(out, c.dense, lo, hi - lo + 1);
 		free(c.dense);
 	} else {
 		if ((c.tmp = malloc(((size_t)w->n + 1) * sizeof *c.tmp)) == NULL)
