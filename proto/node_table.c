@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -502,6 +503,14 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 		t->window_s = o->window_s;
 	}
 	size_t nn = iogp_model_node_count(m), ns = iogp_model_source_count(m);
+	/* every node's logged bins applied first, the next nodes' sums
+	 * fetched while one is settled, not node by node as each row's first
+	 * query would (live at 50,000 sources, ten presses of key 7 each way,
+	 * alternated: the settle and the rows 64 ms on average, 73 without). The
+	 * settle changes no answer: the model is logically const across it,
+	 * as across any query that applies a log. */
+	if (t->scope == IOGP_NT_NODES)
+		iogp_model_settle((iogp_model *)(uintptr_t)m, nn);
 	struct work w = { 0 };
 	int rc = work_get(t, t->scope == IOGP_NT_NODES ? nn : ns, ns, &w);
 	uint64_t *lo = w.lo, *hi = w.hi;
