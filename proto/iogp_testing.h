@@ -37,6 +37,11 @@ IOGP_API void iogp__model_agg_late(iogp_model *m, int late);
 /* Whether iogp_model_settle fetches the nodes ahead (1, the default) or
  * settles one node after another (0): benchmarks compare in one process. */
 IOGP_API void iogp__model_settle_ahead(iogp_model *m, int ahead);
+/* What the settles did so far: [0] groups of more than one record merged,
+ * [1] of those added in a flat array, [2] records that joined a group
+ * along a link found by a scan (a log of more metrics than its short
+ * search follows). */
+IOGP_API void iogp__model_settle_counts(const iogp_model *m, uint64_t out[3]);
 /* Sums that lost an update (their queries visit instead): none, unless an
  * allocation failed. */
 IOGP_API size_t iogp__model_agg_broken(const iogp_model *m);

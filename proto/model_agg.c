@@ -731,6 +731,7 @@ void model__agg_settle(iogp_model *m, uint32_t node)
 	iogp_bin acc[2][PEND_MAX / sizeof(struct pbin)];
 	uint32_t off[SETTLE_RECS], R = 0;
 	uint16_t next[SETTLE_RECS], g[SETTLE_RECS];
+	uint8_t scanned[SETTLE_RECS];   /* next[i] found by a scan (counted only) */
 
 	if (p == NULL || p->n == 0)
 		return;
@@ -752,10 +753,12 @@ void model__agg_settle(iogp_model *m, uint32_t node)
 				while (j < R && prec_at(p, off[j])->gi != gi)
 					j++;
 				next[i] = (uint16_t)j;
+				scanned[i] = 1;
 				continue;
 			}
 			if (k == nm)
 				mg[nm] = gi, ml[nm] = R, nm++;
+			scanned[i] = 0;
 			next[i] = (uint16_t)ml[k];
 			ml[k] = i;
 		}
@@ -768,7 +771,7 @@ void model__agg_settle(iogp_model *m, uint32_t node)
 		if (r->what & PEND_DONE)
 			continue;
 		g[0] = (uint16_t)i;
-		for (uint32_t j = next[i]; j < R; j = next[j]) {
+		for (uint32_t j = next[i], from = i; j < R; from = j, j = next[j]) {
 			struct prec *q = prec_at(p, off[j]);
 
 			if (q->what & PEND_DONE)
@@ -779,12 +782,15 @@ void model__agg_settle(iogp_model *m, uint32_t node)
 				continue;
 			q->what |= PEND_DONE;
 			g[ng++] = (uint16_t)j;
+			m->settle_n[2] += scanned[from];
 			if (q->nb > 0 && prec_bins(q)[0].idx < lo)
 				lo = prec_bins(q)[0].idx;
 			if (q->nb > 0 && prec_bins(q)[q->nb - 1].idx > hi)
 				hi = prec_bins(q)[q->nb - 1].idx;
 		}
+		m->settle_n[0] += ng > 1;
 		if (ng > 1 && hi - lo < SETTLE_SPAN) {
+			m->settle_n[1]++;
 			k = bins_flat(p, off, g, ng, lo, acc[0]);
 		} else {
 			for (uint32_t b = 0; b < k; b++)
@@ -1275,6 +1281,12 @@ void iogp__model_settle_ahead(iogp_model *m, int ahead)
 {
 	if (m != NULL)
 		m->settle_plain = !ahead;
+}
+
+void iogp__model_settle_counts(const iogp_model *m, uint64_t out[3])
+{
+	for (int k = 0; k < 3; k++)
+		out[k] = m != NULL ? m->settle_n[k] : 0;
 }
 
 void iogp__model_aggregates(iogp_model *m, int use)

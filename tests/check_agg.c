@@ -830,6 +830,14 @@ START_TEST(many_metrics_settle)
 		}
 	}
 	ck_assert_uint_eq(iogp__model_agg_broken(m), 0);
+	/* the paths above were taken: groups merged, flat and list by list,
+	 * and chains past the short search */
+	uint64_t sc[3];
+	iogp__model_settle_counts(m, sc);
+	ck_assert_uint_gt(sc[0], 0);
+	ck_assert_uint_gt(sc[1], 0);
+	ck_assert_uint_gt(sc[0], sc[1]);
+	ck_assert_uint_gt(sc[2], 0);
 	iogp_model_free(m);
 }
 END_TEST
