@@ -68,8 +68,12 @@ static double key_ms(const char *k, const char *text, double *spawn_ms)
 				grew = tu_now();
 			seen = now;
 			last = tu_now();
-			if (tu_system(tu_fmt("tmux -L %s capture-pane -p | grep -q '%s'", sock, text)) == 0)
-				return ((grew >= 0 ? grew : tu_now()) - t0) * 1000;
+			if (tu_system(tu_fmt("tmux -L %s capture-pane -p | grep -q '%s'", sock, text)) == 0) {
+				/* output that came during the capture may be what it
+				 * found: then the capture's end, not the growth before */
+				double end = tu_now();
+				return ((grew >= 0 && file_size(bytes) == seen ? grew : end) - t0) * 1000;
+			}
 		}
 		tu_sleep_ms(1);
 	}
@@ -121,17 +125,17 @@ static int measure(int w, int h, int nsrc, double secs, struct fig *f)
 		pid = tu_read_long(tu_fmt("pgrep -P $(tmux -L %s display -p '#{pane_pid}') -x iogram-top",
 		                          sock));
 	}
-	pid_t gen = nsrc ? tu_spawn((char *[]){ (char *)bin, "loadgen", "--sources", tu_fmt("%d", nsrc),
-	                                        "--rate", "1", "--endpoint", ep, "--quiet", "--duration",
-	                                        tu_fmt("%.0f", secs + 60 + (nsrc > 1000 && getenv("BENCH_TOP_WARM")
-	                                                                     ? atof(getenv("BENCH_TOP_WARM")) : 120)),
-	                                        NULL },
-	                            NULL, tu_fmt("%s/loadgen.err", dir), 0) : -1;
 	/* every source known, panels filled; at scale, until the rings and
 	 * windows are full too: the RSS after 15 s was a fifth below where it
 	 * settles (50,000 sources, 2026-11-29: 690 MB at 40 s, 860 MB from
 	 * 100 s to 400 s) */
 	f->warm_s = nsrc > 1000 ? (getenv("BENCH_TOP_WARM") ? atof(getenv("BENCH_TOP_WARM")) : 120) : 5;
+	if (nsrc > 1000 && f->warm_s < 15)
+		f->warm_s = 15;
+	pid_t gen = nsrc ? tu_spawn((char *[]){ (char *)bin, "loadgen", "--sources", tu_fmt("%d", nsrc),
+	                                        "--rate", "1", "--endpoint", ep, "--quiet", "--duration",
+	                                        tu_fmt("%.0f", secs + 60 + f->warm_s), NULL },
+	                            NULL, tu_fmt("%s/loadgen.err", dir), 0) : -1;
 	tu_sleep_ms(nsrc > 1000 ? 15000 : (long)(f->warm_s * 1000));
 	f->rss_early_kb = tu_read_long(tu_fmt("awk '/VmRSS/{print $2}' /proc/%ld/status", pid));
 	if (f->warm_s > 15)
