@@ -473,10 +473,13 @@ int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb)
 int model__dense_add_at(iogp_hist *out, const uint64_t *dense, uint64_t first, uint64_t nb)
 {
 	size_t n = 0;
+	iogp_bin few[256];   /* a node's window over a query's slots: no allocation */
 
 	for (uint64_t i = 0; i < nb; i++)
 		n += dense[i] != 0;
-	iogp_bin *b = malloc((n ? n : 1) * sizeof *b);
+	if (n == 0)
+		return 0;
+	iogp_bin *b = n <= 256 ? few : malloc(n * sizeof *b);
 	if (b == NULL)
 		return IOGP_ENOMEM;
 	n = 0;
@@ -484,7 +487,8 @@ int model__dense_add_at(iogp_hist *out, const uint64_t *dense, uint64_t first, u
 		if (dense[i] != 0)
 			b[n++] = (iogp_bin){ first + i, dense[i] };
 	int rc = iogp_hist_add_bins(out, b, n);
-	free(b);
+	if (b != few)
+		free(b);
 	return rc;
 }
 

@@ -620,15 +620,20 @@ int model__wring_hist(const iogp_model *m, const struct wring *w, uint32_t sc, u
 		 * nodes table asks 3,125 nodes four times a frame at 50,000
 		 * sources (a calloc and two scans of every bin each, half the
 		 * table's time) */
+		uint64_t few[512];
+
 		if (!ring_span(m, w, sc, jlo, jhi, &lo, &hi))
 			lo = hi = 0;
 		c.dlo = lo;
-		if ((c.dense = calloc(hi - lo + 1, sizeof *c.dense)) == NULL)
+		if (hi - lo < 512)
+			c.dense = memset(few, 0, (size_t)(hi - lo + 1) * sizeof *few);
+		else if ((c.dense = calloc(hi - lo + 1, sizeof *c.dense)) == NULL)
 			return IOGP_ENOMEM;
 		ring_add(&c, m, w, sc);
 		if (c.err == 0)
 			c.err = model__dense_add_at(out, c.dense, lo, hi - lo + 1);
-		free(c.dense);
+		if (c.dense != few)
+			free(c.dense);
 	} else {
 		if ((c.tmp = malloc(((size_t)w->n + 1) * sizeof *c.tmp)) == NULL)
 			return IOGP_ENOMEM;
