@@ -79,6 +79,7 @@ static void harness_close(harness *h)
 	input_close(h->app.in);
 	iogp_heat_free(h->app.heat);
 	iogp_node_table_free(&h->app.nodes);
+	rates_mem_free(&h->app.rates);
 	endwin();
 	delscreen(h->scr);
 	fclose(h->out);

@@ -29,6 +29,7 @@ typedef struct rset {
 	size_t nb;             /* bins */
 	uint64_t first_ns, bin_ns;
 	double *store;
+	int kept;              /* l and store are the frame's kept memory */
 } rset;
 
 /* Bins shown: the window, or since the first data (bounded by the ring),
@@ -81,9 +82,48 @@ static void span(const top_frame *f, size_t *nb, uint64_t *end_ns, uint64_t *bin
 
 static void rset_free(rset *rs)
 {
-	free(rs->l);
-	free(rs->store);
+	if (!rs->kept) {
+		free(rs->l);
+		free(rs->store);
+	}
 	memset(rs, 0, sizeof(*rs));
+}
+
+void rates_mem_free(top_rates_mem *r)
+{
+	free(r->l);
+	free(r->store);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Room for cap lines of nb bins: the frame's kept memory when it has
+ * some (grown as needed), else the set's own. */
+static int rset_alloc(const top_frame *f, rset *rs, size_t cap)
+{
+	size_t nv = cap * 2 * rs->nb;
+	top_rates_mem *k = f->rates;
+	if (!k) {
+		rs->l = calloc(cap, sizeof(*rs->l));
+		rs->store = malloc(nv * sizeof(double));
+		return rs->l && rs->store ? 0 : IOGP_ENOMEM;
+	}
+	if (cap > k->lcap) {
+		free(k->l);
+		k->l = malloc(cap * sizeof(rline));
+		k->lcap = k->l ? cap : 0;
+	}
+	if (nv > k->scap) {
+		free(k->store);
+		k->store = malloc(nv * sizeof(double));
+		k->scap = k->store ? nv : 0;
+	}
+	if (!k->l || !k->store)
+		return IOGP_ENOMEM;
+	rs->l = k->l;
+	rs->store = k->store;
+	rs->kept = 1;
+	memset(rs->l, 0, cap * sizeof(rline));
+	return 0;
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -105,11 +145,10 @@ static int rset_get(const top_frame *f, rset *rs)
 		cap = iogp_model_source_count(f->m);
 	if (!cap)
 		return 0;
-	rs->l = calloc(cap, sizeof(*rs->l));
-	rs->store = malloc(cap * 2 * rs->nb * sizeof(double));
+	int arc = rset_alloc(f, rs, cap);
 	double *tmp = malloc(rs->nb * sizeof(double));
 	uint8_t *cov = malloc(rs->nb);
-	if (!rs->l || !rs->store || !tmp || !cov) {
+	if (arc < 0 || !tmp || !cov) {
 		free(tmp);
 		free(cov);
 		rset_free(rs);

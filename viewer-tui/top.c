@@ -468,6 +468,7 @@ int main(int argc, char **argv)
 	input_close(app.in);
 	iogp_heat_free(app.heat);
 	iogp_node_table_free(&app.nodes);
+	rates_mem_free(&app.rates);
 	if (rec[0])
 		fprintf(stderr, "iogram-top: recorded to %s\n", rec);
 	return IOGP_EXIT_OK;

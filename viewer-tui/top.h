@@ -145,6 +145,16 @@ void layout_compute(top_layout *l, int rows, int cols, int zoom);
 /* Panel p is one of iogram-top's (IOGP_VIEWER_TUI in the catalog). */
 int panel_shown(int p);
 
+/* The rates panel's lines and values, kept between frames: at thousands
+ * of nodes a frame's were ~20 MB, mapped afresh each time (panel_rates.c). */
+typedef struct top_rates_mem {
+	void *l;
+	size_t lcap;
+	double *store;
+	size_t scap;
+} top_rates_mem;
+void rates_mem_free(top_rates_mem *r);
+
 /* ---- a frame: everything a panel draws from ---- */
 typedef struct top_frame {
 	const iogp_model *m;
@@ -155,6 +165,7 @@ typedef struct top_frame {
 	iogp_heat *heat;        /* per-node latency over time (the p99 heatmap) */
 	iogp_node_table *nodes; /* the nodes table's memory, kept between frames
 	                         * (NULL: the panel builds its own) */
+	top_rates_mem *rates;   /* the rates panel's (NULL: its own) */
 	int key;                /* drawn for a key: what is only due by time (a slow
 	                         * panel's refresh) waits for the next frame */
 } top_frame;
@@ -316,6 +327,7 @@ struct top_app {
 	top_surf surf;
 	iogp_heat *heat;           /* kept between frames */
 	iogp_node_table nodes;     /* zeroed at start; freed at exit */
+	top_rates_mem rates;       /* the same */
 };
 /* The frame panels would draw now (st receives the input status). */
 void app_frame(top_app *app, top_frame *f, top_status *st);
