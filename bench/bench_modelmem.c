@@ -55,6 +55,14 @@ static void panel_queries(const iogp_model *m, uint32_t n, uint64_t from_ns)
 	free(af);
 }
 
+/* Source i's DELTA of second s, from its generator g. */
+static void delta_of(realistic *g, iogp_msg *msg, uint32_t i, int s)
+{
+	realistic_delta(g, msg, (uint64_t)s);
+	msg->source = 0x100000 + i;
+	msg->wall_ns = T0_WALL + (uint64_t)s * 1000000000ull + i;
+}
+
 static int dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -213,9 +221,7 @@ static int run(uint32_t n, int deltas)
 		int feed = s > deltas - FEED ? 1 + s % 2 : 0;   /* 1: singles, 2: batches */
 		used = 0;
 		for (uint32_t i = 0; i < n; i++) {
-			realistic_delta(src[i % GEN], &msg, (uint64_t)s);
-			msg.source = 0x100000 + i;
-			msg.wall_ns = T0_WALL + (uint64_t)s * 1000000000ull + i;
+			delta_of(src[i % GEN], &msg, i, s);
 			if (feed) {
 				long len = iogp_msg_encode(&msg, pay + used, cap - used);
 				if (len <= 0)
@@ -263,9 +269,7 @@ static int run(uint32_t n, int deltas)
 	for (int r = 0; r < ab; r++) {
 		int s = deltas + 1 + r;
 		for (uint32_t i = 0; i < n; i++) {
-			realistic_delta(src[i % GEN], &msg, (uint64_t)s);
-			msg.source = 0x100000 + i;
-			msg.wall_ns = T0_WALL + (uint64_t)s * 1000000000ull + i;
+			delta_of(src[i % GEN], &msg, i, s);
 			if (iogp_model_apply(m, &msg, msg.wall_ns) < 0)
 				return -1;
 		}

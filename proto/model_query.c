@@ -479,7 +479,7 @@ int model__dense_add_at(iogp_hist *out, const uint64_t *dense, uint64_t first, u
 		n += dense[i] != 0;
 	if (n == 0)
 		return 0;
-	iogp_bin *b = n <= 256 ? few : malloc(n * sizeof *b);
+	iogp_bin *b = n <= sizeof few / sizeof *few ? few : malloc(n * sizeof *b);
 	if (b == NULL)
 		return IOGP_ENOMEM;
 	n = 0;

@@ -625,7 +625,7 @@ int model__wring_hist(const iogp_model *m, const struct wring *w, uint32_t sc, u
 		if (!ring_span(m, w, sc, jlo, jhi, &lo, &hi))
 			lo = hi = 0;
 		c.dlo = lo;
-		if (hi - lo < 512)
+		if (hi - lo < sizeof few / sizeof *few)
 			c.dense = memset(few, 0, (size_t)(hi - lo + 1) * sizeof *few);
 		else if ((c.dense = calloc(hi - lo + 1, sizeof *c.dense)) == NULL)
 			return IOGP_ENOMEM;
