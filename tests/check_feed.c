@@ -1,9 +1,11 @@
 /* check_feed.c - the feed both viewers pull from: a replay's span, play,
  * seek (a keyframe jump lands on the same state as reading every record),
  * recording while watching, live sockets with real ZeroMQ, the loopback
- * policy and waiting on a terminal descriptor. */
+ * policy and waiting on a terminal descriptor, and a live stream taken
+ * in gathered batches, not a wake-up per message. */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -604,6 +606,112 @@ START_TEST(wait_on_fd)
 }
 END_TEST
 
+
+/* ---- a stream gathered: a wake-up per batch, not per message ---- */
+
+#define GATHER_MSGS 6000   /* 6 a millisecond for about a second */
+
+struct sender {
+	void *pub;
+	const uint8_t *hello, *delta;
+	size_t hlen, dlen;
+	long sent;
+};
+
+static void *send_stream(void *arg)
+{
+	struct sender *s = arg;
+	zmq_send(s->pub, "iog1/h", 6, ZMQ_SNDMORE);
+	zmq_send(s->pub, s->hello, s->hlen, 0);
+	for (long i = 0; i < GATHER_MSGS; i++) {
+		/* the same DELTA again: a gap the model counts, still applied */
+		zmq_send(s->pub, "iog1/d", 6, ZMQ_SNDMORE);
+		zmq_send(s->pub, s->delta, s->dlen, 0);
+		s->sent++;
+		if (i % 6 == 5)
+			usleep(1000);
+	}
+	return NULL;
+}
+
+/* Messages streaming in while the loop waits and pumps as iogram-top's
+ * does: every one applied, in far fewer pumps than messages (at most one
+ * each GATHER_NS, 10 ms, plus the ones a full budget cut short: at 50,000
+ * sources the loop woke ~3,000 times a second for ~17 messages each), and
+ * a key on the terminal still wakes the loop while messages gather. */
+START_TEST(live_gathers)
+{
+	iogp_feed *f = new_feed(0);
+	char err[256], ep[256];
+	ck_assert_int_eq(iogp_feed_listen(f, "tcp://127.0.0.1:*", err, sizeof(err)), 0);
+	ck_assert_int_eq(iogp_feed_last_endpoint(f, ep, sizeof(ep)), 0);
+	void *ctx = zmq_ctx_new();
+	/* a publisher that sends once the subscription came (the feed's
+	 * socket takes its new peer in as the feed waits) */
+	struct sender s = { .pub = zmq_socket(ctx, ZMQ_XPUB) };
+	int hwm = 100000, zero = 0;
+	zmq_setsockopt(s.pub, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+	zmq_setsockopt(s.pub, ZMQ_LINGER, &zero, sizeof(zero));
+	ck_assert_int_eq(zmq_connect(s.pub, ep), 0);
+	for (double e0 = tu_now() + 20;;) {
+		uint8_t sub[64];
+		iogp_feed_wait(f, -1, 10);
+		iogp_feed_pump(f);
+		if (zmq_recv(s.pub, sub, sizeof(sub), ZMQ_DONTWAIT) > 0 && sub[0] == 1)
+			break;
+		ck_assert_msg(tu_now() < e0, "no subscription within 20 s");
+	}
+	realistic *src = realistic_new(5);
+	iogp_msg m;
+	iogp_msg_init(&m);
+	static uint8_t hb[1 << 16], db[1 << 16];
+	realistic_hello(src, &m);
+	long hl = iogp_msg_encode(&m, hb, sizeof(hb));
+	realistic_delta(src, &m, 1);
+	long dl = iogp_msg_encode(&m, db, sizeof(db));
+	ck_assert(hl > 0 && dl > 0);
+	s.hello = hb;
+	s.hlen = (size_t)hl;
+	s.delta = db;
+	s.dlen = (size_t)dl;
+	pthread_t th;
+	double t0 = tu_now(), end = t0 + 60;
+	ck_assert_int_eq(pthread_create(&th, NULL, send_stream, &s), 0);
+	long got = 0, pumps = 0, n;
+	while (got < 1 + GATHER_MSGS && tu_now() < end) {
+		iogp_feed_wait(f, -1, 1000);
+		if ((n = iogp_feed_pump(f)) > 0) {
+			got += n;
+			pumps++;
+		}
+	}
+	double secs = tu_now() - t0;
+	pthread_join(th, NULL);
+	iogp_feed_status st;
+	iogp_feed_get_status(f, &st);
+	ck_assert_int_eq(got, 1 + GATHER_MSGS);
+	ck_assert_uint_eq(st.malformed, 0);
+	ck_assert_msg(pumps <= (long)(secs * 100) + 2, "%ld pumps took %ld messages in %.2f s", pumps,
+	              got, secs);
+	/* a key while messages gather */
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	zmq_send(s.pub, "iog1/d", 6, ZMQ_SNDMORE);
+	zmq_send(s.pub, db, (size_t)dl, 0);
+	for (double e2 = tu_now() + 20; iogp_feed_pump(f) == 0 && tu_now() < e2;)
+		iogp_feed_wait(f, -1, 50);
+	ck_assert_int_eq(write(p[1], "k", 1), 1);
+	ck_assert_int_eq(iogp_feed_wait(f, p[0], 1000), 1);
+	close(p[0]);
+	close(p[1]);
+	iogp_msg_free(&m);
+	realistic_free(src);
+	zmq_close(s.pub);
+	zmq_ctx_term(ctx);
+	iogp_feed_free(f);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
@@ -616,6 +724,7 @@ int main(void)
 		{ "live_connect_events", live_connect_events },
 		{ "loopback_policy", loopback_policy },
 		{ "wait_on_fd", wait_on_fd },
+		{ "live_gathers", live_gathers },
 	};
 	return tu_run_suite("feed", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 120);
 }
