@@ -42,6 +42,10 @@ typedef struct iogp_nt_opts {
 	int layer;            /* IOGP_LAYER_*: whose metrics */
 	double window_s;      /* 0: since start; else the last window_s seconds (at
 	                       * the window slots' granularity, as the histograms) */
+	uint64_t settle_ns;   /* rows over nodes: 0: every node's logged histogram bins
+	                       * applied first (iogp_model_settle), exact; else for at
+	                       * most this long, the longest-waiting first, and the rows
+	                       * read the sums as they stand (t->unsettled) */
 } iogp_nt_opts;
 
 typedef struct iogp_nt_row {
@@ -68,6 +72,8 @@ typedef struct iogp_node_table {
 	size_t with_io;       /* rows that did I/O */
 	int has_qd;           /* the layer has a queue depth */
 	size_t from_summaries; /* rows from a relay's summaries */
+	size_t unsettled;     /* nodes whose rows lack their newest histogram bins
+	                       * (settle_ns ran out; 0: exact) */
 	size_t cap;           /* rows allocated; the rest the build's own */
 	void *scratch;
 	size_t scratch_len;

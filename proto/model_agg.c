@@ -904,6 +904,21 @@ size_t iogp_model_settle(iogp_model *m, size_t nodes)
 	return had;
 }
 
+size_t iogp_model_unsettled(const iogp_model *m)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; m != NULL && i < m->nnodes; i++)
+		n += m->nodes[i].pend != NULL && m->nodes[i].pend->n > 0;
+	return n;
+}
+
+void iogp_model_read_unsettled(iogp_model *m, int on)
+{
+	if (m != NULL)
+		m->read_unsettled = on != 0;
+}
+
 /* The most a node's log may hold: PEND_MAX, less where the nodes are so
  * many that all their logs would pass LATE_TOTAL; 0: no log (a log below
  * PEND_MIN holds too few DELTAs to gain anything, and fewer nodes than
@@ -1096,7 +1111,8 @@ static const struct agg *agg_usable(const iogp_model *m, uint32_t gi, const iogp
 			*err = IOGP_ENOTFOUND;
 			return NULL;
 		}
-		model__agg_settle((iogp_model *)(uintptr_t)m, ni);   /* see the top */
+		if (!m->read_unsettled)
+			model__agg_settle((iogp_model *)(uintptr_t)m, ni);   /* see the top */
 		a = gi < m->nodes[ni].nagg ? m->nodes[ni].agg[gi] : NULL;
 	} else {
 		return NULL;

@@ -239,6 +239,7 @@ struct iogp_model {
 	bool agg_off;          /* tests: queries visit (iogp__model_aggregates) */
 	int agg_late;          /* node sums late: 0 from AGG_LATE_NODES on, 1 always, -1 never */
 	bool settle_plain;     /* iogp_model_settle without fetching ahead (iogp_testing.h) */
+	bool read_unsettled;   /* node queries read the sums as they stand (iogp_model_read_unsettled) */
 	uint64_t settle_n[3];  /* settles' groups merged, of them added flat, records joined by a scanned link */
 
 	/* phases (model_phases.c) */

@@ -13,6 +13,7 @@
 #include "iogp_layers.h"
 #include "iogp_model.h"
 #include "iogp_node_table.h"
+#include "iogp_sys.h"
 #include "iogp_units.h"
 
 static const char *const col_names[IOGP_NT_NCOLS] = {
@@ -50,6 +51,8 @@ int iogp_nt_col_desc(int col)
 }
 
 /* ---- building ---- */
+
+#define SETTLE_STEP 64   /* nodes settled between looks at the clock (settle_ns) */
 
 /* What one query brings: a count (requests, bytes) or a histogram's. */
 typedef struct ctx {
@@ -509,8 +512,19 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	 * alternated: the settle and the rows 64 ms on average, 73 without). The
 	 * settle changes no answer: the model is logically const across it,
 	 * as across any query that applies a log. */
-	if (t->scope == IOGP_NT_NODES)
-		iogp_model_settle((iogp_model *)(uintptr_t)m, nn);
+	iogp_model *mm = (iogp_model *)(uintptr_t)m;
+	if (t->scope == IOGP_NT_NODES && !(o && o->settle_ns)) {
+		iogp_model_settle(mm, nn);
+	} else if (t->scope == IOGP_NT_NODES) {
+		/* a frame that must not wait (a key's, at thousands of nodes):
+		 * what fits in the time, in the idle rounds' order (the nodes
+		 * waiting longest next), the rest read as they stand */
+		uint64_t end = iogp_mono_ns() + o->settle_ns;
+		for (size_t k = 0; k < nn && iogp_mono_ns() < end; k += SETTLE_STEP)
+			iogp_model_settle(mm, SETTLE_STEP);
+		t->unsettled = iogp_model_unsettled(m);
+		iogp_model_read_unsettled(mm, t->unsettled > 0);
+	}
 	struct work w = { 0 };
 	int rc = work_get(t, t->scope == IOGP_NT_NODES ? nn : ns, ns, &w);
 	uint64_t *lo = w.lo, *hi = w.hi;
@@ -584,6 +598,7 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	free(c.cov);
 	if (!rc)
 		finish(t, w.io);
+	iogp_model_read_unsettled(mm, 0);
 	return rc;
 }
 

@@ -6,6 +6,7 @@
  * gaps, whether the node sums take their bins at once or late (their logs). And where a source's own window ring evicts under its memory share,
  * the node's sum still holds the window (checked against the sent truth). */
 #include <inttypes.h>
+#include <math.h>
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +14,10 @@
 #include <string.h>
 
 #include "iogp_err.h"
+#include "iogp_layers.h"
+#include "iogp_metrics.h"
 #include "iogp_model.h"
+#include "iogp_node_table.h"
 #include "iogp_panels.h"
 #include "iogp_testing.h"
 
@@ -842,6 +846,121 @@ START_TEST(many_metrics_settle)
 }
 END_TEST
 
+
+/* ---- a frame that must not wait: the nodes' sums as they stand ---- */
+
+#define RU_NODES 200
+
+/* Source i (node "u<i>") with a read counter and latency histogram, then
+ * DELTAs of rounds 1..rounds. */
+static void ru_source(iogp_model *m, uint64_t id, int rounds)
+{
+	char host[16], pid[16];
+	iogp_label l[2] = { { "host", host }, { "pid", pid } };
+	iogp_metric_def d[2] = {
+		{ .id = 1, .kind = IOGP_COUNTER, .name = IOGP_M_READ_OPS, .unit = "" },
+		{ .id = 2, .kind = IOGP_HISTOGRAM, .name = IOGP_M_READ_LATENCY, .unit = "ns" },
+	};
+	iogp_msg msg = { .version = IOGP_WIRE_VERSION, .kind = IOGP_HELLO, .source = id };
+
+	snprintf(host, sizeof host, "u%" PRIu64, id);
+	snprintf(pid, sizeof pid, "%" PRIu64, id);
+	iogp_bins_native(&d[1].bins, 4);
+	msg.labels = l;
+	msg.nlabels = 2;
+	msg.metrics = d;
+	msg.nmetrics = 2;
+	ck_assert_int_eq(iogp_model_apply(m, &msg, WALL0), 0);
+	for (int r = 1; r <= rounds; r++) {
+		iogp_bin b[8];
+		uint32_t n = rand_bins(b, 1 + (uint32_t)rnd(8), 300);
+		uint64_t ops = 0;
+		for (uint32_t k = 0; k < n; k++)
+			ops += b[k].count;
+		iogp_counter_val c = { 1, ops };
+		iogp_hist_val h = { 2, n, b };
+		iogp_msg dm = { .version = IOGP_WIRE_VERSION, .kind = IOGP_DELTA, .source = id,
+		                .seq = (uint64_t)r, .counters = &c, .ncounters = 1, .hists = &h,
+		                .nhists = 1 };
+		dm.wall_ns = dm.t1_ns = WALL0 + (uint64_t)r * SLOT_NS;
+		dm.t0_ns = dm.t1_ns - SLOT_NS;
+		ck_assert_int_eq(iogp_model_apply(m, &dm, dm.wall_ns), 0);
+	}
+}
+
+/* A nodes table given a moment to settle (settle_ns, a key's frame in
+ * iogram-top) applies what fits and reads the other nodes' sums as they
+ * stand: it says how many (unsettled), their latency columns lack the
+ * logged bins, their counters do not; nothing else is applied meanwhile,
+ * and queries are exact again after it. */
+START_TEST(table_reads_unsettled)
+{
+	iogp_model *m = live_model(1u << 20);
+	iogp__model_agg_late(m, 1);
+	for (uint64_t i = 1; i <= RU_NODES; i++)
+		ru_source(m, i, 3);
+	iogp_model_tick(m, WALL0 + 4 * SLOT_NS);
+	size_t nn = iogp_model_node_count(m);
+	ck_assert_uint_eq(nn, RU_NODES);
+	ck_assert_uint_eq(iogp_model_unsettled(m), nn);   /* every node has logged bins */
+
+	iogp_nt_opts o = { .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX, .settle_ns = 1 };
+	iogp_node_table quick, exact;
+	ck_assert_int_eq(iogp_node_table_build(&quick, m, &o), 0);
+	/* one step at most (64 nodes) in a nanosecond */
+	ck_assert_uint_gt(quick.unsettled, 0);
+	ck_assert_uint_ge(quick.unsettled, nn - 64);
+	ck_assert_uint_eq(iogp_model_unsettled(m), quick.unsettled);   /* the rows applied none */
+
+	/* off again: a node's query applies its log */
+	size_t left = quick.unsettled, u = 0;
+	while (u < nn) {   /* an unsettled node */
+		iogp_hist h;
+		iogp_sel one = { .kind = IOGP_SEL_NODE, .node = iogp_model_node(m, u) };
+		ck_assert_int_eq(iogp_model_hist(m, IOGP_M_READ_LATENCY, &one, &h), 0);
+		iogp_hist_free(&h);
+		if (iogp_model_unsettled(m) < left)
+			break;
+		u++;
+	}
+	ck_assert_uint_lt(u, nn);
+	ck_assert_uint_eq(iogp_model_unsettled(m), left - 1);
+
+	o.settle_ns = 0;
+	ck_assert_int_eq(iogp_node_table_build(&exact, m, &o), 0);
+	ck_assert_uint_eq(exact.unsettled, 0);
+	ck_assert_uint_eq(iogp_model_unsettled(m), 0);
+	ck_assert_uint_eq(exact.n, quick.n);
+	size_t behind = 0;
+	for (size_t k = 0; k < exact.n; k++) {
+		const iogp_nt_row *q = &quick.rows[k], *e = &exact.rows[k];
+		ck_assert_str_eq(q->name, e->name);
+		ck_assert(q->v[IOGP_NT_READ_OPS] == e->v[IOGP_NT_READ_OPS]);   /* counters at once */
+		ck_assert_msg(q->v[IOGP_NT_IOTIME] <= e->v[IOGP_NT_IOTIME], "%s: %.9g > %.9g", e->name,
+		              q->v[IOGP_NT_IOTIME], e->v[IOGP_NT_IOTIME]);
+		behind += q->v[IOGP_NT_IOTIME] < e->v[IOGP_NT_IOTIME];
+	}
+	ck_assert_uint_ge(behind, nn - 64);
+	ck_assert_uint_le(behind, quick.unsettled);
+	/* the exact table is what visiting the sources gives */
+	iogp_node_table visit;
+	iogp__model_aggregates(m, 0);
+	ck_assert_int_eq(iogp_node_table_build(&visit, m, &o), 0);
+	iogp__model_aggregates(m, 1);
+	ck_assert_uint_eq(visit.n, exact.n);
+	for (size_t k = 0; k < exact.n; k++)
+		for (int c = IOGP_NT_READ_BPS; c < IOGP_NT_NCOLS; c++)
+			ck_assert_msg(isnan(exact.rows[k].v[c]) ? isnan(visit.rows[k].v[c])
+			                                        : exact.rows[k].v[c] == visit.rows[k].v[c],
+			              "%s column %d: %.17g vs %.17g", exact.rows[k].name, c, exact.rows[k].v[c],
+			              visit.rows[k].v[c]);
+	iogp_node_table_free(&visit);
+	iogp_node_table_free(&quick);
+	iogp_node_table_free(&exact);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agg");
@@ -853,6 +972,7 @@ int main(void)
 	tcase_add_loop_test(tc, sums_equal_visits, 0, 4);
 	tcase_add_test(tc, late_keeps_ring_order);
 	tcase_add_test(tc, many_metrics_settle);
+	tcase_add_test(tc, table_reads_unsettled);
 	tcase_add_test(tc, node_window_outlives_source_rings);
 	tcase_add_test(tc, node_windows_within_total);
 	tcase_add_test(tc, windows_one_total);
