@@ -39,6 +39,7 @@ static long file_size(const char *path)
 struct fig {
 	double cpu, bps, key_ms, key_worst, gen_cpu;
 	double key[KEY_PRESSES], spawn[KEY_PRESSES];   /* a key's time; of which sending it */
+	double back[KEY_PRESSES], back_ms, back_worst;   /* key 1 with the nodes table shown */
 	long rss_kb, rss_early_kb, gen_rss_kb, msg_s;
 	double warm_s;
 };
@@ -52,9 +53,9 @@ struct fig {
  * part of a core taken from the viewer it measured on two cores. The
  * capture's own shell, tmux and grep (5-20 ms on the two busy cores) are
  * not the viewer's time: the text was on the screen when the output that
- * held it came, before the capture that found it. *spawn_ms: how long
- * sending the key took. */
-static double key_ms(const char *k, const char *text, double *spawn_ms)
+ * held it came, before the capture that found it. shown 0: until the text
+ * left the screen. *spawn_ms: how long sending the key took. */
+static double key_ms(const char *k, const char *text, int shown, double *spawn_ms)
 {
 	const char *bytes = tu_fmt("%s/%s.bytes", dir, sock);
 	long seen = file_size(bytes);
@@ -68,7 +69,7 @@ static double key_ms(const char *k, const char *text, double *spawn_ms)
 				grew = tu_now();
 			seen = now;
 			last = tu_now();
-			if (tu_system(tu_fmt("tmux -L %s capture-pane -p | grep -q '%s'", sock, text)) == 0) {
+			if ((tu_system(tu_fmt("tmux -L %s capture-pane -p | grep -q '%s'", sock, text)) == 0) == shown) {
 				/* output that came during the capture may be what it
 				 * found: then the capture's end, not the growth before */
 				double end = tu_now();
@@ -86,25 +87,40 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Key 7 pressed KEY_PRESSES times, each from panel 1 after the nodes
- * panel left the screen and a pause that falls at another point of the
- * frame cycle each time: the median and the worst (-1 when one never
- * showed within 10 s). */
-static void key_series(struct fig *f)
+/* The median and the worst of a series (-1 when one never showed within 10 s). */
+static void median_worst(const double *v, double *median, double *worst)
 {
 	double sorted[KEY_PRESSES];
-	for (int i = 0; i < KEY_PRESSES; i++) {
-		tu_system(tu_fmt("tmux -L %s send-keys 1", sock));
-		for (int k = 0; k < 200 && tu_system(tu_fmt("tmux -L %s capture-pane -p | grep -q '7 nodes and ranks'",
-		                                            sock)) == 0; k++)
-			tu_sleep_ms(10);
-		tu_sleep_ms(300 + 170 * i);
-		f->key[i] = key_ms("7", "7 nodes and ranks", &f->spawn[i]);
-		sorted[i] = f->key[i] < 0 ? 1e9 : f->key[i];
-	}
+	for (int i = 0; i < KEY_PRESSES; i++)
+		sorted[i] = v[i] < 0 ? 1e9 : v[i];
 	qsort(sorted, KEY_PRESSES, sizeof *sorted, dbl_cmp);
-	f->key_ms = sorted[KEY_PRESSES / 2] >= 1e9 ? -1 : sorted[KEY_PRESSES / 2];
-	f->key_worst = sorted[KEY_PRESSES - 1] >= 1e9 ? -1 : sorted[KEY_PRESSES - 1];
+	*median = sorted[KEY_PRESSES / 2] >= 1e9 ? -1 : sorted[KEY_PRESSES / 2];
+	*worst = sorted[KEY_PRESSES - 1] >= 1e9 ? -1 : sorted[KEY_PRESSES - 1];
+}
+
+/* A series' times: "63, 76, 98" */
+static void list_ms(char *buf, size_t len, const double *v)
+{
+	buf[0] = '\0';
+	for (int k = 0, o = 0; k < KEY_PRESSES && o >= 0 && o < (int)len; k++)
+		o += snprintf(buf + o, len - (size_t)o, "%s%.0f", k ? ", " : "", v[k]);
+}
+
+/* Key 7 pressed KEY_PRESSES times from panel 1, after a pause that falls
+ * at another point of the frame cycle each time; then key 1 back after
+ * another pause, the nodes table shown meanwhile (its frames are the
+ * longest: a key pressed during one waits for it). */
+static void key_series(struct fig *f)
+{
+	double spawn;
+	for (int i = 0; i < KEY_PRESSES; i++) {
+		tu_sleep_ms(300 + 170 * i);
+		f->key[i] = key_ms("7", "7 nodes and ranks", 1, &f->spawn[i]);
+		tu_sleep_ms(1300 - 170 * i);
+		f->back[i] = key_ms("1", "7 nodes and ranks", 0, &spawn);
+	}
+	median_worst(f->key, &f->key_ms, &f->key_worst);
+	median_worst(f->back, &f->back_ms, &f->back_worst);
 }
 
 static int measure(int w, int h, int nsrc, double secs, struct fig *f)
@@ -213,15 +229,18 @@ int main(void)
 		int n = atoi(p);
 		struct fig f = { 0 };
 		if (n > 0 && measure(160, 48, n, secs, &f) == 0) {
-			char keys[128] = "";
-			for (int k = 0, o = 0; k < KEY_PRESSES && o >= 0 && o < (int)sizeof keys; k++)
-				o += snprintf(keys + o, sizeof keys - o, "%s%.0f", k ? ", " : "", f.key[k]);
+			char keys[128], back[128];
+			list_ms(keys, sizeof keys, f.key);
+			list_ms(back, sizeof back, f.back);
 			printf("iogram-top 160x48, %d sources at 1 Hz, %.0f s after %.0f s: CPU %.1f%% of a core, RSS %ld MB "
 			       "(%.1f KB a source; %.1f after 15 s), key 7 -> nodes panel median %.0f ms, worst %.0f (%s)%s\n",
 			       n, secs, f.warm_s, f.cpu * 100, f.rss_kb / 1024, (double)f.rss_kb / n,
 			       (double)f.rss_early_kb / n, f.key_ms, f.key_worst, keys,
 			       n >= 50000 && (f.cpu > 0.5 || f.key_worst > 100 || f.key_worst < 0 ||
+			                      f.back_worst > 100 || f.back_worst < 0 ||
 			                      (double)f.rss_kb / n > 16.0) ? "  ABOVE TARGET" : "");
+			printf("  key 1 back from the nodes panel: median %.0f ms, worst %.0f (%s)\n", f.back_ms,
+			       f.back_worst, back);
 			printf("  received %ld msg/s (header); iogram loadgen beside it: CPU %.1f%% of a core, "
 			       "RSS %ld MB (%.1f KB a source)\n", f.msg_s, f.gen_cpu * 100, f.gen_rss_kb / 1024,
 			       (double)f.gen_rss_kb / n);
