@@ -68,7 +68,10 @@ void iogp_feed_set_where(iogp_feed *f, const char *where);
 
 /* ---- the loop ---- */
 /* Wait up to timeout_ms for messages or input on fd (-1: none): 1 when fd
- * is readable, 0 otherwise, -1 when fd hung up or failed without input. */
+ * is readable, 0 otherwise, -1 when fd hung up or failed without input.
+ * Live, within 10 ms of a pump that took messages and emptied the queue,
+ * only input (or the timeout) ends the wait: messages gather meanwhile,
+ * for one pump, not a wake-up each. */
 int iogp_feed_wait(iogp_feed *f, int fd, int timeout_ms);
 /* Apply what has arrived (live) or is due (replay), within the time budget,
  * then tick the model's clock. Flushes a recording once a second. Returns

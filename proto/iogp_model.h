@@ -136,7 +136,8 @@ IOGP_API size_t iogp_model_feed_many(iogp_model *m, const void *const *payload, 
  * nodes table) does not wait for them. Changes no answer. Returns how many
  * of those nodes had bins logged (0 for NULL). */
 IOGP_API size_t iogp_model_settle(iogp_model *m, size_t nodes);
-/* Nodes whose logs hold bins not yet in their sums (0 for NULL). */
+/* Nodes whose logs hold bins not yet in their sums, of any metric (0 for
+ * NULL). */
 IOGP_API size_t iogp_model_unsettled(const iogp_model *m);
 /* on: queries over a node read its sums as they stand, without applying
  * its log first, so they may lack its newest DELTAs' histogram bins (at
@@ -144,6 +145,8 @@ IOGP_API size_t iogp_model_unsettled(const iogp_model *m);
  * a frame that must not wait (iogp_node_table's settle_ns); off again
  * (the default) for exact answers. */
 IOGP_API void iogp_model_read_unsettled(iogp_model *m, int on);
+/* Whether it is on. */
+IOGP_API int iogp_model_reads_unsettled(const iogp_model *m);
 
 /* NEW and QUIET, and GONE by silence, are judged against the clock given to
  * iogp_model_tick (the recv_ns clock); a model never ticked reports only

@@ -919,6 +919,11 @@ void iogp_model_read_unsettled(iogp_model *m, int on)
 		m->read_unsettled = on != 0;
 }
 
+int iogp_model_reads_unsettled(const iogp_model *m)
+{
+	return m != NULL && m->read_unsettled;
+}
+
 /* The most a node's log may hold: PEND_MAX, less where the nodes are so
  * many that all their logs would pass LATE_TOTAL; 0: no log (a log below
  * PEND_MIN holds too few DELTAs to gain anything, and fewer nodes than

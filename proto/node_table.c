@@ -513,17 +513,20 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	 * settle changes no answer: the model is logically const across it,
 	 * as across any query that applies a log. */
 	iogp_model *mm = (iogp_model *)(uintptr_t)m;
+	int was_unsettled = iogp_model_reads_unsettled(m);   /* the caller's, kept */
 	if (t->scope == IOGP_NT_NODES && !(o && o->settle_ns)) {
 		iogp_model_settle(mm, nn);
 	} else if (t->scope == IOGP_NT_NODES) {
 		/* a frame that must not wait (a key's, at thousands of nodes):
 		 * what fits in the time, in the idle rounds' order (the nodes
 		 * waiting longest next), the rest read as they stand */
-		uint64_t end = iogp_mono_ns() + o->settle_ns;
+		uint64_t t0 = iogp_mono_ns();
+		uint64_t end = o->settle_ns > UINT64_MAX - t0 ? UINT64_MAX : t0 + o->settle_ns;
 		for (size_t k = 0; k < nn && iogp_mono_ns() < end; k += SETTLE_STEP)
 			iogp_model_settle(mm, SETTLE_STEP);
 		t->unsettled = iogp_model_unsettled(m);
-		iogp_model_read_unsettled(mm, t->unsettled > 0);
+		if (t->unsettled)
+			iogp_model_read_unsettled(mm, 1);
 	}
 	struct work w = { 0 };
 	int rc = work_get(t, t->scope == IOGP_NT_NODES ? nn : ns, ns, &w);
@@ -598,7 +601,7 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	free(c.cov);
 	if (!rc)
 		finish(t, w.io);
-	iogp_model_read_unsettled(mm, 0);
+	iogp_model_read_unsettled(mm, was_unsettled);
 	return rc;
 }
 

@@ -911,6 +911,7 @@ START_TEST(table_reads_unsettled)
 	ck_assert_uint_gt(quick.unsettled, 0);
 	ck_assert_uint_ge(quick.unsettled, nn - 64);
 	ck_assert_uint_eq(iogp_model_unsettled(m), quick.unsettled);   /* the rows applied none */
+	ck_assert_int_eq(iogp_model_reads_unsettled(m), 0);   /* off again after the build */
 
 	/* off again: a node's query applies its log */
 	size_t left = quick.unsettled, u = 0;
@@ -954,6 +955,19 @@ START_TEST(table_reads_unsettled)
 			                                        : exact.rows[k].v[c] == visit.rows[k].v[c],
 			              "%s column %d: %.17g vs %.17g", exact.rows[k].name, c, exact.rows[k].v[c],
 			              visit.rows[k].v[c]);
+	iogp_node_table_free(&visit);
+	/* no limit (no wrap of the clock): every log applied; and a caller's
+	 * own setting is kept across a build */
+	for (uint64_t i = RU_NODES + 1; i <= RU_NODES + 40; i++)
+		ru_source(m, i, 2);
+	ck_assert_uint_eq(iogp_model_unsettled(m), 40);
+	iogp_model_read_unsettled(m, 1);
+	o.settle_ns = UINT64_MAX;
+	ck_assert_int_eq(iogp_node_table_rebuild(&visit, m, &o), 0);
+	ck_assert_uint_eq(visit.unsettled, 0);
+	ck_assert_uint_eq(iogp_model_unsettled(m), 0);
+	ck_assert_int_eq(iogp_model_reads_unsettled(m), 1);
+	iogp_model_read_unsettled(m, 0);
 	iogp_node_table_free(&visit);
 	iogp_node_table_free(&quick);
 	iogp_node_table_free(&exact);
