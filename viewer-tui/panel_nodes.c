@@ -16,8 +16,8 @@ static const int priority[IOGP_NT_NCOLS] = {
 
 #define MARK_W 2     /* "! " worst, "> " selected */
 /* A key's frame applies the nodes' logged bins for at most this long; the
- * rest wait for the next frame, at most a second on (live at 50,000
- * sources the whole settle took 16-103 ms of a key's frame). */
+ * rest wait for the next data frame (live at 50,000 sources the whole
+ * settle took 16-103 ms of a key's frame). */
 #define KEY_SETTLE_NS 10000000ull
 #define NAME_MAX_W 28
 
@@ -43,8 +43,8 @@ int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order)
 	*order = NULL;
 	/* only where frames follow by themselves (live, or a replay that
 	 * plays): a paused view or a replay at its end would keep the key's
-	 * table (check_top_nodes at 3,000 nodes under ASan showed 2,9xx of
-	 * them "of 3000 nodes" on a replay at its end) */
+	 * partial table (check_top_nodes, 3,000 nodes under ASan, a replay at
+	 * its end: "median I/O time ... of 2,9xx nodes" stayed on screen) */
 	int moving = f->st != NULL && !(f->st->f.paused || f->st->f.at_end);
 	if (f->key && t == f->nodes && moving)
 		o.settle_ns = KEY_SETTLE_NS;

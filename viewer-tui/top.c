@@ -411,6 +411,15 @@ int main(int argc, char **argv)
 			if (left_ms < wait_ms)
 				wait_ms = left_ms > 0 ? (int)left_ms + 1 : 0;
 		}
+		/* the round over the nodes' logs before the frame (idle_work)
+		 * begins on a wake-up: one then, when nothing else comes */
+		uint64_t frame_due = frame_wanted(replay, paused, at_end, data_dirty) ? last_frame + interval : 0;
+		if (frame_due > SETTLE_LEAD_NS && settle.at + SETTLE_LEAD_NS < frame_due) {
+			uint64_t lead = frame_due - SETTLE_LEAD_NS;
+			int lead_ms = lead > now ? (int)((lead - now) / 1000000) + 1 : 0;
+			if (lead_ms < wait_ms)
+				wait_ms = lead_ms;
+		}
 		if (work)   /* findings under way: a slice each turn */
 			wait_ms = 0;
 		int tty_ready = iogp_feed_wait(input_feed(app.in), 0, wait_ms);
