@@ -5,9 +5,10 @@
  * 50,000 sources at 1 Hz (BENCH_TOP_SCALE="N,N,..", "" for none): CPU,
  * resident memory per source, and how long key 7 (the nodes panel) takes to
  * show and key 1 back from it, each pressed five times (median and worst;
- * BENCH_TOP_SMALL=0 skips the runs before). Targets at 50,000: <= 50% of a core, every key within
- * 100 ms, <= 16 KB of RSS a source once its rings and windows are full
- * (BENCH_TOP_WARM seconds after the start, default 120). */
+ * BENCH_TOP_SMALL=0 skips the runs before). Targets at 50,000: <= 50% of a
+ * core, every key within 100 ms, <= 16 KB of RSS a source once its rings
+ * and windows are full (BENCH_TOP_WARM seconds after the start, default
+ * 120). */
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>

@@ -261,7 +261,7 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 	else
 		snprintf(w, sizeof(w), "since start");
 	char pend[48] = "";
-	if (t.unsettled)   /* histogram columns a second behind, until the next frame */
+	if (t.unsettled)   /* histogram columns behind until the next data frame */
 		snprintf(pend, sizeof(pend), ", %zu settling", t.unsettled);
 	snprintf(right, sizeof(right), "%s by %s %s, %s%s", t.scope == IOGP_NT_NODES ? "nodes" : "ranks",
 	         iogp_nt_col_title(f->v->sort_col, IOGP_UNITS_CELL), f->v->sort_desc ? "desc" : "asc", w,

@@ -180,6 +180,21 @@ struct settle {
 	size_t left;    /* nodes the round has still to take */
 };
 
+/* When the next data frame is due (0: none wanted). */
+static uint64_t frame_due_at(int replay, int paused, int at_end, int data_dirty, uint64_t last_frame,
+                             uint64_t interval)
+{
+	return frame_wanted(replay, paused, at_end, data_dirty) ? last_frame + interval : 0;
+}
+
+/* When the round before the frame due at frame_due begins; 0 when one has
+ * begun for it (or no frame is due). */
+static uint64_t lead_round_at(const struct settle *st, uint64_t frame_due)
+{
+	return frame_due > SETTLE_LEAD_NS && st->at + SETTLE_LEAD_NS < frame_due ? frame_due - SETTLE_LEAD_NS
+	                                                                         : 0;
+}
+
 /* Between frames, a slice of what the next frames would otherwise wait
  * for: the findings under way (insights_work), then a round over the
  * nodes' logged bins, so that the nodes table (key 7) does not apply a few
@@ -196,9 +211,8 @@ static int idle_work(top_app *app, struct settle *st, uint64_t frame_due)
 	int w = insights_work(m, WORK_SLICE_NS);
 	if (w != 0)
 		return w;
-	int before_frame = frame_due && t0 + SETTLE_LEAD_NS >= frame_due &&
-	                   st->at + SETTLE_LEAD_NS < frame_due;   /* none begun for this frame */
-	if (st->left == 0 && (before_frame || t0 >= st->at + SETTLE_NS)) {
+	uint64_t lead = lead_round_at(st, frame_due);
+	if (st->left == 0 && ((lead && t0 >= lead) || t0 >= st->at + SETTLE_NS)) {
 		st->left = iogp_model_node_count(m);
 		st->at = t0;
 	}
@@ -397,9 +411,8 @@ int main(int argc, char **argv)
 		/* a frame is due only when one would be drawn: else the loop waits
 		 * for input or messages (it spun at 100% of a core, a frame due
 		 * ever since the last one) */
-		uint64_t due = key_dirty ? last_key + KEY_FRAME_NS :
-		               frame_wanted(replay, paused, at_end, data_dirty) ? last_frame + interval :
-		               now + 1000000000ull;
+		uint64_t frame_due = frame_due_at(replay, paused, at_end, data_dirty, last_frame, interval);
+		uint64_t due = key_dirty ? last_key + KEY_FRAME_NS : frame_due ? frame_due : now + 1000000000ull;
 		int wait_ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
 		int rdue = iogp_feed_next_due_ms(input_feed(app.in));
 		if (rdue >= 0 && rdue < wait_ms)
@@ -413,9 +426,8 @@ int main(int argc, char **argv)
 		}
 		/* the round over the nodes' logs before the frame (idle_work)
 		 * begins on a wake-up: one then, when nothing else comes */
-		uint64_t frame_due = frame_wanted(replay, paused, at_end, data_dirty) ? last_frame + interval : 0;
-		if (frame_due > SETTLE_LEAD_NS && settle.at + SETTLE_LEAD_NS < frame_due) {
-			uint64_t lead = frame_due - SETTLE_LEAD_NS;
+		uint64_t lead = lead_round_at(&settle, frame_due);
+		if (lead) {
 			int lead_ms = lead > now ? (int)((lead - now) / 1000000) + 1 : 0;
 			if (lead_ms < wait_ms)
 				wait_ms = lead_ms;
@@ -468,8 +480,8 @@ int main(int argc, char **argv)
 		}
 		/* between frames, a slice at a time: a key waits for one at most */
 		int first = insights_pending();
-		work = idle_work(&app, &settle, frame_wanted(replay, paused, at_end, data_dirty) ?
-		                                    last_frame + interval : 0);
+		work = idle_work(&app, &settle,
+		                 frame_due_at(replay, paused, at_end, data_dirty, last_frame, interval));
 		if (work == 2 && first)
 			key_dirty = 1;   /* a new selection's findings: drawn now, also when paused */
 		else if (work == 2)
