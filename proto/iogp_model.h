@@ -307,7 +307,14 @@ typedef struct iogp_access_query {
 	const iogp_sel *sel;       /* NULL: all sources */
 	uint64_t from_ns, to_ns;   /* wall-time window; 0: from the first / up to the last */
 	size_t max;                /* at most this many samples, 0 = 100,000 */
+	/* NULL, or asked before every IOGP_STOP_EVERY sources the query walks:
+	 * non-zero ends it with IOGP_ESTOPPED and nothing out (a viewer gives
+	 * up a slow refresh when a key is waiting) */
+	int (*stop)(void *arg);
+	void *stop_arg;
 } iogp_access_query;
+
+#define IOGP_STOP_EVERY 256
 
 typedef struct iogp_access_sample {
 	uint64_t wall_ns;          /* the request's wall time (its source's clock) */

@@ -1114,6 +1114,13 @@ static void source_prefetch(const iogp_model *m, const uint32_t *srcs, uint32_t 
 	}
 }
 
+/* IOGP_ESTOPPED when the query's stop hook, asked before every
+ * IOGP_STOP_EVERY sources (k counts them), says so; else 0. */
+static int stop_asked(const iogp_access_query *q, uint32_t k)
+{
+	return q->stop && k % IOGP_STOP_EVERY == 0 && q->stop(q->stop_arg) ? IOGP_ESTOPPED : 0;
+}
+
 /* The query's sources (*srcs, malloc'd: free it, also after an error)
  * and its access metric (*gm; NONE: every one); 0, or why not. */
 static int query_sources(const iogp_model *m, const iogp_access_query *q, uint32_t **srcs, uint32_t *ns,
@@ -1158,6 +1165,8 @@ static int walk_query(const iogp_model *m, const iogp_access_query *q, struct wa
 	int r = query_sources(m, q, &srcs, &ns, &gm);
 	*covered = 1;
 	for (uint32_t k = 0; k < ns && r == 0; k++) {
+		if ((r = stop_asked(q, k)) < 0)
+			break;
 		source_prefetch(m, srcs, ns, k);
 		const struct source *s = &m->src[srcs[k]];
 		uint32_t id;
@@ -1446,6 +1455,8 @@ int iogp_model_access_files(const iogp_model *m, const iogp_access_query *q, iog
 	/* per stream, each tier's estimate; the file gets the larger of its
 	 * tiers' sums; its sources are those with run buckets in the window */
 	for (uint32_t k = 0; k < ns && r == 0; k++) {
+		if ((r = stop_asked(q, k)) < 0)
+			break;
 		source_prefetch(m, srcs, ns, k);
 		const struct source *s = &m->src[srcs[k]];
 		uint32_t id;

@@ -557,6 +557,76 @@ START_TEST(late_sources_bytes)
 }
 END_TEST
 
+/* A stop hook that says stop on its call number stop_at (0: never). */
+struct stopper {
+	int calls, stop_at;
+};
+
+static int stop_on(void *arg)
+{
+	struct stopper *st = arg;
+	return ++st->calls == st->stop_at;
+}
+
+/* A query's stop hook is asked before every IOGP_STOP_EVERY sources it
+ * walks; one that never stops changes nothing, one that stops ends the
+ * query with IOGP_ESTOPPED, nothing out and nothing leaked (ASan). */
+START_TEST(stop_hook)
+{
+	enum { NS = 2 * IOGP_STOP_EVERY + 88 };   /* asked 3 times */
+	iogp_model *m = live_model(0);
+	feed_sources(m, 1, NS, 1, 3);
+	iogp_access_query q = { .metric = "posix.access" };
+	iogp_access_set plain, set;
+	iogp_access_file *pf, *af;
+	size_t npf, naf;
+	ck_assert_int_eq(iogp_model_access_query(m, &q, &plain), 0);
+	ck_assert_int_eq(iogp_model_access_files(m, &q, &pf, &npf), 0);
+	ck_assert_uint_gt(plain.n, NS);
+	ck_assert_uint_gt(npf, 0);
+
+	struct stopper never = { 0, 0 };
+	q.stop = stop_on;
+	q.stop_arg = &never;
+	ck_assert_int_eq(iogp_model_access_query(m, &q, &set), 0);
+	ck_assert_int_eq(never.calls, 3);
+	ck_assert_uint_eq(set.n, plain.n);
+	ck_assert_uint_eq(set.requests, plain.requests);
+	ck_assert(!memcmp(set.s, plain.s, set.n * sizeof(*set.s)));
+	iogp_access_set_free(&set);
+	never.calls = 0;
+	ck_assert_int_eq(iogp_model_access_files(m, &q, &af, &naf), 0);
+	ck_assert_int_eq(never.calls, 3);
+	ck_assert_uint_eq(naf, npf);
+	for (size_t i = 0; i < naf; i++) {
+		ck_assert_str_eq(af[i].path, pf[i].path);
+		ck_assert_uint_eq(af[i].requests, pf[i].requests);
+		ck_assert_uint_eq(af[i].samples, pf[i].samples);
+	}
+	free(af);
+
+	for (int at = 1; at <= 3; at++) {
+		struct stopper st = { 0, at };
+		q.stop_arg = &st;
+		ck_assert_int_eq(iogp_model_access_query(m, &q, &set), IOGP_ESTOPPED);
+		ck_assert_int_eq(st.calls, at);
+		ck_assert_ptr_null(set.s);
+		ck_assert_uint_eq(set.n, 0);
+		st.calls = 0;
+		af = (iogp_access_file *)&st;
+		naf = 7;
+		ck_assert_int_eq(iogp_model_access_files(m, &q, &af, &naf), IOGP_ESTOPPED);
+		ck_assert_int_eq(st.calls, at);
+		ck_assert_ptr_null(af);
+		ck_assert_uint_eq(naf, 0);
+	}
+	ck_assert_str_eq(iogp_strerror(IOGP_ESTOPPED), "stopped by the caller");
+	iogp_access_set_free(&plain);
+	free(pf);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
@@ -571,6 +641,7 @@ int main(void)
 		{ "many_sources_bytes", many_sources_bytes },
 		{ "late_sources_bytes", late_sources_bytes },
 		{ "no_ring_at_scale", no_ring_at_scale },
+		{ "stop_hook", stop_hook },
 	};
 	return tu_run_suite("access", cases, sizeof(cases) / sizeof(cases[0]), NULL, NULL, 120);
 }

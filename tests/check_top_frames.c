@@ -101,6 +101,26 @@ static void frame(harness *h)
 	panels_draw(&f, &a->surf, &a->layout);
 }
 
+/* A data frame whose stop hook (top.c: a key waits) is fn. */
+static void frame_stop(harness *h, int (*fn)(void *), void *arg)
+{
+	top_app *a = &h->app;
+	werase(stdscr);
+	layout_compute(&a->layout, ROWS, COLS_, a->view.zoom);
+	top_frame f;
+	top_status st;
+	app_frame(a, &f, &st);
+	f.stop = fn;
+	f.stop_arg = arg;
+	panels_draw(&f, &a->surf, &a->layout);
+}
+
+static int stop_always(void *arg)
+{
+	(*(int *)arg)++;
+	return 1;
+}
+
 static void key(harness *h, int ch)
 {
 	ck_assert_msg(keys_dispatch(&h->app, ch), "key %d does nothing", ch);
@@ -198,10 +218,47 @@ START_TEST(test_replay_again)
 }
 END_TEST
 
+/* A data frame's refresh of the access panel gives way to a waiting key:
+ * it shows what the last refresh found and counts the refresh given up;
+ * the next frame refreshes. The first refresh always ends (nothing to show
+ * else). */
+START_TEST(test_refresh_gives_way)
+{
+	static char first[ROWS * (COLS_ + 2)], shown[ROWS * (COLS_ + 2)], later[ROWS * (COLS_ + 2)];
+	harness h;
+	harness_open(&h, replay);
+	key(&h, '4');   /* the access panel zoomed */
+	key(&h, ' ');   /* paused: frames move only by keys */
+	for (int i = 0; i < 3; i++)
+		key(&h, '.');   /* into the job: its files have samples */
+	int calls = 0;
+	unsigned given_up = panel_access_stopped();
+	frame_stop(&h, stop_always, &calls);   /* the first: not given up */
+	ck_assert_int_eq(calls, 0);
+	ck_assert_uint_eq(panel_access_stopped(), given_up);
+	panel_text(&h, IOGP_PANEL_ACCESS, first, sizeof(first));
+	ck_assert_msg(strstr(first, "file 1/"), "no file shown:\n%s", first);
+	for (int i = 0; i < 3; i++)
+		key(&h, '.');   /* forward while paused: the panel must refresh */
+	frame_stop(&h, stop_always, &calls);
+	ck_assert_int_gt(calls, 0);
+	ck_assert_uint_eq(panel_access_stopped(), given_up + 1);
+	panel_text(&h, IOGP_PANEL_ACCESS, shown, sizeof(shown));
+	ck_assert_msg(!strcmp(shown, first), "given up, the panel showed\n%s\nnot\n%s", shown, first);
+	frame(&h);   /* no key waits: refreshed */
+	ck_assert_uint_eq(panel_access_stopped(), given_up + 1);
+	panel_text(&h, IOGP_PANEL_ACCESS, later, sizeof(later));
+	ck_assert_msg(strcmp(later, first), "3 s on, the access panel is the same:\n%s", later);
+	check_access_fresh(&h, ". (paused), then a frame");
+	harness_close(&h);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
 		{ "replay_again", test_replay_again },
+		{ "refresh_gives_way", test_refresh_gives_way },
 	};
 	return tu_run_suite("top_frames", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 120);
 }

@@ -77,6 +77,10 @@ static void query_of(const top_frame *f, const iogp_sel *sel, iogp_access_query 
 	q->sel = sel;
 	q->from_ns = window_start(f);
 	q->max = MAX_DOTS;
+	if (!f->key) {   /* a data frame's refresh gives way to a waiting key */
+		q->stop = f->stop;
+		q->stop_arg = f->stop_arg;
+	}
 }
 
 typedef struct pathidx {
@@ -92,8 +96,9 @@ static int cmp_pathidx(const void *a, const void *b)
 /* The layer's files by bytes moved (iogp_model_files: those with reads or
  * writes), then the files that only the samples know, by their estimated
  * bytes; *sel = the one shown (-1: none): the chosen one, else the first
- * with samples in the window. */
-static void files(const top_frame *f, alist *l, long *sel)
+ * with samples in the window. IOGP_ESTOPPED (and nothing) when the frame's
+ * stop hook ended the query, else 0. */
+static int files(const top_frame *f, alist *l, long *sel)
 {
 	memset(l, 0, sizeof(*l));
 	*sel = -1;
@@ -106,7 +111,12 @@ static void files(const top_frame *f, alist *l, long *sel)
 		nfi = 0;
 	iogp_access_query q;
 	query_of(f, &s, &q);
-	if (!q.metric || iogp_model_access_files(f->m, &q, &af, &naf) < 0)
+	int rc = q.metric ? iogp_model_access_files(f->m, &q, &af, &naf) : 0;
+	if (rc == IOGP_ESTOPPED) {
+		iogp_model_files_free(fi);
+		return rc;
+	}
+	if (rc < 0)
 		naf = 0;
 	l->f = calloc(nfi + naf + 1, sizeof(*l->f));
 	pathidx *known = calloc(nfi + 1, sizeof(*known));
@@ -115,7 +125,7 @@ static void files(const top_frame *f, alist *l, long *sel)
 		iogp_model_files_free(fi);
 		free(af);
 		alist_free(l);
-		return;
+		return 0;
 	}
 	for (size_t i = 0; i < nfi; i++) {
 		const iogp_file_info *e = &fi[i];
@@ -138,12 +148,12 @@ static void files(const top_frame *f, alist *l, long *sel)
 			l->f[l->n++] = (afile){ a->path, a->bytes, a->sources, a->first_source, a->samples, 0, 0 };
 	}
 	free(known);
-	int rc = own_paths(l);
+	rc = own_paths(l);
 	iogp_model_files_free(fi);
 	free(af);
 	if (rc < 0) {
 		alist_free(l);
-		return;
+		return 0;
 	}
 	for (size_t i = 0; i < l->n && f->v->file_path[0]; i++)
 		if (!strcmp(l->f[i].path, f->v->file_path))
@@ -153,6 +163,7 @@ static void files(const top_frame *f, alist *l, long *sel)
 			*sel = (long)i;
 	if (*sel < 0 && l->n)
 		*sel = 0;
+	return 0;
 }
 
 void panel_access_cycle(const top_frame *f, int dir)
@@ -229,6 +240,7 @@ static struct acache {
 } ac;
 
 static uint64_t hold_ns;
+static unsigned stopped;   /* refreshes given up for a key (panel_access_stopped) */
 
 void panel_access_hold(uint64_t ns)
 {
@@ -247,13 +259,27 @@ static const struct acache *cached(const top_frame *f)
 	    ac.serial == iogp_model_serial(f->m) &&
 	    (f->now_ns == ac.now_ns || (moving && f->now_ns > ac.now_ns)))
 		return &ac;
+	/* a data frame's refresh gives way to a waiting key (top_frame.stop):
+	 * the frame shows what the last refresh found, the key's frame comes
+	 * at once and the next data frame tries again; the first always ends */
+	top_frame g = *f;
+	if (!ac.valid)
+		g.stop = NULL;
+	struct acache n;
+	memset(&n, 0, sizeof(n));
+	int rc = files(&g, &n.l, &n.sel);
+	if (rc == 0)
+		rc = n.rc = n.sel >= 0 ? samples_of(&g, &n.l.f[n.sel], &n.set) : IOGP_ENOTFOUND;
+	if (rc == IOGP_ESTOPPED) {
+		alist_free(&n.l);
+		stopped++;
+		return &ac;
+	}
 	if (ac.valid) {
 		alist_free(&ac.l);
 		iogp_access_set_free(&ac.set);
 	}
-	memset(&ac, 0, sizeof(ac));
-	files(f, &ac.l, &ac.sel);
-	ac.rc = ac.sel >= 0 ? samples_of(f, &ac.l.f[ac.sel], &ac.set) : IOGP_ENOTFOUND;
+	ac = n;
 	ac.valid = 1;
 	ac.serial = iogp_model_serial(f->m);
 	ac.now_ns = f->now_ns;
@@ -261,6 +287,11 @@ static const struct acache *cached(const top_frame *f)
 	ac.due_ns = iogp_mono_ns() + (keep > hold_ns ? keep : hold_ns);
 	snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
 	return &ac;
+}
+
+unsigned panel_access_stopped(void)
+{
+	return stopped;
 }
 
 /* "1,563,000" */

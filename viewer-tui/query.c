@@ -64,6 +64,8 @@ void app_frame(top_app *app, top_frame *f, top_status *st)
 	f->nodes = &app->nodes;
 	f->rates = &app->rates;
 	f->key = 0;
+	f->stop = NULL;   /* only top.c's data frames give way to keys */
+	f->stop_arg = NULL;
 }
 
 void frame_sel(const top_frame *f, iogp_sel *sel)

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,14 @@ static void draw_message(top_surf *s, const top_view *v, uint64_t mono, int rows
 	}
 }
 
+/* A key waits on the terminal (top_frame.stop of a data frame). */
+static int key_waiting(void *arg)
+{
+	(void)arg;
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+	return poll(&p, 1, 0) > 0;
+}
+
 static void draw_all(top_app *app, int key)
 {
 	top_surf *s = &app->surf;
@@ -154,6 +163,8 @@ static void draw_all(top_app *app, int key)
 	top_status st;
 	app_frame(app, &f, &st);
 	f.key = key;
+	if (!key)
+		f.stop = key_waiting;
 	if (app->layout.too_small) {
 		draw_too_small(s, &app->layout, LINES, COLS);
 		return;

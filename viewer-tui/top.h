@@ -168,6 +168,9 @@ typedef struct top_frame {
 	top_rates_mem *rates;   /* the rates panel's (NULL: its own) */
 	int key;                /* drawn for a key: what is only due by time (a slow
 	                         * panel's refresh) waits for the next frame */
+	int (*stop)(void *arg); /* NULL, or non-zero when a key waits: a data frame's
+	                         * slow refresh gives up and keeps what it showed */
+	void *stop_arg;
 } top_frame;
 
 /* Panel metric m (a POSIX name, as the catalog has it) in the view's
@@ -242,6 +245,8 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r);
 /* Tests: keep what the panel computed at least ns (0: as costly as it was),
  * as on a job whose files take long to list. */
 void panel_access_hold(uint64_t ns);
+/* How many refreshes data frames gave up for a waiting key (top_frame.stop). */
+unsigned panel_access_stopped(void);
 /* The selected file's samples in the window as CSV (time_s,op,offset,size). */
 int panel_access_csv(const top_frame *f, FILE *out, char *path, size_t pathlen);
 /* Choose the next (dir 1) or previous (-1) file by path; past the ends the
