@@ -46,6 +46,11 @@ typedef struct iogp_nt_opts {
 	                       * applied first (iogp_model_settle), exact; else for at
 	                       * most this long, the longest-waiting first, and the rows
 	                       * read the sums as they stand (t->unsettled) */
+	int (*stop)(void *arg); /* NULL, or asked between steps of the settle and of
+	                       * the rows: non-zero ends the build with IOGP_ESTOPPED
+	                       * and t's rows undefined (a viewer's data frame gives
+	                       * way to a key and shows the table it had) */
+	void *stop_arg;
 } iogp_nt_opts;
 
 typedef struct iogp_nt_row {
@@ -103,7 +108,7 @@ typedef struct iogp_node_table {
  * viewers' rate set holds them: iogp_layer_rate_set; NAN when the model
  * keeps no rate of them or its ring does not reach back over the window);
  * p99: the member's last relay interval (a node: NAN); p50 and QD p99:
- * NAN. Returns 0, IOGP_ENOMEM. */
+ * NAN. Returns 0, IOGP_ENOMEM, IOGP_ESTOPPED (o->stop). */
 int iogp_node_table_build(iogp_node_table *t, const iogp_model *m, const iogp_nt_opts *o);
 /* The same into t from an earlier build (or zeroed), its memory reused: a
  * viewer that builds a table each frame allocates nothing once it has

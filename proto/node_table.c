@@ -53,6 +53,7 @@ int iogp_nt_col_desc(int col)
 /* ---- building ---- */
 
 #define SETTLE_STEP 64   /* nodes settled between looks at the clock (settle_ns) */
+#define STOP_ROWS 64     /* rows between asks of the stop hook */
 
 /* What one query brings: a count (requests, bytes) or a histogram's. */
 typedef struct ctx {
@@ -514,7 +515,17 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	 * as across any query that applies a log. */
 	iogp_model *mm = (iogp_model *)(uintptr_t)m;
 	int was_unsettled = iogp_model_reads_unsettled(m);   /* the caller's, kept */
-	if (t->scope == IOGP_NT_NODES && !(o && o->settle_ns)) {
+	int (*stop)(void *) = o ? o->stop : NULL;
+	void *stop_arg = o ? o->stop_arg : NULL;
+	if (t->scope == IOGP_NT_NODES && !(o && o->settle_ns) && stop) {
+		/* settled in steps, asking between them: what a step applied
+		 * stays applied (the answers do not change) */
+		for (size_t k = 0; k < nn; k += SETTLE_STEP) {
+			if (stop(stop_arg))
+				return IOGP_ESTOPPED;
+			iogp_model_settle(mm, SETTLE_STEP);
+		}
+	} else if (t->scope == IOGP_NT_NODES && !(o && o->settle_ns)) {
 		iogp_model_settle(mm, nn);
 	} else if (t->scope == IOGP_NT_NODES) {
 		/* a frame that must not wait (a key's, at thousands of nodes):
@@ -580,6 +591,10 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 		}
 	}
 	for (size_t i = 0; i < t->n && !rc; i++) {
+		if (stop && i % STOP_ROWS == 0 && stop(stop_arg)) {
+			rc = IOGP_ESTOPPED;
+			break;
+		}
 		iogp_nt_row *r = &t->rows[i];
 		iogp_sel sel = t->scope == IOGP_NT_NODES ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = r->node }
 		                                        : (iogp_sel){ .kind = IOGP_SEL_SOURCE, .source = r->source };

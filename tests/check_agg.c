@@ -975,6 +975,85 @@ START_TEST(table_reads_unsettled)
 }
 END_TEST
 
+/* Says stop on its call number at (0: never), counting its calls. */
+struct nt_stopper {
+	int calls, at;
+};
+
+static int nt_stop(void *arg)
+{
+	struct nt_stopper *st = arg;
+	return ++st->calls == st->at;
+}
+
+static void rows_equal(const iogp_node_table *a, const iogp_node_table *b)
+{
+	ck_assert_uint_eq(a->n, b->n);
+	for (size_t k = 0; k < a->n; k++) {
+		ck_assert_str_eq(a->rows[k].name, b->rows[k].name);
+		for (int c = IOGP_NT_READ_BPS; c < IOGP_NT_NCOLS; c++)
+			ck_assert_msg(isnan(a->rows[k].v[c]) ? isnan(b->rows[k].v[c]) : a->rows[k].v[c] == b->rows[k].v[c],
+			              "%s column %d: %.17g vs %.17g", a->rows[k].name, c, a->rows[k].v[c],
+			              b->rows[k].v[c]);
+	}
+	ck_assert_uint_eq(a->unsettled, b->unsettled);
+}
+
+/* A nodes table's stop hook (a viewer's data frame giving way to a key) is
+ * asked between the settle's steps and every 64 rows: never stopping, the
+ * table is the one built without it; stopping in the settle or in the rows
+ * ends the build with IOGP_ESTOPPED, what the settle applied stays applied
+ * (the answers do not change), and the next build is exact. */
+START_TEST(table_stops)
+{
+	iogp_model *m = live_model(1u << 20);
+	iogp__model_agg_late(m, 1);
+	for (uint64_t i = 1; i <= RU_NODES; i++)
+		ru_source(m, i, 3);
+	iogp_model_tick(m, WALL0 + 4 * SLOT_NS);
+	size_t nn = iogp_model_node_count(m);
+	int steps = (int)((nn + 63) / 64);   /* settle steps, then as many row steps */
+	iogp_nt_opts o = { .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX };
+	iogp_node_table want = { 0 }, t = { 0 };
+	struct nt_stopper never = { 0, 0 };
+	o.stop = nt_stop;
+	o.stop_arg = &never;
+	ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &o), 0);
+	ck_assert_int_eq(never.calls, 2 * steps);
+	o.stop = NULL;
+	ck_assert_int_eq(iogp_node_table_build(&want, m, &o), 0);
+	rows_equal(&t, &want);
+	for (uint64_t i = RU_NODES + 1; i <= RU_NODES + 100; i++)   /* more nodes, with logs */
+		ru_source(m, i, 2);
+	size_t logged = iogp_model_unsettled(m);
+	ck_assert_uint_eq(logged, 100);
+	nn = iogp_model_node_count(m);
+	steps = (int)((nn + 63) / 64);
+	for (int at = 1; at <= 2 * steps; at += steps - 1) {   /* the first step, the settle's last, a row step */
+		struct nt_stopper st = { 0, at };
+		o.stop = nt_stop;
+		o.stop_arg = &st;
+		ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &o), IOGP_ESTOPPED);
+		ck_assert_int_eq(st.calls, at);
+		size_t left = iogp_model_unsettled(m);
+		ck_assert_uint_le(left, logged);
+		if (at == 1)
+			ck_assert_uint_eq(left, logged);   /* stopped before any step */
+		if (at > steps)
+			ck_assert_uint_eq(left, 0);        /* in the rows: all settled */
+	}
+	o.stop = NULL;
+	ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &o), 0);
+	ck_assert_int_eq(iogp_node_table_rebuild(&want, m, &o), 0);
+	rows_equal(&t, &want);
+	ck_assert_uint_eq(t.n, RU_NODES + 100);
+	ck_assert_int_eq(iogp_model_reads_unsettled(m), 0);
+	iogp_node_table_free(&t);
+	iogp_node_table_free(&want);
+	iogp_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agg");
@@ -987,6 +1066,7 @@ int main(void)
 	tcase_add_test(tc, late_keeps_ring_order);
 	tcase_add_test(tc, many_metrics_settle);
 	tcase_add_test(tc, table_reads_unsettled);
+	tcase_add_test(tc, table_stops);
 	tcase_add_test(tc, node_window_outlives_source_rings);
 	tcase_add_test(tc, node_windows_within_total);
 	tcase_add_test(tc, windows_one_total);

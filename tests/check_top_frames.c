@@ -79,6 +79,7 @@ static void harness_close(harness *h)
 	input_close(h->app.in);
 	iogp_heat_free(h->app.heat);
 	iogp_node_table_free(&h->app.nodes);
+	iogp_node_table_free(&h->app.nodes_next);
 	rates_mem_free(&h->app.rates);
 	endwin();
 	delscreen(h->scr);
@@ -254,11 +255,52 @@ START_TEST(test_refresh_gives_way)
 }
 END_TEST
 
+/* The same for the nodes panel: a data frame builds its table aside and,
+ * a key waiting, shows the last frame's; the next frame swaps in a new one. */
+START_TEST(test_nodes_give_way)
+{
+	static char first[ROWS * (COLS_ + 2)], shown[ROWS * (COLS_ + 2)], later[ROWS * (COLS_ + 2)];
+	harness h;
+	harness_open(&h, replay);
+	key(&h, '7');   /* the nodes panel zoomed */
+	ck_assert_int_eq(h.app.view.zoom, IOGP_PANEL_NODES);
+	key(&h, ' ');
+	for (int i = 0; i < 3; i++)
+		key(&h, '.');
+	int calls = 0;
+	unsigned given_up = panel_nodes_stopped();
+	frame_stop(&h, stop_always, &calls);   /* nothing built yet: not given up */
+	ck_assert_int_eq(calls, 0);
+	panel_text(&h, IOGP_PANEL_NODES, first, sizeof(first));
+	ck_assert_msg(strstr(first, "median I/O time"), "no table:\n%s", first);
+	for (int i = 0; i < 3; i++)
+		key(&h, '.');
+	frame_stop(&h, stop_always, &calls);
+	ck_assert_int_gt(calls, 0);
+	ck_assert_uint_eq(panel_nodes_stopped(), given_up + 1);
+	panel_text(&h, IOGP_PANEL_NODES, shown, sizeof(shown));
+	ck_assert_msg(!strcmp(shown, first), "given up, the panel showed\n%s\nnot\n%s", shown, first);
+	frame(&h);
+	panel_text(&h, IOGP_PANEL_NODES, later, sizeof(later));
+	ck_assert_msg(strcmp(later, first), "3 s on, the nodes panel is the same:\n%s", later);
+	ck_assert_uint_eq(panel_nodes_stopped(), given_up + 1);
+	/* what a frame that builds in place (a key's) shows is the same */
+	static char again[ROWS * (COLS_ + 2)];
+	key(&h, 'z');
+	key(&h, '7');
+	frame(&h);
+	panel_text(&h, IOGP_PANEL_NODES, again, sizeof(again));
+	ck_assert_msg(!strcmp(again, later), "swapped in\n%s\nbuilt in place\n%s", later, again);
+	harness_close(&h);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
 		{ "replay_again", test_replay_again },
 		{ "refresh_gives_way", test_refresh_gives_way },
+		{ "nodes_give_way", test_nodes_give_way },
 	};
 	return tu_run_suite("top_frames", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 120);
 }

@@ -62,6 +62,7 @@ void app_frame(top_app *app, top_frame *f, top_status *st)
 	f->mono_ns = iogp_mono_ns();
 	f->heat = app->heat;
 	f->nodes = &app->nodes;
+	f->nodes_next = &app->nodes_next;
 	f->rates = &app->rates;
 	f->key = 0;
 	f->stop = NULL;   /* only top.c's data frames give way to keys */

@@ -508,6 +508,7 @@ int main(int argc, char **argv)
 	input_close(app.in);
 	iogp_heat_free(app.heat);
 	iogp_node_table_free(&app.nodes);
+	iogp_node_table_free(&app.nodes_next);
 	rates_mem_free(&app.rates);
 	if (rec[0])
 		fprintf(stderr, "iogram-top: recorded to %s\n", rec);

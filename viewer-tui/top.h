@@ -165,6 +165,7 @@ typedef struct top_frame {
 	iogp_heat *heat;        /* per-node latency over time (the p99 heatmap) */
 	iogp_node_table *nodes; /* the nodes table's memory, kept between frames
 	                         * (NULL: the panel builds its own) */
+	iogp_node_table *nodes_next; /* where a data frame that may give way builds */
 	top_rates_mem *rates;   /* the rates panel's (NULL: its own) */
 	int key;                /* drawn for a key: what is only due by time (a slow
 	                         * panel's refresh) waits for the next frame */
@@ -300,6 +301,8 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r);
 /* The table as the panel shows it (rows of the selection, the view's window
  * and layer) and its order (malloc'd, t->n entries; NULL on error). */
 int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order);
+/* How many builds data frames gave up for a waiting key (top_frame.stop). */
+unsigned panel_nodes_stopped(void);
 
 /* ---- panel_header.c ---- */
 void panel_header_draw(const top_frame *f, top_surf *s, top_rect r);
@@ -332,6 +335,8 @@ struct top_app {
 	top_surf surf;
 	iogp_heat *heat;           /* kept between frames */
 	iogp_node_table nodes;     /* zeroed at start; freed at exit */
+	iogp_node_table nodes_next;  /* the same: a data frame's build, swapped in
+	                             * when it ends (given way to a key: nodes stays) */
 	top_rates_mem rates;       /* the same */
 };
 /* The frame panels would draw now (st receives the input status). */
