@@ -682,7 +682,7 @@ int iogp_hist_add_bins(iogp_hist *h, const iogp_bin *bins, size_t n)
 		return IOGP_EINVAL;
 	if (h->n == 0) {
 		/* into an empty histogram (a query's copy of a sum): the bins as
-		 * they are, in one pass (the merge below takes four) */
+		 * they are, in one more pass (the merge below takes three) */
 		if ((rc = hist_reserve(h, nz)) < 0)
 			return rc;
 		for (j = first; j <= last; j++)

@@ -24,7 +24,7 @@
 	X(EEOF, -11, "end of data")                             /* not an error for iterators */ \
 	X(ESCHEME, -12, "histogram bin schemes differ") \
 	X(EUNKNOWN, -13, "message from an unknown source or metric") \
-	X(ESTOPPED, -14, "stopped by the caller")                /* a query's stop hook said so */
+	X(ESTOPPED, -14, "stopped by the caller")               /* a query's stop hook said so */
 
 enum {
 #define IOGP_X_ERR(name, code, text) IOGP_##name = code,

@@ -46,8 +46,9 @@ typedef struct iogp_nt_opts {
 	                       * applied first (iogp_model_settle), exact; else for at
 	                       * most this long, the longest-waiting first, and the rows
 	                       * read the sums as they stand (t->unsettled) */
-	int (*stop)(void *arg); /* NULL, or asked between steps of the settle and of
-	                       * the rows: non-zero ends the build with IOGP_ESTOPPED
+	int (*stop)(void *arg); /* NULL, or asked between the exact settle's steps
+	                       * (settle_ns 0) and every 64 rows: non-zero ends the
+	                       * build with IOGP_ESTOPPED
 	                       * and t's rows undefined (a viewer's data frame gives
 	                       * way to a key and shows the table it had) */
 	void *stop_arg;

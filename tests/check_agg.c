@@ -1042,11 +1042,29 @@ START_TEST(table_stops)
 		if (at > steps)
 			ck_assert_uint_eq(left, 0);        /* in the rows: all settled */
 	}
+	/* a key's quick table (settle_ns) stopped in its rows: the caller's
+	 * own reading of unsettled sums is what it was, either way */
+	for (uint64_t i = RU_NODES + 101; i <= RU_NODES + 120; i++)
+		ru_source(m, i, 2);
+	ck_assert_uint_gt(iogp_model_unsettled(m), 0);
+	for (int own = 0; own < 2; own++) {
+		struct nt_stopper st = { 0, 2 };   /* no settle asks: the second row step */
+		iogp_model_read_unsettled(m, own);
+		o.settle_ns = 1;
+		o.stop = nt_stop;
+		o.stop_arg = &st;
+		ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &o), IOGP_ESTOPPED);
+		ck_assert_int_eq(st.calls, 2);
+		ck_assert_int_eq(iogp_model_reads_unsettled(m), own);
+	}
+	iogp_model_read_unsettled(m, 0);
+	o.settle_ns = 0;
 	o.stop = NULL;
 	ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &o), 0);
 	ck_assert_int_eq(iogp_node_table_rebuild(&want, m, &o), 0);
 	rows_equal(&t, &want);
-	ck_assert_uint_eq(t.n, RU_NODES + 100);
+	ck_assert_uint_eq(t.n, RU_NODES + 120);
+	ck_assert_uint_eq(t.unsettled, 0);
 	ck_assert_int_eq(iogp_model_reads_unsettled(m), 0);
 	iogp_node_table_free(&t);
 	iogp_node_table_free(&want);

@@ -261,9 +261,10 @@ static const struct acache *cached(const top_frame *f)
 		return &ac;
 	/* a data frame's refresh gives way to a waiting key (top_frame.stop):
 	 * the frame shows what the last refresh found, the key's frame comes
-	 * at once and the next data frame tries again; the first always ends */
+	 * at once and the next data frame tries again; a refresh with nothing of
+	 * its view and model to show instead always ends */
 	top_frame g = *f;
-	if (!ac.valid)
+	if (!ac.valid || strcmp(sig, ac.sig) || ac.serial != iogp_model_serial(f->m))
 		g.stop = NULL;
 	struct acache n;
 	memset(&n, 0, sizeof(n));

@@ -22,6 +22,12 @@ static const int priority[IOGP_NT_NCOLS] = {
 #define NAME_MAX_W 28
 
 static unsigned nodes_stopped;   /* builds given up for a key (panel_nodes_stopped) */
+/* What the frames' own table (top_frame.nodes) holds: a whole build, and
+ * of which node's ranks ("" every node's), as a stopped build shows it. */
+static struct {
+	int whole;
+	char node[128];
+} held;
 
 unsigned panel_nodes_stopped(void)
 {
@@ -60,8 +66,10 @@ int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order)
 	 * of these rows (the key's frame comes at once; live at 50,000 sources
 	 * such a build, its settle and 3,125 rows, took 40-80 ms) */
 	int rc;
-	if (t == f->nodes && f->nodes_next && f->stop && !f->key && t->rows && t->scope == o.scope &&
-	    t->layer == o.layer && t->window_s == (o.window_s > 0 ? o.window_s : 0)) {
+	if (t == f->nodes && f->nodes_next && f->stop && !f->key && held.whole && t->rows &&
+	    t->scope == o.scope &&
+	    t->layer == o.layer && t->window_s == (o.window_s > 0 ? o.window_s : 0) &&
+	    !strcmp(held.node, node)) {
 		o.stop = f->stop;
 		o.stop_arg = f->stop_arg;
 		rc = iogp_node_table_rebuild(f->nodes_next, f->m, &o);
@@ -76,6 +84,10 @@ int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order)
 	} else {
 		/* the frame's own table: its memory reused (a fresh one for a snapshot) */
 		rc = t == f->nodes ? iogp_node_table_rebuild(t, f->m, &o) : iogp_node_table_build(t, f->m, &o);
+		if (t == f->nodes) {
+			held.whole = rc == 0;
+			snprintf(held.node, sizeof(held.node), "%s", node);
+		}
 	}
 	if (rc < 0)
 		return rc;

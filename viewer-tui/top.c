@@ -152,8 +152,13 @@ static int key_waiting(void *arg)
 	return poll(&p, 1, 0) > 0;
 }
 
-static void draw_all(top_app *app, int key)
+/* Draw a frame (key: for a key, else a data frame, whose slow refreshes
+ * give way to a waiting key). Returns 1 when one gave way: what it shows is
+ * older than the data, so a frame is still owed (else, paused or at a
+ * replay's end, a byte that is no key would leave it so). */
+static int draw_all(top_app *app, int key)
 {
+	unsigned given_up = panel_access_stopped() + panel_nodes_stopped();
 	top_surf *s = &app->surf;
 	s->rows = LINES;
 	s->cols = COLS;
@@ -167,12 +172,13 @@ static void draw_all(top_app *app, int key)
 		f.stop = key_waiting;
 	if (app->layout.too_small) {
 		draw_too_small(s, &app->layout, LINES, COLS);
-		return;
+		return 0;
 	}
 	panels_draw(&f, s, &app->layout);
 	draw_message(s, &app->view, f.mono_ns, LINES, COLS);
 	if (app->view.help)
 		keys_draw_help(s, LINES, COLS, st.mode);
+	return panel_access_stopped() + panel_nodes_stopped() != given_up;
 }
 
 /* Whether a data frame is wanted: new data, or time that moves (not a
@@ -483,9 +489,9 @@ int main(int argc, char **argv)
 			}
 			last_frame = last_key = now;
 		} else if (frame_wanted(replay, paused, at_end, data_dirty) && now >= last_frame + interval) {
-			draw_all(&app, 0);
+			int owed = draw_all(&app, 0);
 			wnoutrefresh(stdscr);
-			if (present(&pace))
+			if (present(&pace) && !owed)
 				data_dirty = 0;
 			last_frame = now;
 		}
