@@ -888,6 +888,17 @@ static void ru_source(iogp_model *m, uint64_t id, int rounds)
 	}
 }
 
+/* RU_NODES nodes of one source each, their histogram bins logged. */
+static iogp_model *ru_model(void)
+{
+	iogp_model *m = live_model(1u << 20);
+	iogp__model_agg_late(m, 1);
+	for (uint64_t i = 1; i <= RU_NODES; i++)
+		ru_source(m, i, 3);
+	iogp_model_tick(m, WALL0 + 4 * SLOT_NS);
+	return m;
+}
+
 /* A nodes table given a moment to settle (settle_ns, a key's frame in
  * iogram-top) applies what fits and reads the other nodes' sums as they
  * stand: it says how many (unsettled), their latency columns lack the
@@ -895,11 +906,7 @@ static void ru_source(iogp_model *m, uint64_t id, int rounds)
  * and queries are exact again after it. */
 START_TEST(table_reads_unsettled)
 {
-	iogp_model *m = live_model(1u << 20);
-	iogp__model_agg_late(m, 1);
-	for (uint64_t i = 1; i <= RU_NODES; i++)
-		ru_source(m, i, 3);
-	iogp_model_tick(m, WALL0 + 4 * SLOT_NS);
+	iogp_model *m = ru_model();
 	size_t nn = iogp_model_node_count(m);
 	ck_assert_uint_eq(nn, RU_NODES);
 	ck_assert_uint_eq(iogp_model_unsettled(m), nn);   /* every node has logged bins */
@@ -1006,11 +1013,7 @@ static void rows_equal(const iogp_node_table *a, const iogp_node_table *b)
  * (the answers do not change), and the next build is exact. */
 START_TEST(table_stops)
 {
-	iogp_model *m = live_model(1u << 20);
-	iogp__model_agg_late(m, 1);
-	for (uint64_t i = 1; i <= RU_NODES; i++)
-		ru_source(m, i, 3);
-	iogp_model_tick(m, WALL0 + 4 * SLOT_NS);
+	iogp_model *m = ru_model();
 	size_t nn = iogp_model_node_count(m);
 	int steps = (int)((nn + 63) / 64);   /* settle steps, then as many row steps */
 	iogp_nt_opts o = { .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX };

@@ -87,8 +87,9 @@ static void harness_close(harness *h)
 	fclose(h->in);
 }
 
-/* A frame as top.c's draw_all draws it (without the message and help). */
-static void frame(harness *h)
+/* A data frame as top.c's draw_all draws it (without the message and
+ * help), its stop hook (top.c: a key waits) fn (NULL: none). */
+static void frame_stop(harness *h, int (*fn)(void *), void *arg)
 {
 	top_app *a = &h->app;
 	a->surf.rows = ROWS;
@@ -99,21 +100,14 @@ static void frame(harness *h)
 	top_frame f;
 	top_status st;
 	app_frame(a, &f, &st);
-	panels_draw(&f, &a->surf, &a->layout);
-}
-
-/* A data frame whose stop hook (top.c: a key waits) is fn. */
-static void frame_stop(harness *h, int (*fn)(void *), void *arg)
-{
-	top_app *a = &h->app;
-	werase(stdscr);
-	layout_compute(&a->layout, ROWS, COLS_, a->view.zoom);
-	top_frame f;
-	top_status st;
-	app_frame(a, &f, &st);
 	f.stop = fn;
 	f.stop_arg = arg;
 	panels_draw(&f, &a->surf, &a->layout);
+}
+
+static void frame(harness *h)
+{
+	frame_stop(h, NULL, NULL);
 }
 
 static int stop_always(void *arg)
