@@ -323,12 +323,56 @@ START_TEST(test_nodes_give_way)
 }
 END_TEST
 
+/* f and F choose among the files the panel shows: neither the key nor its
+ * frame gathers the list again (at 50,000 sources 25-30 ms each), and what
+ * the frame shows is what a fresh computation shows. Once the time shown
+ * moved (paused, a seek), the list is gathered again. */
+START_TEST(test_file_keys_keep_list)
+{
+	static char text[ROWS * (COLS_ + 2)];
+	harness h;
+	harness_open(&h, replay);
+	panel_access_hold(60000000000ull);   /* kept as at 50,000 sources: frames come within */
+	key(&h, '4');
+	key(&h, ' ');
+	key(&h, '.');
+	frame(&h);
+	unsigned n0 = panel_access_lists();
+	panel_text(&h, IOGP_PANEL_ACCESS, text, sizeof(text));
+	ck_assert_msg(strstr(text, "busiest file 1/2"), "not the busiest of two:\n%s", text);
+	key(&h, 'f');   /* the first, chosen */
+	frame(&h);
+	key(&h, 'f');   /* the second */
+	frame(&h);
+	ck_assert_uint_eq(panel_access_lists(), n0);
+	panel_text(&h, IOGP_PANEL_ACCESS, text, sizeof(text));
+	ck_assert_msg(strstr(text, "file 2/2") && !strstr(text, "busiest"), "f f:\n%s", text);
+	check_access_fresh(&h, "f f");
+	unsigned n1 = panel_access_lists();
+	key(&h, 'F');
+	frame(&h);
+	ck_assert_uint_eq(panel_access_lists(), n1);
+	panel_text(&h, IOGP_PANEL_ACCESS, text, sizeof(text));
+	ck_assert_msg(strstr(text, "file 1/2"), "F:\n%s", text);
+	check_access_fresh(&h, "f f F");
+	n1 = panel_access_lists();
+	key(&h, '.');   /* time moved: the list shown is of before */
+	key(&h, 'f');
+	ck_assert_uint_eq(panel_access_lists(), n1 + 1);
+	frame(&h);
+	check_access_fresh(&h, ". f");
+	panel_access_hold(0);
+	harness_close(&h);
+}
+END_TEST
+
 int main(void)
 {
 	const tu_case cases[] = {
 		{ "replay_again", test_replay_again },
 		{ "refresh_gives_way", test_refresh_gives_way },
 		{ "nodes_give_way", test_nodes_give_way },
+		{ "file_keys_keep_list", test_file_keys_keep_list },
 	};
 	return tu_run_suite("top_frames", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 120);
 }

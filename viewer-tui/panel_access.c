@@ -93,6 +93,21 @@ static int cmp_pathidx(const void *a, const void *b)
 	return strcmp(((const pathidx *)a)->path, ((const pathidx *)b)->path);
 }
 
+static unsigned lists;   /* file lists gathered (panel_access_lists) */
+
+/* The one shown of l: the file path names ("": auto, the busiest with
+ * samples in the window), else the first; -1 when l is empty. */
+static long pick_file(const alist *l, const char *path)
+{
+	for (size_t i = 0; i < l->n && path[0]; i++)
+		if (!strcmp(l->f[i].path, path))
+			return (long)i;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->f[i].samples)
+			return (long)i;
+	return l->n ? 0 : -1;
+}
+
 /* The layer's files by bytes moved (iogp_model_files: those with reads or
  * writes), then the files that only the samples know, by their estimated
  * bytes; *sel = the one shown (-1: none): the chosen one, else the first
@@ -155,22 +170,23 @@ static int files(const top_frame *f, alist *l, long *sel)
 		alist_free(l);
 		return 0;
 	}
-	for (size_t i = 0; i < l->n && f->v->file_path[0]; i++)
-		if (!strcmp(l->f[i].path, f->v->file_path))
-			*sel = (long)i;
-	for (size_t i = 0; i < l->n && *sel < 0; i++)   /* auto: the busiest with samples */
-		if (l->f[i].samples)
-			*sel = (long)i;
-	if (*sel < 0 && l->n)
-		*sel = 0;
+	lists++;
+	*sel = pick_file(l, f->v->file_path);
 	return 0;
 }
 
+/* What the panel shows now, when its file list stands for the frame's
+ * view, model and time (whichever file is chosen); NULL if not. */
+static const alist *list_shown(const top_frame *f);
+
 void panel_access_cycle(const top_frame *f, int dir)
 {
-	alist l;
+	alist own = { 0 }, l;
 	long sel;
-	files(f, &l, &sel);
+	const alist *shown = list_shown(f);   /* the order on screen: no second gathering */
+	if (!shown)
+		files(f, &own, &sel);
+	l = shown ? *shown : own;
 	if (l.n == 0) {
 		f->v->file_path[0] = '\0';
 	} else {
@@ -186,7 +202,7 @@ void panel_access_cycle(const top_frame *f, int dir)
 		else
 			snprintf(f->v->file_path, sizeof(f->v->file_path), "%s", l.f[cur].path);
 	}
-	alist_free(&l);
+	alist_free(&own);
 }
 
 /* The samples of file path in the window. */
@@ -237,6 +253,7 @@ static struct acache {
 	uint64_t now_ns;
 	uint64_t due_ns;
 	char sig[sizeof(((top_view *)0)->file_path) + sizeof(((top_view *)0)->sel_node) + 128];
+	char vsig[sizeof(((top_view *)0)->sel_node) + 128];   /* sig but the file */
 } ac;
 
 static uint64_t hold_ns;
@@ -247,18 +264,52 @@ void panel_access_hold(uint64_t ns)
 	hold_ns = ns;
 }
 
+/* What the panel shows: its view (but the file) as text. */
+static void view_sig(const top_frame *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d|%d|%s|%" PRIu64 "|%.3f", f->v->layer, (int)f->v->sel, f->v->sel_node,
+	         f->v->sel_source, view_window(f->v));
+}
+
+/* Whether the cache's file list stands for the frame's view (but the
+ * file), model and time: the same time, or later while time moves (paused,
+ * no frame comes by itself: one after a seek must show it). */
+static int list_stands(const top_frame *f)
+{
+	char vsig[sizeof(ac.vsig)];
+	view_sig(f, vsig, sizeof(vsig));
+	int moving = f->st == NULL || !(f->st->f.paused || f->st->f.at_end);
+	return ac.valid && !strcmp(vsig, ac.vsig) && ac.serial == iogp_model_serial(f->m) &&
+	       (f->now_ns == ac.now_ns || (moving && f->now_ns > ac.now_ns));
+}
+
+static const alist *list_shown(const top_frame *f)
+{
+	return list_stands(f) ? &ac.l : NULL;
+}
+
 static const struct acache *cached(const top_frame *f)
 {
 	char sig[sizeof(ac.sig)];
-	snprintf(sig, sizeof(sig), "%d|%d|%s|%" PRIu64 "|%.3f|%s", f->v->layer, (int)f->v->sel,
-	         f->v->sel_node, f->v->sel_source, view_window(f->v), f->v->file_path);
+	view_sig(f, sig, sizeof(sig));
+	size_t vl = strlen(sig);
+	snprintf(sig + vl, sizeof(sig) - vl, "|%s", f->v->file_path);
 	uint64_t t0 = iogp_mono_ns();
-	/* paused, no frame comes by itself: one after a seek must show it */
-	int moving = f->st == NULL || !(f->st->f.paused || f->st->f.at_end);
-	if (ac.valid && (t0 < ac.due_ns || f->key) && !strcmp(sig, ac.sig) &&
-	    ac.serial == iogp_model_serial(f->m) &&
-	    (f->now_ns == ac.now_ns || (moving && f->now_ns > ac.now_ns)))
+	int stands = (t0 < ac.due_ns || f->key) && list_stands(f);
+	if (stands && !strcmp(sig, ac.sig))
 		return &ac;
+	if (stands) {
+		/* another file of the same list (f, F): its samples only, the
+		 * list kept until it is due (at 50,000 sources gathering it again
+		 * took 25-30 ms of the key's frame, and as much in the key) */
+		top_frame g = *f;
+		g.stop = NULL;
+		iogp_access_set_free(&ac.set);
+		ac.sel = pick_file(&ac.l, f->v->file_path);
+		ac.rc = ac.sel >= 0 ? samples_of(&g, &ac.l.f[ac.sel], &ac.set) : IOGP_ENOTFOUND;
+		snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
+		return &ac;
+	}
 	/* a data frame's refresh gives way to a waiting key (top_frame.stop):
 	 * the frame shows what the last refresh found, the key's frame comes
 	 * at once and the next data frame tries again; a refresh with nothing of
@@ -287,12 +338,18 @@ static const struct acache *cached(const top_frame *f)
 	uint64_t keep = 49 * (iogp_mono_ns() - t0);
 	ac.due_ns = iogp_mono_ns() + (keep > hold_ns ? keep : hold_ns);
 	snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
+	view_sig(f, ac.vsig, sizeof(ac.vsig));
 	return &ac;
 }
 
 unsigned panel_access_stopped(void)
 {
 	return stopped;
+}
+
+unsigned panel_access_lists(void)
+{
+	return lists;
 }
 
 /* "1,563,000" */

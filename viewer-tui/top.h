@@ -248,6 +248,8 @@ void panel_access_draw(const top_frame *f, top_surf *s, top_rect r);
 void panel_access_hold(uint64_t ns);
 /* How many refreshes data frames gave up for a waiting key (top_frame.stop). */
 unsigned panel_access_stopped(void);
+/* How many times the panel gathered its file list (f and F reuse the one shown). */
+unsigned panel_access_lists(void);
 /* The selected file's samples in the window as CSV (time_s,op,offset,size). */
 int panel_access_csv(const top_frame *f, FILE *out, char *path, size_t pathlen);
 /* Choose the next (dir 1) or previous (-1) file by path; past the ends the
