@@ -517,26 +517,23 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	int was_unsettled = iogp_model_reads_unsettled(m);   /* the caller's, kept */
 	int (*stop)(void *) = o ? o->stop : NULL;
 	void *stop_arg = o ? o->stop_arg : NULL;
-	if (t->scope == IOGP_NT_NODES && !(o && o->settle_ns) && stop) {
-		/* settled in steps, asking between them: what a step applied
-		 * stays applied (the answers do not change) */
-		for (size_t k = 0; k < nn; k += SETTLE_STEP) {
-			if (stop(stop_arg))
+	if (t->scope == IOGP_NT_NODES) {
+		/* settle_ns 0: every node, in one call, or in steps with the stop
+		 * hook asked between them (what a step applied stays applied);
+		 * else a frame that must not wait (a key's, at thousands of
+		 * nodes): what fits in the time, in the idle rounds' order (the
+		 * nodes waiting longest next), the rest read as they stand */
+		uint64_t budget = o ? o->settle_ns : 0, t0 = iogp_mono_ns();
+		uint64_t end = budget > UINT64_MAX - t0 ? UINT64_MAX : t0 + budget;
+		size_t step = budget || stop ? SETTLE_STEP : nn;
+		for (size_t k = 0; k < nn; k += step) {
+			if (budget && iogp_mono_ns() >= end)
+				break;
+			if (!budget && stop && stop(stop_arg))
 				return IOGP_ESTOPPED;
-			iogp_model_settle(mm, SETTLE_STEP);
+			iogp_model_settle(mm, step);
 		}
-	} else if (t->scope == IOGP_NT_NODES && !(o && o->settle_ns)) {
-		iogp_model_settle(mm, nn);
-	} else if (t->scope == IOGP_NT_NODES) {
-		/* a frame that must not wait (a key's, at thousands of nodes):
-		 * what fits in the time, in the idle rounds' order (the nodes
-		 * waiting longest next), the rest read as they stand */
-		uint64_t t0 = iogp_mono_ns();
-		uint64_t end = o->settle_ns > UINT64_MAX - t0 ? UINT64_MAX : t0 + o->settle_ns;
-		for (size_t k = 0; k < nn && iogp_mono_ns() < end; k += SETTLE_STEP)
-			iogp_model_settle(mm, SETTLE_STEP);
-		t->unsettled = iogp_model_unsettled(m);
-		if (t->unsettled)
+		if (budget && (t->unsettled = iogp_model_unsettled(m)))
 			iogp_model_read_unsettled(mm, 1);
 	}
 	struct work w = { 0 };

@@ -557,17 +557,6 @@ START_TEST(late_sources_bytes)
 }
 END_TEST
 
-/* A stop hook that says stop on its call number stop_at (0: never). */
-struct stopper {
-	int calls, stop_at;
-};
-
-static int stop_on(void *arg)
-{
-	struct stopper *st = arg;
-	return ++st->calls == st->stop_at;
-}
-
 /* A query's stop hook is asked before every IOGP_STOP_EVERY sources it
  * walks; one that never stops changes nothing, one that stops ends the
  * query with IOGP_ESTOPPED, nothing out and nothing leaked (ASan). */
@@ -585,8 +574,8 @@ START_TEST(stop_hook)
 	ck_assert_uint_gt(plain.n, NS);
 	ck_assert_uint_gt(npf, 0);
 
-	struct stopper never = { 0, 0 };
-	q.stop = stop_on;
+	tu_stopper never = { 0, 0 };
+	q.stop = tu_stop_at;
 	q.stop_arg = &never;
 	ck_assert_int_eq(iogp_model_access_query(m, &q, &set), 0);
 	ck_assert_int_eq(never.calls, 3);
@@ -606,7 +595,7 @@ START_TEST(stop_hook)
 	free(af);
 
 	for (int at = 1; at <= 3; at++) {
-		struct stopper st = { 0, at };
+		tu_stopper st = { 0, at };
 		q.stop_arg = &st;
 		ck_assert_int_eq(iogp_model_access_query(m, &q, &set), IOGP_ESTOPPED);
 		ck_assert_int_eq(st.calls, at);

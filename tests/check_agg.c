@@ -20,6 +20,7 @@
 #include "iogp_node_table.h"
 #include "iogp_panels.h"
 #include "iogp_testing.h"
+#include "testutil.h"
 
 #define NSRC 60
 #define NNODE 7
@@ -982,17 +983,6 @@ START_TEST(table_reads_unsettled)
 }
 END_TEST
 
-/* Says stop on its call number at (0: never), counting its calls. */
-struct nt_stopper {
-	int calls, at;
-};
-
-static int nt_stop(void *arg)
-{
-	struct nt_stopper *st = arg;
-	return ++st->calls == st->at;
-}
-
 static void rows_equal(const iogp_node_table *a, const iogp_node_table *b)
 {
 	ck_assert_uint_eq(a->n, b->n);
@@ -1018,8 +1008,8 @@ START_TEST(table_stops)
 	int steps = (int)((nn + 63) / 64);   /* settle steps, then as many row steps */
 	iogp_nt_opts o = { .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX };
 	iogp_node_table want = { 0 }, t = { 0 };
-	struct nt_stopper never = { 0, 0 };
-	o.stop = nt_stop;
+	tu_stopper never = { 0, 0 };
+	o.stop = tu_stop_at;
 	o.stop_arg = &never;
 	ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &o), 0);
 	ck_assert_int_eq(never.calls, 2 * steps);
@@ -1033,8 +1023,8 @@ START_TEST(table_stops)
 	nn = iogp_model_node_count(m);
 	steps = (int)((nn + 63) / 64);
 	for (int at = 1; at <= 2 * steps; at += steps - 1) {   /* the first step, the settle's last, a row step */
-		struct nt_stopper st = { 0, at };
-		o.stop = nt_stop;
+		tu_stopper st = { 0, at };
+		o.stop = tu_stop_at;
 		o.stop_arg = &st;
 		ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &o), IOGP_ESTOPPED);
 		ck_assert_int_eq(st.calls, at);
@@ -1051,10 +1041,10 @@ START_TEST(table_stops)
 		ru_source(m, i, 2);
 	ck_assert_uint_gt(iogp_model_unsettled(m), 0);
 	for (int own = 0; own < 2; own++) {
-		struct nt_stopper st = { 0, 2 };   /* no settle asks: the second row step */
+		tu_stopper st = { 0, 2 };   /* no settle asks: the second row step */
 		iogp_model_read_unsettled(m, own);
 		o.settle_ns = 1;
-		o.stop = nt_stop;
+		o.stop = tu_stop_at;
 		o.stop_arg = &st;
 		ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &o), IOGP_ESTOPPED);
 		ck_assert_int_eq(st.calls, 2);

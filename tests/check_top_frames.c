@@ -116,17 +116,6 @@ static int stop_always(void *arg)
 	return 1;
 }
 
-/* Says stop on its call number at, counting its calls. */
-struct stopper {
-	int calls, at;
-};
-
-static int stop_at(void *arg)
-{
-	struct stopper *st = arg;
-	return ++st->calls == st->at;
-}
-
 static void key(harness *h, int ch)
 {
 	ck_assert_msg(keys_dispatch(&h->app, ch), "key %d does nothing", ch);
@@ -272,8 +261,8 @@ START_TEST(test_refresh_gives_way)
 	ck_assert_msg(strcmp(n_later, n_first), "10 s on, the same samples: %s", n_later);
 	/* given up in the file's samples, its files gathered (the second ask) */
 	key(&h, '.');
-	struct stopper second = { 0, 2 };
-	frame_stop(&h, stop_at, &second);
+	tu_stopper second = { 0, 2 };
+	frame_stop(&h, tu_stop_at, &second);
 	ck_assert_int_eq(second.calls, 2);
 	ck_assert_uint_eq(panel_access_stopped(), given_up + 2);
 	panel_text(&h, IOGP_PANEL_ACCESS, shown, sizeof(shown));

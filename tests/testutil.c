@@ -737,3 +737,9 @@ int tu_strace_join(const char *in, const char *out)
 	fclose(f);
 	return fclose(o) == 0 ? 0 : -1;
 }
+
+int tu_stop_at(void *stopper)
+{
+	tu_stopper *st = stopper;
+	return ++st->calls == st->at;
+}

@@ -116,6 +116,14 @@ pid_t tu_xvfb_start(char *display, size_t len, int first, int last, const char *
                     const char *const extra[], int (*ready)(const char *display));
 void tu_xvfb_stop(pid_t pid);              /* SIGTERM, then reaped */
 
+/* ---- stop hooks (iogp_access_query.stop, iogp_nt_opts.stop) ---- */
+
+/* Counts its calls; says stop on call number at (0: never). */
+typedef struct tu_stopper {
+	int calls, at;
+} tu_stopper;
+int tu_stop_at(void *stopper);
+
 /* ---- suites ---- */
 
 /* A suite of one test case per test (each with the unchecked fixtures and

@@ -77,10 +77,8 @@ static void query_of(const top_frame *f, const iogp_sel *sel, iogp_access_query 
 	q->sel = sel;
 	q->from_ns = window_start(f);
 	q->max = MAX_DOTS;
-	if (!f->key) {   /* a data frame's refresh gives way to a waiting key */
-		q->stop = f->stop;
-		q->stop_arg = f->stop_arg;
-	}
+	q->stop = f->stop;   /* a data frame's: its refresh gives way to a waiting key */
+	q->stop_arg = f->stop_arg;
 }
 
 typedef struct pathidx {
@@ -252,8 +250,8 @@ static struct acache {
 	uint64_t serial;   /* the model's (iogp_model_serial): not its address */
 	uint64_t now_ns;
 	uint64_t due_ns;
-	char sig[sizeof(((top_view *)0)->file_path) + sizeof(((top_view *)0)->sel_node) + 128];
-	char vsig[sizeof(((top_view *)0)->sel_node) + 128];   /* sig but the file */
+	char vsig[sizeof(((top_view *)0)->sel_node) + 128];   /* the view (view_sig) */
+	char file[sizeof(((top_view *)0)->file_path)];         /* and its file */
 } ac;
 
 static uint64_t hold_ns;
@@ -271,16 +269,21 @@ static void view_sig(const top_frame *f, char *buf, size_t len)
 	         f->v->sel_source, view_window(f->v));
 }
 
+/* Whether the cache is of the frame's view (but the file) and model. */
+static int same_view(const top_frame *f)
+{
+	char vsig[sizeof(ac.vsig)];
+	view_sig(f, vsig, sizeof(vsig));
+	return ac.valid && !strcmp(vsig, ac.vsig) && ac.serial == iogp_model_serial(f->m);
+}
+
 /* Whether the cache's file list stands for the frame's view (but the
  * file), model and time: the same time, or later while time moves (paused,
  * no frame comes by itself: one after a seek must show it). */
 static int list_stands(const top_frame *f)
 {
-	char vsig[sizeof(ac.vsig)];
-	view_sig(f, vsig, sizeof(vsig));
 	int moving = f->st == NULL || !(f->st->f.paused || f->st->f.at_end);
-	return ac.valid && !strcmp(vsig, ac.vsig) && ac.serial == iogp_model_serial(f->m) &&
-	       (f->now_ns == ac.now_ns || (moving && f->now_ns > ac.now_ns));
+	return same_view(f) && (f->now_ns == ac.now_ns || (moving && f->now_ns > ac.now_ns));
 }
 
 static const alist *list_shown(const top_frame *f)
@@ -290,13 +293,10 @@ static const alist *list_shown(const top_frame *f)
 
 static const struct acache *cached(const top_frame *f)
 {
-	char sig[sizeof(ac.sig)];
-	view_sig(f, sig, sizeof(sig));
-	size_t vl = strlen(sig);
-	snprintf(sig + vl, sizeof(sig) - vl, "|%s", f->v->file_path);
 	uint64_t t0 = iogp_mono_ns();
 	int stands = (t0 < ac.due_ns || f->key) && list_stands(f);
-	if (stands && !strcmp(sig, ac.sig))
+	int same_file = !strcmp(f->v->file_path, ac.file);
+	if (stands && same_file)
 		return &ac;
 	if (stands) {
 		/* another file of the same list (f, F): its samples only, the
@@ -307,7 +307,7 @@ static const struct acache *cached(const top_frame *f)
 		iogp_access_set_free(&ac.set);
 		ac.sel = pick_file(&ac.l, f->v->file_path);
 		ac.rc = ac.sel >= 0 ? samples_of(&g, &ac.l.f[ac.sel], &ac.set) : IOGP_ENOTFOUND;
-		snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
+		snprintf(ac.file, sizeof(ac.file), "%s", f->v->file_path);
 		return &ac;
 	}
 	/* a data frame's refresh gives way to a waiting key (top_frame.stop):
@@ -315,7 +315,7 @@ static const struct acache *cached(const top_frame *f)
 	 * at once and the next data frame tries again; a refresh with nothing of
 	 * its view and model to show instead always ends */
 	top_frame g = *f;
-	if (!ac.valid || strcmp(sig, ac.sig) || ac.serial != iogp_model_serial(f->m))
+	if (!same_view(f) || !same_file)
 		g.stop = NULL;
 	struct acache n;
 	memset(&n, 0, sizeof(n));
@@ -337,8 +337,8 @@ static const struct acache *cached(const top_frame *f)
 	ac.now_ns = f->now_ns;
 	uint64_t keep = 49 * (iogp_mono_ns() - t0);
 	ac.due_ns = iogp_mono_ns() + (keep > hold_ns ? keep : hold_ns);
-	snprintf(ac.sig, sizeof(ac.sig), "%s", sig);
 	view_sig(f, ac.vsig, sizeof(ac.vsig));
+	snprintf(ac.file, sizeof(ac.file), "%s", f->v->file_path);
 	return &ac;
 }
 

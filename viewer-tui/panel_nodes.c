@@ -29,6 +29,14 @@ static struct {
 	char node[128];
 } held;
 
+/* Whether t, the frames' own table, is a whole build of the rows o asks
+ * (node: whose ranks, "" every node's): what a stopped build may show. */
+static int held_stands(const iogp_node_table *t, const iogp_nt_opts *o, const char *node)
+{
+	return held.whole && t->rows && t->scope == o->scope && t->layer == o->layer &&
+	       t->window_s == (o->window_s > 0 ? o->window_s : 0) && !strcmp(held.node, node);
+}
+
 unsigned panel_nodes_stopped(void)
 {
 	return nodes_stopped;
@@ -66,10 +74,7 @@ int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order)
 	 * of these rows (the key's frame comes at once; live at 50,000 sources
 	 * such a build, its settle and 3,125 rows, took 40-80 ms) */
 	int rc;
-	if (t == f->nodes && f->nodes_next && f->stop && !f->key && held.whole && t->rows &&
-	    t->scope == o.scope &&
-	    t->layer == o.layer && t->window_s == (o.window_s > 0 ? o.window_s : 0) &&
-	    !strcmp(held.node, node)) {
+	if (t == f->nodes && f->nodes_next && f->stop && held_stands(t, &o, node)) {
 		o.stop = f->stop;
 		o.stop_arg = f->stop_arg;
 		rc = iogp_node_table_rebuild(f->nodes_next, f->m, &o);
