@@ -406,6 +406,56 @@ START_TEST(add_bins_random)
 }
 END_TEST
 
+/* The sum of a native histogram (bounds worked out in line) is each bin's
+ * midpoint times its count from iogp_bins_bounds, added in order: every
+ * k, bins over the whole index range (the linear ones below 2 << k, the
+ * last), a log2 scheme the general way. */
+START_TEST(sum_native_all_k)
+{
+	rng_seed(seed0 + 300);
+	for (unsigned k = IOGP_NATIVE_K_MIN; k <= IOGP_NATIVE_K_MAX + 1; k++) {
+		iogp_bins b;
+		if (k <= IOGP_NATIVE_K_MAX)
+			iogp_bins_native(&b, k);
+		else
+			iogp_bins_log2(&b);
+		uint64_t nb = k <= IOGP_NATIVE_K_MAX ? iogp_native_nbuckets(k) : 65;
+		for (int round = 0; round < 20; round++) {
+			iogp_hist h;
+			iogp_hist_init(&h, &b);
+			iogp_bin in[200];
+			size_t n = 0;
+			for (uint64_t idx = rng_below(3); idx < nb && n < 200; idx += 1 + rng_below(nb / 50 + 1))
+				in[n++] = (iogp_bin){ idx, 1 + rng_below(1000) };
+			if (round == 0 && n < 200 && (n == 0 || in[n - 1].idx < nb - 1))
+				in[n++] = (iogp_bin){ nb - 1, 7 };   /* the last bin */
+			REQ_EQ(iogp_hist_add_bins(&h, in, n), 0);
+			double want = 0;
+			for (size_t i = 0; i < h.n; i++) {
+				uint64_t lo, hi;
+				REQ_EQ(iogp_bins_bounds(&b, h.bins[i].idx, &lo, &hi), 0);
+				want += ((double)lo + (double)(hi - lo) / 2.0) * (double)h.bins[i].count;
+			}
+			ck_assert_msg(iogp_hist_sum(&h) == want, "k %u round %d: %.17g vs %.17g", k, round,
+			              iogp_hist_sum(&h), want);
+			/* bin by bin too: half a count of a wide bin is lost in a sum of large ones */
+			for (size_t i = 0; i < h.n && round < 3; i++) {
+				iogp_hist one;
+				uint64_t lo, hi;
+				iogp_hist_init(&one, &b);
+				REQ_EQ(iogp_hist_add_bin(&one, h.bins[i].idx, 1), 0);
+				REQ_EQ(iogp_bins_bounds(&b, h.bins[i].idx, &lo, &hi), 0);
+				ck_assert_msg(iogp_hist_sum(&one) == (double)lo + (double)(hi - lo) / 2.0,
+				              "k %u bin %" PRIu64 ": %.17g", k, h.bins[i].idx, iogp_hist_sum(&one));
+				iogp_hist_free(&one);
+			}
+			ck_assert(n == 0 || want > 0);
+			iogp_hist_free(&h);
+		}
+	}
+}
+END_TEST
+
 /* Few bins into many (the galloping path), new bins among old ones. */
 START_TEST(add_bins_sparse)
 {
@@ -1155,6 +1205,7 @@ static Suite *hist_suite(void)
 	tcase_add_test(tc, quantile_edge);
 	tcase_add_test(tc, merge_order_free);
 	tcase_add_test(tc, add_bins_random);
+	tcase_add_test(tc, sum_native_all_k);
 	tcase_add_test(tc, add_bins_sparse);
 	tcase_add_test(tc, diff_and_copy);
 	tcase_add_test(tc, reduce_k_exact);
