@@ -76,24 +76,53 @@ static void nodes_query(const iogp_model *m, uint32_t n)
 {
 	int reps = getenv("BENCH_NT_REPS") ? atoi(getenv("BENCH_NT_REPS")) : 2;
 	int since = getenv("BENCH_NT_SINCE") != NULL;   /* since the start only */
-	iogp_node_table kept;   /* as iogram-top: rebuilt in the last frame's memory */
+	/* BENCH_NT_WIN=S: every build over the last S s (key w); BENCH_NT_RANKS=1:
+	 * a row per source (key t) */
+	double win = getenv("BENCH_NT_WIN") ? atof(getenv("BENCH_NT_WIN")) : 30;
+	int ranks = getenv("BENCH_NT_RANKS") != NULL;
+	iogp_node_table kept, lazy;   /* as iogram-top: rebuilt in the last frame's memory */
 	memset(&kept, 0, sizeof kept);
+	memset(&lazy, 0, sizeof lazy);
 	for (int k = 0; k < reps; k++) {
-		iogp_nt_opts o = { .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX,
-		                   .window_s = k % 2 || since ? 0 : 30 };
+		iogp_nt_opts o = { .scope = ranks ? IOGP_NT_SOURCES : IOGP_NT_NODES,
+		                   .layer = IOGP_LAYER_POSIX,
+		                   .window_s = (k % 2 && !getenv("BENCH_NT_WIN")) || since ? 0 : win };
 		iogp_node_table t;
 		double t0 = tu_now();
 		int rc = iogp_node_table_build(&t, m, &o);
 		double t1 = tu_now();
 		int rk = iogp_node_table_rebuild(&kept, m, &o);
 		double t2 = tu_now();
-		printf("%6u sources: node table (key 7) %s, %s %.1f ms (%zu rows); rebuilt in place %.1f ms\n",
-		       n, o.window_s > 0 ? "30 s" : "since start", k ? "again" : "first", (t1 - t0) * 1e3,
+		char ws[32];
+		snprintf(ws, sizeof ws, "%g s", o.window_s);
+		printf("%6u sources: %s table (key 7) %s, %s %.1f ms (%zu rows); rebuilt in place %.1f ms\n",
+		       n, ranks ? "ranks" : "node", o.window_s > 0 ? ws : "since start", k ? "again" : "first", (t1 - t0) * 1e3,
 		       rc == 0 ? t.n : 0, rk == 0 ? (t2 - t1) * 1e3 : -1.0);
+		/* as iogram-top draws it: lazy rows ordered by name, 45 lines picked
+		 * and made whole (and, to compare, every row ordered) */
+		o.lazy = 1;
+		o.lazy_col = IOGP_NT_NAME;
+		double t3 = tu_now();
+		int rl = iogp_node_table_rebuild(&lazy, m, &o);
+		iogp_nt_line lines[45];
+		size_t nl = rl == 0 ? iogp_node_table_lines_by(&lazy, IOGP_NT_NAME, 0, 45, lines) : 0, shown[45], k = 0;
+		for (size_t i = 0; i < nl; i++)
+			if (lines[i].row >= 0)
+				shown[k++] = (size_t)lines[i].row;
+		iogp_node_table_fill(&lazy, m, shown, k);
+		double t4 = tu_now();
+		size_t *ord = rc == 0 ? malloc((t.n ? t.n : 1) * sizeof(*ord)) : NULL;
+		if (ord)
+			iogp_node_table_order(&t, IOGP_NT_NAME, 0, ord);
+		double t5 = tu_now();
+		printf("%6u sources: the same drawn lazily (45 lines by name, made whole) %.1f ms; every row "
+		       "ordered by name %.1f ms\n", n, rl == 0 ? (t4 - t3) * 1e3 : -1.0, (t5 - t4) * 1e3);
+		free(ord);
 		if (rc == 0)
 			iogp_node_table_free(&t);
 	}
 	iogp_node_table_free(&kept);
+	iogp_node_table_free(&lazy);
 }
 
 /* What iogram-top's first line asks every frame: the sources' states (a

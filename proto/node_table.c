@@ -136,28 +136,55 @@ static double ring_sum(ctx *c, const char *name, const iogp_sel *sel)
 	return NAN;
 }
 
-/* Quantiles, I/O time and queue depth of a selection into r. */
-static int fill_hists(const ctx *c, const iogp_sel *sel, iogp_nt_row *r)
+static const int lat_slot[3] = { IOGP_SLOT_READ_LATENCY, IOGP_SLOT_WRITE_LATENCY,
+                                 IOGP_SLOT_META_LATENCY };
+
+/* The layer's read, write and metadata latencies of a selection into h
+ * (freed by the caller, on IOGP_ENOMEM by the call), their sums (the I/O
+ * time, ns) added into *io in that order; *have: any of them kept. */
+static int lat_hists(const ctx *c, const iogp_sel *sel, iogp_hist h[3], double *io, int *have)
 {
-	iogp_hist h[3], q;
-	int have_lat = 0;
-	double io = 0;
-	static const int lat[3] = { IOGP_SLOT_READ_LATENCY, IOGP_SLOT_WRITE_LATENCY,
-	                            IOGP_SLOT_META_LATENCY };
+	*io = 0;
+	*have = 0;
 	for (int k = 0; k < 3; k++) {
-		int rc = hist_of(c, lat[k], sel, &h[k]);
+		int rc = hist_of(c, lat_slot[k], sel, &h[k]);
 		if (rc == IOGP_ENOMEM) {
 			for (int j = 0; j <= k; j++)
 				iogp_hist_free(&h[j]);
 			return rc;
 		}
 		if (rc >= 0 || rc == IOGP_ESCHEME) {
-			have_lat = 1;
-			io += iogp_hist_sum(&h[k]);
+			*have = 1;
+			*io += iogp_hist_sum(&h[k]);
 		}
 	}
+	return 0;
+}
+
+/* The I/O time alone (a lazy build's every row). */
+static int fill_iotime(const ctx *c, const iogp_sel *sel, iogp_nt_row *r)
+{
+	iogp_hist h[3];
+	double io;
+	int have, rc = lat_hists(c, sel, h, &io, &have);
+	if (rc < 0)
+		return rc;
+	for (int k = 0; k < 3; k++)
+		iogp_hist_free(&h[k]);
+	r->v[IOGP_NT_IOTIME] = have ? io / 1e9 : NAN;
+	return 0;
+}
+
+/* Quantiles, I/O time and queue depth of a selection into r. */
+static int fill_hists(const ctx *c, const iogp_sel *sel, iogp_nt_row *r)
+{
+	iogp_hist h[3], q;
+	double io;
+	int have_lat, rc = lat_hists(c, sel, h, &io, &have_lat);
+	if (rc < 0)
+		return rc;
 	/* p50 and p99 of reads and writes together */
-	int rc = iogp_hist_merge(&h[0], &h[1]);
+	rc = iogp_hist_merge(&h[0], &h[1]);
 	uint64_t v;
 	if (rc == 0 && iogp_hist_quantile(&h[0], 0.5, &v) == 0)
 		r->v[IOGP_NT_P50] = (double)v;
@@ -186,6 +213,43 @@ static int fill_counts(ctx *c, const iogp_sel *sel, iogp_nt_row *r)
 	r->v[IOGP_NT_WRITE_OPS] = s > 0 && !isnan(wo) ? wo / s : NAN;
 	r->requests = (uint64_t)((isnan(ro) ? 0 : ro) + (isnan(wo) ? 0 : wo) + 0.5);
 	return 0;
+}
+
+/* A lazy build's parts of a row: the histograms' columns (p50, p99, the
+ * queue depth; the I/O time with them) and the counts' (bytes, requests). */
+enum { PEND_HISTS = 1, PEND_COUNTS = 2, PEND_ALL = 3 };
+
+/* What a lazy build fills of every row besides the I/O time: the parts
+ * of the column the rows are ordered by. */
+static int parts_of(int col)
+{
+	switch (col) {
+	case IOGP_NT_P50:
+	case IOGP_NT_P99:
+	case IOGP_NT_QD99:
+		return PEND_HISTS;
+	case IOGP_NT_READ_BPS:
+	case IOGP_NT_WRITE_BPS:
+	case IOGP_NT_READ_OPS:
+	case IOGP_NT_WRITE_OPS:
+		return PEND_COUNTS;
+	}
+	return 0;
+}
+
+/* The parts of r to fill (no longer pending); the I/O time with the
+ * histograms, else on its own unless known (io_known). */
+static int fill_parts(ctx *c, const iogp_sel *sel, iogp_nt_row *r, int parts, int io_known)
+{
+	int rc = 0;
+	if (parts & PEND_HISTS)
+		rc = fill_hists(c, sel, r);
+	else if (!io_known)
+		rc = fill_iotime(c, sel, r);
+	if (rc == 0 && (parts & PEND_COUNTS))
+		rc = fill_counts(c, sel, r);
+	r->pending = (uint8_t)(r->pending & ~parts);
+	return rc;
 }
 
 /* A row from summaries (IOGP_ROLE_SUMMARY: a member behind an aggregating
@@ -398,6 +462,30 @@ static void node_rows(iogp_node_table *t, const iogp_model *m, const uint8_t *ro
 	}
 }
 
+/* Text appended at *at in buf of size n, cut to fit (snprintf's "%s%lld"
+ * without its cost: 50,000 names a frame for a table of sources). */
+static void put_str(char *buf, size_t n, size_t *at, const char *s)
+{
+	size_t k = strnlen(s, n - 1 - *at);
+	memcpy(buf + *at, s, k);
+	*at += k;
+	buf[*at] = '\0';
+}
+
+static void put_num(char *buf, size_t n, size_t *at, int64_t v)
+{
+	char d[24];
+	int k = (int)sizeof(d);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	d[--k] = '\0';
+	do
+		d[--k] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		d[--k] = '-';
+	put_str(buf, n, at, d + k);
+}
+
 /* A source's row: "rank 3 (node001)", "pid 77 (node001)", an aggregate
  * of n members (no summaries of them here) "48 sources (node001)";
  * without the node when the table is one node's. */
@@ -407,17 +495,20 @@ static void source_row(iogp_nt_row *r, const iogp_source_info *si, uint32_t aggr
 	r->source = si->id;
 	r->rank = si->rank;
 	r->pid = si->pid;
-	snprintf(r->node, sizeof(r->node), "%s", si->node ? si->node : "");
-	const char *what = si->rank >= 0 ? "rank" : "pid";
-	int64_t num = si->rank >= 0 ? si->rank : si->pid;
-	if (aggregate && one_node)
-		snprintf(r->name, sizeof(r->name), "%u sources", aggregate);
-	else if (aggregate)
-		snprintf(r->name, sizeof(r->name), "%u sources (%s)", aggregate, r->node);
-	else if (one_node)
-		snprintf(r->name, sizeof(r->name), "%s %" PRId64, what, num);
-	else
-		snprintf(r->name, sizeof(r->name), "%s %" PRId64 " (%s)", what, num, r->node);
+	copy_name(r->node, sizeof(r->node), si->node);
+	size_t at = 0, n = sizeof(r->name);
+	if (aggregate) {
+		put_num(r->name, n, &at, aggregate);
+		put_str(r->name, n, &at, " sources");
+	} else {
+		put_str(r->name, n, &at, si->rank >= 0 ? "rank " : "pid ");
+		put_num(r->name, n, &at, si->rank >= 0 ? si->rank : si->pid);
+	}
+	if (!one_node) {
+		put_str(r->name, n, &at, " (");
+		put_str(r->name, n, &at, r->node);
+		put_str(r->name, n, &at, ")");
+	}
 }
 
 /* Node rows made of nothing (kind 0) left out, the order kept. */
@@ -437,6 +528,8 @@ struct work {
 	iogp_source_span *spans;   /* every source's */
 	uint64_t *lo, *hi;
 	double *io;
+	double *sums, *part;       /* every source's I/O time (a lazy table of sources) */
+	uint32_t *src;             /* a table of sources: each row's source index */
 	uint8_t *roles, *kind;
 };
 
@@ -450,7 +543,8 @@ static int work_get(iogp_node_table *t, size_t cap, size_t ns, struct work *w)
 		if (!t->rows)
 			return IOGP_ENOMEM;
 	}
-	size_t need = n * sizeof(iogp_source_span) + c * (2 * sizeof(uint64_t) + sizeof(double) + 1) + n;
+	size_t need = n * sizeof(iogp_source_span) + 2 * n * sizeof(double) +
+	              c * (2 * sizeof(uint64_t) + sizeof(double) + sizeof(uint32_t) + 1) + n;
 	if (need > t->scratch_len) {
 		free(t->scratch);
 		t->scratch = malloc(need);
@@ -464,7 +558,10 @@ static int work_get(iogp_node_table *t, size_t cap, size_t ns, struct work *w)
 	w->lo = (uint64_t *)(void *)p;
 	w->hi = w->lo + c;
 	w->io = (double *)(void *)(w->hi + c);
-	w->kind = (uint8_t *)(w->io + c);
+	w->sums = w->io + c;
+	w->part = w->sums + n;
+	w->src = (uint32_t *)(void *)(w->part + n);
+	w->kind = (uint8_t *)(w->src + c);
 	w->roles = w->kind + c;
 	memset(w->lo, 0, 2 * c * sizeof(uint64_t));
 	memset(w->kind, 0, c);
@@ -505,6 +602,9 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 		c.now = iogp_model_clock(m);
 		c.ws = c.now > w ? (c.now - w) / S * S : 0;   /* the first slot the window meets */
 		t->window_s = o->window_s;
+		t->windowed = 1;
+		t->win_start = c.ws;
+		t->win_now = c.now;
 	}
 	size_t nn = iogp_model_node_count(m), ns = iogp_model_source_count(m);
 	/* every node's logged bins applied first, the next nodes' sums
@@ -574,6 +674,7 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 				continue;
 			k = t->n++;
 			r = &t->rows[k];
+			w.src[k] = (uint32_t)i;
 			kind[k] = roles[i] == IOGP_ROLE_SUMMARY ? 2 : 1;
 			source_row(r, &si, roles[i] == IOGP_ROLE_AGGREGATE ? members : 0, o && o->node);
 		}
@@ -586,6 +687,23 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 			/* an aggregate: its members' wall times, as if there all along */
 			r->proc_s += (double)(b - a) / 1e9 * members;
 		}
+	}
+	/* lazy: the parts of the order's column; a table of sources since
+	 * the start takes every source's I/O time in three passes (in place,
+	 * not a copy of three histograms a row) */
+	int lazy = o && o->lazy, parts = lazy ? parts_of(o->lazy_col) : PEND_ALL;
+	int io_each = !rc && lazy && !(parts & PEND_HISTS) && t->scope == IOGP_NT_SOURCES && !c.window;
+	int have_lat = 0;
+	for (int k = 0; k < 3 && io_each && !rc; k++) {
+		if (stop && stop(stop_arg)) {   /* a pass is ~20 ms at 50,000 */
+			rc = IOGP_ESTOPPED;
+			break;
+		}
+		const char *name = c.metric[lat_slot[k]];
+		int r2 = name ? iogp_model_hist_sum_each(m, name, 0, ns, w.part) : IOGP_ENOTFOUND;
+		for (size_t i = 0; i < ns && r2 == 0; i++)
+			w.sums[i] = (have_lat ? w.sums[i] : 0) + w.part[i];
+		have_lat |= r2 == 0;
 	}
 	for (size_t i = 0; i < t->n && !rc; i++) {
 		if (stop && i % STOP_ROWS == 0 && stop(stop_arg)) {
@@ -601,9 +719,13 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 		if (kind[i] == 2) {
 			fill_summary(&c, &sel, t->layer, r);
 			t->from_summaries++;
+		} else {
+			if (io_each)
+				r->v[IOGP_NT_IOTIME] = have_lat ? w.sums[w.src[i]] / 1e9 : NAN;
+			r->pending = PEND_ALL;
+			if ((rc = fill_parts(&c, &sel, r, parts, io_each)) < 0)
+				break;
 		}
-		else if ((rc = fill_hists(&c, &sel, r)) < 0 || (rc = fill_counts(&c, &sel, r)) < 0)
-			break;
 		if (r->proc_s > 0 && !isnan(r->v[IOGP_NT_IOTIME]))
 			r->v[IOGP_NT_SHARE] = r->v[IOGP_NT_IOTIME] / r->proc_s;
 	}
@@ -614,6 +736,39 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	if (!rc)
 		finish(t, w.io);
 	iogp_model_read_unsettled(mm, was_unsettled);
+	return rc;
+}
+
+int iogp_node_table_fill(iogp_node_table *t, const iogp_model *m, const size_t *rows, size_t n)
+{
+	ctx c = { .m = m, .mo = iogp_model_get_opts(m), .window = t->windowed,
+	          .now = t->win_now, .ws = t->win_start };
+	if (!m || !c.mo)
+		return 0;
+	for (int s = 0; s < IOGP_SLOT_N; s++)
+		c.metric[s] = iogp_layer_slot_metric(t->layer, s);
+	/* a key's table read the nodes' sums as they stood: its rows too */
+	iogp_model *mm = (iogp_model *)(uintptr_t)m;
+	int was_unsettled = iogp_model_reads_unsettled(m);
+	if (t->unsettled)
+		iogp_model_read_unsettled(mm, 1);
+	int rc = 0;
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		if (rows[k] >= t->n || !t->rows[rows[k]].pending)
+			continue;
+		iogp_nt_row *r = &t->rows[rows[k]];
+		iogp_sel sel = t->scope == IOGP_NT_NODES ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = r->node }
+		                                        : (iogp_sel){ .kind = IOGP_SEL_SOURCE, .source = r->source };
+		double io = r->v[IOGP_NT_IOTIME];
+		int want = r->pending;
+		rc = fill_parts(&c, &sel, r, want, 1);
+		r->v[IOGP_NT_IOTIME] = io;   /* the build's: the median and shares are of it */
+		if (rc < 0)
+			r->pending = (uint8_t)want;
+	}
+	iogp_model_read_unsettled(mm, was_unsettled);
+	free(c.rate);
+	free(c.cov);
 	return rc;
 }
 
@@ -698,7 +853,14 @@ void iogp_node_table_order(const iogp_node_table *t, int col, int desc, size_t *
 	qsort_r(order, t->n, sizeof(*order), cmp_rows, &o);
 }
 
-size_t iogp_node_table_top(const iogp_node_table *t, int col, int desc, size_t k, size_t *top)
+int iogp_node_table_cmp(const iogp_node_table *t, int col, int desc, size_t a, size_t b)
+{
+	octx o = { t, col >= 0 && col < IOGP_NT_NCOLS ? col : IOGP_NT_NAME, desc };
+	return cmp_rows(&a, &b, &o);
+}
+
+/* The first k rows of the order (sign 1) or of its reverse (-1) into top. */
+static size_t pick(const iogp_node_table *t, int col, int desc, int sign, size_t k, size_t *top)
 {
 	if (col < 0 || col >= IOGP_NT_NCOLS)
 		col = IOGP_NT_NAME;
@@ -706,12 +868,14 @@ size_t iogp_node_table_top(const iogp_node_table *t, int col, int desc, size_t k
 	size_t n = 0;
 	for (size_t i = 0; i < t->n && k > 0; i++) {
 		/* kept in order: where row i goes (cmp_rows never ties two rows) */
-		if (n == k && cmp_rows(&i, &top[n - 1], &o) > 0)
+		if (n == k && sign * cmp_rows(&i, &top[n - 1], &o) > 0)
 			continue;
-		size_t lo = 0, hi = n;
+		/* ahead of all kept: the rows in reverse order (the last rows of
+		 * a table in the model's order) each take one look, not a search */
+		size_t lo = 0, hi = n > 0 && sign * cmp_rows(&i, &top[0], &o) < 0 ? 0 : n;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (cmp_rows(&top[mid], &i, &o) < 0)
+			if (sign * cmp_rows(&top[mid], &i, &o) < 0)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -723,6 +887,45 @@ size_t iogp_node_table_top(const iogp_node_table *t, int col, int desc, size_t k
 			n++;
 	}
 	return n;
+}
+
+size_t iogp_node_table_top(const iogp_node_table *t, int col, int desc, size_t k, size_t *top)
+{
+	return pick(t, col, desc, 1, k, top);
+}
+
+/* The lines of an order of n > max rows known by its first max rows
+ * (first[i] its i-th), its last (last[j] its n - max + j-th) and the
+ * worst's place (n: none). */
+static size_t lines_of(const iogp_node_table *t, size_t max, const size_t *first,
+                       const size_t *last, size_t wpos, iogp_nt_line *out)
+{
+	size_t n = t->n, k = 0;
+#define AT(i) ((long)((i) < max ? first[(i)] : last[(i) - (n - max)]))
+	size_t top = max / 2, bottom = max - 1 - top;
+	if (wpos < n && wpos >= top && wpos < n - bottom && max >= 3) {
+		/* the worst is in the hidden middle: top, gap, worst, gap, bottom
+		 * (in 3 or 4 lines: the rows around it counted only) */
+		top = max >= 5 ? (max - 3 + 1) / 2 : max - 3;
+		bottom = max - 3 - top;
+		for (size_t i = 0; i < top; i++)
+			out[k++] = (iogp_nt_line){ AT(i), 0 };
+		if (wpos > top)
+			out[k++] = (iogp_nt_line){ -1, wpos - top };
+		out[k++] = (iogp_nt_line){ t->worst, 0 };
+		if (n - bottom > wpos + 1)
+			out[k++] = (iogp_nt_line){ -1, n - bottom - wpos - 1 };
+		for (size_t i = n - bottom; i < n; i++)
+			out[k++] = (iogp_nt_line){ AT(i), 0 };
+		return k;
+	}
+	for (size_t i = 0; i < top; i++)
+		out[k++] = (iogp_nt_line){ AT(i), 0 };
+	out[k++] = (iogp_nt_line){ -1, n - top - bottom };
+	for (size_t i = n - bottom; i < n; i++)
+		out[k++] = (iogp_nt_line){ AT(i), 0 };
+#undef AT
+	return k;
 }
 
 size_t iogp_node_table_lines(const iogp_node_table *t, const size_t *order, size_t max,
@@ -740,28 +943,40 @@ size_t iogp_node_table_lines(const iogp_node_table *t, const size_t *order, size
 	for (size_t i = 0; i < n && t->worst >= 0; i++)
 		if (order[i] == (size_t)t->worst)
 			wpos = i;
-	size_t top = max / 2, bottom = max - 1 - top;
-	if (wpos < n && wpos >= top && wpos < n - bottom && max >= 3) {
-		/* the worst is in the hidden middle: top, gap, worst, gap, bottom
-		 * (in 3 or 4 lines: the rows around it counted only) */
-		top = max >= 5 ? (max - 3 + 1) / 2 : max - 3;
-		bottom = max - 3 - top;
-		for (size_t i = 0; i < top; i++)
-			out[k++] = (iogp_nt_line){ (long)order[i], 0 };
-		if (wpos > top)
-			out[k++] = (iogp_nt_line){ -1, wpos - top };
-		out[k++] = (iogp_nt_line){ (long)order[wpos], 0 };
-		if (n - bottom > wpos + 1)
-			out[k++] = (iogp_nt_line){ -1, n - bottom - wpos - 1 };
-		for (size_t i = n - bottom; i < n; i++)
-			out[k++] = (iogp_nt_line){ (long)order[i], 0 };
+	return lines_of(t, max, order, order + (n - max), wpos, out);
+}
+
+size_t iogp_node_table_lines_by(const iogp_node_table *t, int col, int desc, size_t max,
+                                iogp_nt_line *out)
+{
+	size_t n = t->n;
+	if (!max || !n)
+		return 0;
+	size_t *first = malloc(2 * (n < max ? n : max) * sizeof(*first)), k = 0;
+	if (!first)
+		return 0;
+	if (n <= max) {
+		iogp_node_table_order(t, col, desc, first);
+		k = iogp_node_table_lines(t, first, max, out);
+		free(first);
 		return k;
 	}
-	for (size_t i = 0; i < top; i++)
-		out[k++] = (iogp_nt_line){ (long)order[i], 0 };
-	out[k++] = (iogp_nt_line){ -1, n - top - bottom };
-	for (size_t i = n - bottom; i < n; i++)
-		out[k++] = (iogp_nt_line){ (long)order[i], 0 };
+	size_t *last = first + max;
+	pick(t, col, desc, 1, max, first);
+	pick(t, col, desc, -1, max, last);   /* the last first */
+	for (size_t i = 0; i < max / 2; i++) {
+		size_t x = last[i];
+		last[i] = last[max - 1 - i];
+		last[max - 1 - i] = x;
+	}
+	size_t wpos = n;
+	if (t->worst >= 0) {   /* its place: the rows before it */
+		wpos = 0;
+		for (size_t i = 0; i < n; i++)
+			wpos += iogp_node_table_cmp(t, col, desc, i, (size_t)t->worst) < 0;
+	}
+	k = lines_of(t, max, first, last, wpos, out);
+	free(first);
 	return k;
 }
 

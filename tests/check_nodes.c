@@ -424,6 +424,135 @@ START_TEST(truth_nodes)
 }
 END_TEST
 
+/* iogp_node_table_lines_by gives iogp_node_table_lines of the whole
+ * order: random tables (ties, rows without values, names with numbers),
+ * every column both ways, room from 1 line to more than the rows, the
+ * worst anywhere. */
+START_TEST(lines_by_order)
+{
+	uint64_t st = 0x11e5b7;
+	for (int round = 0; round < 12; round++) {
+		size_t n = 1 + (size_t)(tu_splitmix(&st) % (round < 6 ? 40 : 900));
+		iogp_node_table t;
+		table_of(&t, n);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r = tu_splitmix(&st);
+			snprintf(t.rows[i].name, sizeof(t.rows[i].name), "rank %u (node%0*u)", (unsigned)(r % 50),
+			         (int)(r >> 8) % 4, (unsigned)((r >> 16) % 20));
+			t.rows[i].source = (r >> 24) % 7;
+			for (int c = 1; c < IOGP_NT_NCOLS; c++) {
+				uint64_t x = tu_splitmix(&st);
+				t.rows[i].v[c] = x % 5 == 0 ? NAN : (double)(x % 9);   /* ties */
+			}
+		}
+		size_t *o = malloc(n * sizeof(*o));
+		iogp_nt_line *a = calloc(n + 50, sizeof(*a)), *b = calloc(n + 50, sizeof(*b));
+		ck_assert(o && a && b);
+		for (int c = 0; c < IOGP_NT_NCOLS; c++)
+			for (int desc = 0; desc < 2; desc++) {
+				iogp_node_table_order(&t, c, desc, o);
+				const size_t maxes[] = { 1, 2, 3, 4, 5, 9, 10, 45, n > 1 ? n - 1 : 1, n, n + 3 };
+				for (size_t x = 0; x < sizeof(maxes) / sizeof(maxes[0]); x++)
+					for (long w = -1; w < (long)n; w += 1 + (long)n / 5) {
+						t.worst = w;
+						size_t na = iogp_node_table_lines(&t, o, maxes[x], a);
+						size_t nb = iogp_node_table_lines_by(&t, c, desc, maxes[x], b);
+						ck_assert_uint_eq(nb, na);
+						for (size_t i = 0; i < na; i++)
+							ck_assert_msg(a[i].row == b[i].row && a[i].gap == b[i].gap,
+							              "n %zu col %d desc %d max %zu worst %ld: line %zu is %ld/%zu, "
+							              "not %ld/%zu", n, c, desc, maxes[x], w, i, b[i].row, b[i].gap,
+							              a[i].row, a[i].gap);
+					}
+			}
+		free(o);
+		free(a);
+		free(b);
+		iogp_node_table_free(&t);
+	}
+}
+END_TEST
+
+/* A lazy table (iogram-top's): every row's name, I/O time, share, vs
+ * median, the median and the worst as a whole build's, and the order's
+ * column; the other columns pending until filled, then row for row the
+ * whole build's. Both scopes, one node's, another layer, windows. */
+START_TEST(lazy_fill)
+{
+	iogp_model *m = load(rec);
+	const iogp_nt_opts opts[] = {
+		{ .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX },
+		{ .scope = IOGP_NT_SOURCES, .layer = IOGP_LAYER_POSIX },
+		{ .scope = IOGP_NT_SOURCES, .node = "node002", .layer = IOGP_LAYER_POSIX },
+		{ .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_STDIO },
+		{ .scope = IOGP_NT_NODES, .layer = IOGP_LAYER_POSIX, .window_s = 10 },
+		{ .scope = IOGP_NT_SOURCES, .layer = IOGP_LAYER_POSIX, .window_s = 5 },
+	};
+	static const int cols[] = { IOGP_NT_NAME, IOGP_NT_P99, IOGP_NT_QD99, IOGP_NT_WRITE_BPS,
+	                            IOGP_NT_READ_OPS, IOGP_NT_IOTIME, IOGP_NT_VSMED };
+	iogp_node_table l;
+	memset(&l, 0, sizeof(l));
+	size_t lazy_rows = 0;
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
+		for (size_t ci = 0; ci < sizeof(cols) / sizeof(cols[0]); ci++) {
+			int col = cols[ci];
+			iogp_node_table b;
+			iogp_nt_opts lo = opts[k];
+			lo.lazy = 1;
+			lo.lazy_col = col;
+			ck_assert_int_eq(iogp_node_table_build(&b, m, &opts[k]), 0);
+			ck_assert_int_eq(iogp_node_table_rebuild(&l, m, &lo), 0);
+			ck_assert_uint_gt(b.n, 0);
+			ck_assert_uint_eq(l.n, b.n);
+			ck_assert_int_eq(l.worst, b.worst);
+			ck_assert_uint_eq(l.with_io, b.with_io);
+			ck_assert(isnan(b.median_io_s) ? isnan(l.median_io_s) : l.median_io_s == b.median_io_s);
+			static const int kept[] = { IOGP_NT_IOTIME, IOGP_NT_SHARE, IOGP_NT_VSMED };
+			for (size_t i = 0; i < b.n; i++) {
+				const iogp_nt_row *x = &l.rows[i], *y = &b.rows[i];
+				ck_assert_str_eq(x->name, y->name);
+				ck_assert_uint_eq(y->pending, 0);
+				for (size_t j = 0; j < 3; j++)
+					ck_assert_msg(isnan(y->v[kept[j]]) ? isnan(x->v[kept[j]]) : x->v[kept[j]] == y->v[kept[j]],
+					              "opts %zu col %d row %s: column %d", k, col, y->name, kept[j]);
+				ck_assert_msg(isnan(y->v[col]) ? isnan(x->v[col]) : x->v[col] == y->v[col],
+				              "opts %zu row %s: the order's column %d", k, y->name, col);
+				/* a name's or an I/O time's order leaves the p99 and the rates */
+				if (col == IOGP_NT_NAME || col == IOGP_NT_IOTIME || col == IOGP_NT_VSMED) {
+					ck_assert_uint_eq(x->pending, 3);
+					ck_assert(isnan(x->v[IOGP_NT_P99]) && isnan(x->v[IOGP_NT_READ_BPS]));
+					lazy_rows += !isnan(y->v[IOGP_NT_P99]);
+				}
+			}
+			/* the odd rows filled: they are whole, the even ones still wait */
+			size_t *idx = malloc(b.n * sizeof(*idx)), ni = 0;
+			ck_assert_ptr_nonnull(idx);
+			for (size_t i = 1; i < b.n; i += 2)
+				idx[ni++] = i;
+			ck_assert_int_eq(iogp_node_table_fill(&l, m, idx, ni), 0);
+			for (size_t i = 0; i < b.n; i++) {
+				if (i % 2)
+					ck_assert_msg(!memcmp(&l.rows[i], &b.rows[i], sizeof(b.rows[i])),
+					              "opts %zu col %d row %zu (%s) differs once filled", k, col, i,
+					              b.rows[i].name);
+				else if (col == IOGP_NT_NAME)
+					ck_assert_uint_eq(l.rows[i].pending, 3);
+			}
+			for (size_t i = 0; i < b.n; i++)
+				idx[i] = b.n - 1 - i;
+			ck_assert_int_eq(iogp_node_table_fill(&l, m, idx, b.n), 0);
+			for (size_t i = 0; i < b.n; i++)
+				ck_assert_msg(!memcmp(&l.rows[i], &b.rows[i], sizeof(b.rows[i])),
+				              "opts %zu col %d row %zu (%s) differs once filled", k, col, i, b.rows[i].name);
+			free(idx);
+			iogp_node_table_free(&b);
+		}
+	ck_assert_uint_gt(lazy_rows, 10);   /* rows whose p99 waited */
+	iogp_node_table_free(&l);
+	iogp_model_free(m);
+}
+END_TEST
+
 /* A table rebuilt again and again in one table's memory (as a viewer does
  * each frame), across scopes that grow and shrink its rows, layers and a
  * window, equals a table built afresh each time, row for row. */
@@ -653,6 +782,7 @@ int main(void)
 		{ "lines", lines },
 		{ "cells", cells },
 		{ "truth_nodes", truth_nodes }, { "rebuild_reuses", rebuild_reuses },
+		{ "lines_by_order", lines_by_order }, { "lazy_fill", lazy_fill },
 		{ "truth_window", truth_window },
 		{ "slots_heat", slots_heat },
 	};
