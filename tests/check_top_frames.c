@@ -25,7 +25,7 @@
 #define ROWS 48
 #define COLS_ 160
 
-static char dir[256], replay[600];
+static char dir[256], replay[600], many[600];
 
 static void setup(void)
 {
@@ -34,6 +34,13 @@ static void setup(void)
 	const char *synth = tu_env("IOGRAM_SYNTH");
 	if (tu_system(tu_fmt("%s --nodes 2 --seconds 30 --seed 7 -o %s --truth %s/truth >/dev/null",
 	                     synth, replay, dir)) != 0) {
+		fprintf(stderr, "check_top_frames: iogram-synth failed\n");
+		exit(1);
+	}
+	/* 120 ranks: more rows than the nodes panel has lines */
+	snprintf(many, sizeof(many), "%s/many.iogr", dir);
+	if (tu_system(tu_fmt("%s --nodes 30 --sources-per-node 4 --seconds 20 --seed 9 -o %s --truth %s/truth2 "
+	                     ">/dev/null", synth, many, dir)) != 0) {
 		fprintf(stderr, "check_top_frames: iogram-synth failed\n");
 		exit(1);
 	}
@@ -108,6 +115,20 @@ static void frame_stop(harness *h, int (*fn)(void *), void *arg)
 static void frame(harness *h)
 {
 	frame_stop(h, NULL, NULL);
+}
+
+/* A frame without the frames' own tables: the nodes panel builds its
+ * table whole (as a snapshot does), every row's every column. */
+static void frame_whole(harness *h)
+{
+	top_app *a = &h->app;
+	werase(stdscr);
+	layout_compute(&a->layout, ROWS, COLS_, a->view.zoom);
+	top_frame f;
+	top_status st;
+	app_frame(a, &f, &st);
+	f.nodes = f.nodes_next = NULL;
+	panels_draw(&f, &a->surf, &a->layout);
 }
 
 static int stop_always(void *arg)
@@ -312,6 +333,47 @@ START_TEST(test_nodes_give_way)
 }
 END_TEST
 
+/* The frames' own table is lazy (the rows off screen keep columns
+ * pending) and the panel draws what a whole table draws: ranks and nodes,
+ * ordered by every column both ways, since the start and in a window. */
+START_TEST(test_lazy_rows)
+{
+	static char lazy[ROWS * (COLS_ + 2)], whole[ROWS * (COLS_ + 2)];
+	harness h;
+	harness_open(&h, many);
+	key(&h, '7');
+	key(&h, ' ');
+	key(&h, '.');
+	key(&h, '.');
+	int checked = 0;
+	for (int pass = 0; pass < 4; pass++) {
+		if (pass == 1 || pass == 3)
+			key(&h, 't');   /* ranks (120 rows), then nodes (30) */
+		if (pass == 2)
+			key(&h, 'w');   /* the last 10 s */
+		for (int c = 0; c < 2 * IOGP_NT_NCOLS; c++) {
+			frame(&h);
+			panel_text(&h, IOGP_PANEL_NODES, lazy, sizeof(lazy));
+			size_t pending = 0;
+			for (size_t i = 0; i < h.app.nodes.n; i++)
+				pending += h.app.nodes.rows[i].pending != 0;
+			if (h.app.nodes.n > 100)   /* more rows than lines: some never filled */
+				ck_assert_msg(pending > 0, "pass %d sort %d: no row left pending", pass, c);
+			frame_whole(&h);
+			panel_text(&h, IOGP_PANEL_NODES, whole, sizeof(whole));
+			if (strcmp(lazy, whole))
+				fprintf(stderr, "lazy\n%s\nwhole\n%s\n", lazy, whole);
+			ck_assert_msg(!strcmp(lazy, whole), "pass %d sort %d: the lazy table draws otherwise "
+			              "(both on stderr)", pass, c);
+			checked += h.app.nodes.n > 100 && pending > 0;
+			key(&h, c % 2 ? 'o' : 'O');   /* both ways, then the next column */
+		}
+	}
+	ck_assert_int_ge(checked, 2 * 2 * IOGP_NT_NCOLS);   /* two passes of ranks */
+	harness_close(&h);
+}
+END_TEST
+
 /* f and F choose among the files the panel shows: neither the key nor its
  * frame gathers the list again (at 50,000 sources 25-30 ms each), and what
  * the frame shows is what a fresh computation shows. Once the time shown
@@ -362,6 +424,7 @@ int main(void)
 		{ "refresh_gives_way", test_refresh_gives_way },
 		{ "nodes_give_way", test_nodes_give_way },
 		{ "file_keys_keep_list", test_file_keys_keep_list },
+		{ "lazy_rows", test_lazy_rows },
 	};
 	return tu_run_suite("top_frames", cases, sizeof(cases) / sizeof(cases[0]), setup, teardown, 120);
 }

@@ -25,7 +25,7 @@ static unsigned nodes_stopped;   /* builds given up for a key (panel_nodes_stopp
 /* What the frames' own table (top_frame.nodes) holds: a whole build, and
  * of which node's ranks ("" every node's), as a stopped build shows it. */
 static struct {
-	int whole;
+	int whole, col;   /* col: the column a lazy build filled for every row */
 	char node[128];
 } held;
 
@@ -33,7 +33,8 @@ static struct {
  * (node: whose ranks, "" every node's): what a stopped build may show. */
 static int held_stands(const iogp_node_table *t, const iogp_nt_opts *o, const char *node)
 {
-	return held.whole && t->rows && t->scope == o->scope && t->layer == o->layer &&
+	return held.whole && held.col == o->lazy_col && t->rows && t->scope == o->scope &&
+	       t->layer == o->layer &&
 	       t->window_s == (o->window_s > 0 ? o->window_s : 0) && !strcmp(held.node, node);
 }
 
@@ -61,7 +62,14 @@ int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order)
 			o.node = node;
 		}
 	}
-	*order = NULL;
+	if (order)
+		*order = NULL;
+	/* the frames' own table: the rows' other columns as they are drawn
+	 * (draw_table), only the order's column and the I/O time for every row */
+	if (t == f->nodes) {
+		o.lazy = 1;
+		o.lazy_col = v->sort_col;
+	}
 	/* only where frames follow by themselves (live, or a replay that
 	 * plays): a paused view or a replay at its end would keep the key's
 	 * partial table (check_top_nodes, 3,000 nodes under ASan, a replay at
@@ -91,10 +99,11 @@ int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order)
 		rc = t == f->nodes ? iogp_node_table_rebuild(t, f->m, &o) : iogp_node_table_build(t, f->m, &o);
 		if (t == f->nodes) {
 			held.whole = rc == 0;
+			held.col = o.lazy_col;
 			snprintf(held.node, sizeof(held.node), "%s", node);
 		}
 	}
-	if (rc < 0)
+	if (rc < 0 || !order)
 		return rc;
 	*order = malloc((t->n ? t->n : 1) * sizeof(**order));
 	if (!*order)
@@ -163,8 +172,7 @@ static int selected_row(const top_frame *f, const iogp_nt_row *r)
 }
 
 /* The table in r: a header line, then its lines. Returns its width. */
-static int draw_table(const top_frame *f, top_surf *s, top_rect r, const iogp_node_table *t,
-                      const size_t *order)
+static int draw_table(const top_frame *f, top_surf *s, top_rect r, iogp_node_table *t)
 {
 	if (r.h < 2 || r.w < 10)
 		return 0;
@@ -172,7 +180,14 @@ static int draw_table(const top_frame *f, top_surf *s, top_rect r, const iogp_no
 	iogp_nt_line *lines = malloc(max * sizeof(*lines));
 	if (!lines)
 		return 0;
-	size_t nl = iogp_node_table_lines(t, order, max, lines);
+	size_t nl = iogp_node_table_lines_by(t, f->v->sort_col, f->v->sort_desc, max, lines);
+	size_t *shown = malloc((nl ? nl : 1) * sizeof(*shown)), ns = 0;
+	for (size_t i = 0; shown && i < nl; i++)
+		if (lines[i].row >= 0)
+			shown[ns++] = (size_t)lines[i].row;
+	if (shown)   /* a lazy table's rows on screen made whole */
+		iogp_node_table_fill(t, f->m, shown, ns);
+	free(shown);
 	int cw[IOGP_NT_NCOLS];
 	columns(f, t, lines, nl, r.w, cw);
 	/* header: titles right-aligned over numbers, the sort column marked */
@@ -225,18 +240,33 @@ static int draw_table(const top_frame *f, top_surf *s, top_rect r, const iogp_no
 	return width;
 }
 
+/* The last of the rows that did I/O by I/O time (the table has one). */
+static size_t fastest(const iogp_node_table *t)
+{
+	size_t best = 0;
+	int any = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].v[IOGP_NT_IOTIME] > 0 &&
+		    (!any || iogp_node_table_cmp(t, IOGP_NT_IOTIME, 1, i, best) > 0)) {
+			best = i;
+			any = 1;
+		}
+	return best;
+}
+
 /* The stragglers in r: the rows by I/O time, a bar each with the median
  * marked, and the ratio to it. */
 static void draw_stragglers(top_surf *s, top_rect r, const iogp_node_table *t)
 {
 	if (r.h < 2 || r.w < 24)
 		return;
-	size_t *ord = malloc((t->n ? t->n : 1) * sizeof(*ord));
+	size_t n = t->with_io, rows = (size_t)(r.h - 1);
+	/* the first rows by I/O time, not every row ordered */
+	size_t *ord = malloc(rows * sizeof(*ord));
 	if (!ord)
 		return;
-	iogp_node_table_order(t, IOGP_NT_IOTIME, 1, ord);
+	iogp_node_table_top(t, IOGP_NT_IOTIME, 1, n < rows ? n : rows, ord);
 	draw_text(s, r.y, r.x, r.w, ST_LABEL, "stragglers: I/O time, | the median");
-	size_t n = t->with_io, rows = (size_t)(r.h - 1);
 	int nw = 4;
 	for (size_t i = 0; i < n && i < rows; i++) {
 		int l = (int)strlen(t->rows[ord[i]].name);
@@ -280,10 +310,11 @@ static void draw_stragglers(top_surf *s, top_rect r, const iogp_node_table *t)
 	}
 	if (show < n) {
 		char c[64], last[64];
-		const iogp_nt_row *fast = &t->rows[ord[n - 1]];
+		size_t fi = fastest(t);
+		const iogp_nt_row *fast = &t->rows[fi];
 		iogp_node_table_gap(t, n - show, IOGP_UNITS_CELL, c, sizeof(c));
 		c[strlen(c) - 4] = '\0';   /* "... 12 more nodes" */
-		iogp_node_table_cell(t, ord[n - 1], IOGP_NT_IOTIME, IOGP_UNITS_CELL, last, sizeof(last));
+		iogp_node_table_cell(t, fi, IOGP_NT_IOTIME, IOGP_UNITS_CELL, last, sizeof(last));
 		snprintf(buf, sizeof(buf), "%s; the fastest %.20s %s", c, fast->name, last);
 		draw_text(s, r.y + 1 + (int)show, r.x + MARK_W, r.w - MARK_W, ST_DIM, buf);
 	}
@@ -295,8 +326,7 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 	if (r.h <= 0)
 		return;
 	iogp_node_table own, *tp = f->nodes ? f->nodes : &own;
-	size_t *order = NULL;
-	int rc = panel_nodes_table(f, tp, &order);
+	int rc = panel_nodes_table(f, tp, NULL);
 	iogp_node_table t = *tp;   /* a copy to read: tp keeps the memory */
 	char right[128], w[32];
 	double win = view_window(f->v);
@@ -316,7 +346,6 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 			draw_text(s, r.y + 1, r.x, r.w, ST_DIM, rc < 0 ? iogp_strerror(rc) : "no sources yet");
 		if (tp == &own)
 			iogp_node_table_free(&own);
-		free(order);
 		return;
 	}
 	int y = r.y + 1;
@@ -343,7 +372,7 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 		a.w = body.w * 55 / 100;
 		b.x = a.x + a.w + 2;
 		b.w = body.w - a.w - 2;
-		draw_table(f, s, a, &t, order);
+		draw_table(f, s, a, &t);
 		draw_stragglers(s, b, &t);
 	} else if (body.h >= 12) {
 		int th = (int)need < body.h * 6 / 10 ? (int)need : body.h * 6 / 10;
@@ -351,12 +380,11 @@ void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r)
 		a.h = th;
 		b.y = a.y + th + 1;
 		b.h = body.h - th - 1;
-		draw_table(f, s, a, &t, order);
+		draw_table(f, s, a, &t);
 		draw_stragglers(s, b, &t);
 	} else {
-		draw_table(f, s, body, &t, order);
+		draw_table(f, s, body, &t);
 	}
 	if (tp == &own)
 		iogp_node_table_free(&own);
-	free(order);
 }

@@ -301,7 +301,10 @@ int panel_probe_worst(const top_frame *f, int64_t *milli);
 /* ---- panel_nodes.c: nodes and ranks side by side, and the stragglers ---- */
 void panel_nodes_draw(const top_frame *f, top_surf *s, top_rect r);
 /* The table as the panel shows it (rows of the selection, the view's window
- * and layer) and its order (malloc'd, t->n entries; NULL on error). */
+ * and layer) and, order not NULL, its order (malloc'd, t->n entries; NULL
+ * on error). Into the frames' own table (f->nodes) lazily: every row's
+ * name, I/O time and the view's sort column, the rest filled for the rows
+ * drawn (iogp_node_table_fill); any other table whole (snapshots). */
 int panel_nodes_table(const top_frame *f, iogp_node_table *t, size_t **order);
 /* How many builds data frames gave up for a waiting key (top_frame.stop). */
 unsigned panel_nodes_stopped(void);
