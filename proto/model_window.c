@@ -663,6 +663,20 @@ int iogp_model_hist_window(const iogp_model *m, const char *metric, const iogp_s
 	    (r = m->opts.live ? 0 : IOGP_EINVAL) == 0 &&
 	    (r = model__agg_hist_window(m, gi, sel, c.jlo, c.jhi, out)) != 0)   /* model_agg.c */
 		return r < 0 ? r : 0;
+	if (r == 0 && sel != NULL && sel->kind == IOGP_SEL_SOURCE) {
+		/* one source: its ring's bins over the slots asked, not a flat
+		 * array of the scheme's every bin (a table of 50,000 ranks in a
+		 * window asks three a row) */
+		uint32_t si = model__src_find(m, sel->source), sl;
+
+		if (si != NONE && (sl = model__slot_by_gm(&m->src[si], gi)) != NONE) {
+			const struct slot *s = &m->src[si].slots[sl];
+
+			iogp_hist_init(out, &m->schemes[s->scheme]->b);
+			r = model__wring_hist(m, s->win, s->scheme, c.jlo, c.jhi, out);
+			return r < 0 ? r : 0;
+		}
+	}
 	if (r < 0 || (r = model__sel_visit(m, gi, sel, visit_win_scan, &c)) < 0) {
 		iogp_bins_native(&nat, IOGP_NATIVE_K_DEFAULT);
 		iogp_hist_init(out, &nat);

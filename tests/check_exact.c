@@ -320,6 +320,27 @@ START_TEST(model_cumulative_snapshot_window)
 	ck_assert_uint_gt(h.total, 0);
 	ck_assert_uint_eq(h.nexact, 2);
 	ck_assert_uint_eq(h.exact[0].count * 3, h.total);
+	/* the one source's window (its ring read without the flat array of
+	 * every bin) is the same: bins, exact values, total, sum */
+	iogp_hist hs;
+	iogp_sel one = { .kind = IOGP_SEL_SOURCE, .source = SRC };
+	for (uint64_t w = 1; w <= 10; w++) {
+		iogp_hist ha;
+		ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", NULL, w * 1000000000ull, &ha), 0);
+		ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &one, w * 1000000000ull, &hs), 0);
+		ck_assert_uint_eq(hs.total, ha.total);
+		ck_assert_uint_eq(hs.n, ha.n);
+		ck_assert_uint_eq(hs.nexact, ha.nexact);
+		ck_assert(!memcmp(hs.bins, ha.bins, ha.n * sizeof(*ha.bins)));
+		ck_assert(!ha.nexact || !memcmp(hs.exact, ha.exact, ha.nexact * sizeof(*ha.exact)));
+		ck_assert(iogp_hist_sum(&hs) == iogp_hist_sum(&ha));
+		iogp_hist_free(&hs);
+		iogp_hist_free(&ha);
+	}
+	one.source = SRC + 1;   /* no such source */
+	ck_assert_int_eq(iogp_model_hist_window(m, "posix.read.size", &one, 3000000000ull, &hs), IOGP_ENOTFOUND);
+	ck_assert_uint_eq(hs.total, 0);
+	iogp_hist_free(&hs);
 	iogp_hist_free(&h);
 	/* a SNAPSHOT carries the cumulative exact values to a fresh model */
 	iogp_msg snap;
