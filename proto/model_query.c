@@ -463,6 +463,72 @@ int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, size_t fir
 	return 0;
 }
 
+/* Source i's slot of global metric gi (NULL: none), source i + 2's
+ * bins of it fetched: the second and later metrics of a pass whose first
+ * (each_slot) fetched the sources ahead. */
+static const struct slot *each_slot_near(const iogp_model *m, uint32_t gi, uint32_t i)
+{
+	uint32_t sl;
+
+	if (i + 2 < m->nsrc && (sl = model__slot_by_gm(&m->src[i + 2], gi)) != NONE) {
+		const struct slot *s = &m->src[i + 2].slots[sl];
+
+		for (size_t o = 0; s->bins != NULL && o < (size_t)s->n * sizeof *s->bins && o < 512; o += 64)
+			__builtin_prefetch((const char *)s->bins + o);
+	}
+	sl = model__slot_by_gm(&m->src[i], gi);
+	return sl != NONE ? &m->src[i].slots[sl] : NULL;
+}
+
+int iogp_model_hist_sums_each(const iogp_model *m, const char *const *metrics, size_t nmetrics,
+                              size_t first, size_t count, double *out)
+{
+	uint32_t gi[8];
+	size_t ng = 0;
+	int r = IOGP_ENOTFOUND;
+
+	if (m == NULL || out == NULL || metrics == NULL || nmetrics > 8 || first > m->nsrc ||
+	    count > m->nsrc - first)
+		return IOGP_EINVAL;
+	for (size_t k = 0; k < nmetrics; k++)
+		if (metrics[k] != NULL && model__metric_lookup(m, metrics[k], IOGP_HISTOGRAM, &gi[ng]) == 0)
+			ng++;
+	if (ng == 0) {
+		for (size_t k = 0; k < nmetrics && r == IOGP_ENOTFOUND; k++)
+			if (metrics[k] != NULL && model__metric_lookup(m, metrics[k], IOGP_HISTOGRAM, &gi[0]) == IOGP_EINVAL)
+				r = IOGP_EINVAL;
+		return r;
+	}
+	/* as iogp_model_hist_sum_each, the slots read in place */
+	iogp_hist v = { .n = 0 };
+	uint32_t scheme = NONE;
+
+	for (size_t k = 0; k < count; k++) {
+		uint32_t i = (uint32_t)(first + k);
+		double sum = 0;
+
+		for (size_t g = 0; g < ng; g++) {
+			const struct slot *s = g == 0 ? each_slot(m, gi[0], i) : each_slot_near(m, gi[g], i);
+
+			if (s == NULL || s->n == 0) {
+				sum += 0;
+				continue;
+			}
+			if (s->scheme != scheme) {
+				scheme = s->scheme;
+				v.scheme = m->schemes[scheme]->b;
+			}
+			v.n = s->n;
+			v.bins = s->bins;
+			v.nexact = s->nex;
+			v.exact = s->ex;
+			sum += iogp_hist_sum(&v);
+		}
+		out[k] = sum;
+	}
+	return 0;
+}
+
 /* out += the non-zero entries of dense[0, nb): merging many sources is
  * cheaper through one flat array than through repeated sparse merges. */
 int model__dense_add(iogp_hist *out, const uint64_t *dense, uint64_t nb)

@@ -313,6 +313,33 @@ static void each_same(iogp_model *m, int round)
 	ck_assert_int_eq(iogp_model_hist_sum_each(m, "posix.read.bytes", 0, ns, h), IOGP_EINVAL);
 	ck_assert_int_eq(iogp_model_counter_each(m, "posix.read.size", 0, ns, c), IOGP_EINVAL);
 	ck_assert_int_eq(iogp_model_hist_sum_each(m, "posix.nope", 0, ns, h), IOGP_ENOTFOUND);
+	/* several at once: each source's sums added in order, to the bit;
+	 * unknown names and NULL add nothing */
+	double *s2 = malloc((ns + 1) * sizeof *s2), *one = malloc((ns + 1) * sizeof *one);
+	ck_assert(s2 && one);
+	const char *many[] = { hist[0], "posix.nope", hist[1], NULL };
+	ck_assert_int_eq(iogp_model_hist_sums_each(m, many, 4, 0, ns, s2), 0);
+	for (size_t i = 0; i < ns; i++)
+		h[i] = 0;
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(iogp_model_hist_sum_each(m, hist[k], 0, ns, one), 0);
+		for (size_t i = 0; i < ns; i++)
+			h[i] += one[i];
+	}
+	for (size_t i = 0; i < ns; i++)
+		ck_assert_msg(s2[i] == h[i], "round %d, source %zu: %.17g vs %.17g", round, i, s2[i], h[i]);
+	ck_assert_int_eq(iogp_model_hist_sums_each(m, many, 4, first, cnt, hs), 0);
+	for (size_t i = 0; i < cnt; i++)
+		ck_assert(hs[i] == s2[first + i]);
+	const char *none[] = { "posix.nope", NULL }, *counter[] = { "posix.read.bytes", "posix.nope" };
+	const char *nine[9] = { hist[0], hist[0], hist[0], hist[0], hist[0], hist[0], hist[0], hist[0], hist[0] };
+	ck_assert_int_eq(iogp_model_hist_sums_each(m, none, 2, 0, ns, s2), IOGP_ENOTFOUND);
+	ck_assert_int_eq(iogp_model_hist_sums_each(m, counter, 2, 0, ns, s2), IOGP_EINVAL);
+	ck_assert_int_eq(iogp_model_hist_sums_each(m, nine, 9, 0, ns, s2), IOGP_EINVAL);
+	ck_assert_int_eq(iogp_model_hist_sums_each(m, many, 4, 1, ns, s2), IOGP_EINVAL);
+	ck_assert_int_eq(iogp_model_hist_sums_each(m, nine, 8, 0, ns, s2), 0);
+	free(s2);
+	free(one);
 	free(h);
 	free(c);
 }
