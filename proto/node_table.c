@@ -2,7 +2,6 @@
  * quantiles, I/O time and its share of wall time, queue depth, I/O time
  * against the median) from the model, their stable order, the lines that
  * fit, cell texts and CSV (iogp_node_table.h). */
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -784,19 +783,26 @@ void iogp_node_table_free(iogp_node_table *t)
 
 /* Names with their numbers compared as numbers: node2 < node10, rank 9 <
  * rank 10; equal numbers with fewer leading zeros first. */
+/* '0'-'9' (isdigit without the locale's table: ~150,000 comparisons of
+ * names a frame for a table of 50,000 ranks by name) */
+static int is_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
 static int natcmp(const char *a, const char *b)
 {
 	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+		if (is_digit(*a) && is_digit(*b)) {
 			const char *a0 = a, *b0 = b;
 			while (*a == '0')
 				a++;
 			while (*b == '0')
 				b++;
 			const char *ae = a, *be = b;
-			while (isdigit((unsigned char)*ae))
+			while (is_digit(*ae))
 				ae++;
-			while (isdigit((unsigned char)*be))
+			while (is_digit(*be))
 				be++;
 			if (ae - a != be - b)
 				return ae - a < be - b ? -1 : 1;
