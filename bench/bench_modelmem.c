@@ -105,11 +105,11 @@ static void nodes_query(const iogp_model *m, uint32_t n)
 		double t3 = tu_now();
 		int rl = iogp_node_table_rebuild(&lazy, m, &o);
 		iogp_nt_line lines[45];
-		size_t nl = rl == 0 ? iogp_node_table_lines_by(&lazy, IOGP_NT_NAME, 0, 45, lines) : 0, shown[45], k = 0;
+		size_t nl = rl == 0 ? iogp_node_table_lines_by(&lazy, IOGP_NT_NAME, 0, 45, lines) : 0, shown[45], nsh = 0;
 		for (size_t i = 0; i < nl; i++)
 			if (lines[i].row >= 0)
-				shown[k++] = (size_t)lines[i].row;
-		iogp_node_table_fill(&lazy, m, shown, k);
+				shown[nsh++] = (size_t)lines[i].row;
+		iogp_node_table_fill(&lazy, m, shown, nsh);
 		double t4 = tu_now();
 		size_t *ord = rc == 0 ? malloc((t.n ? t.n : 1) * sizeof(*ord)) : NULL;
 		if (ord)

@@ -276,7 +276,8 @@ IOGP_API int iogp_model_hist_sum_each(const iogp_model *m, const char *metric, s
  * source's I/O time, its read, write and metadata latencies, for a table
  * of 50,000 ranks). Metrics the model does not have (or NULL) add
  * nothing; IOGP_ENOTFOUND when it has none of them, IOGP_EINVAL when one
- * of them is of another kind and none is a histogram, or for more than 8. */
+ * of them is of another kind and none is a histogram, or for more than 8;
+ * IOGP_ENOMEM. */
 IOGP_API int iogp_model_hist_sums_each(const iogp_model *m, const char *const *metrics,
                                        size_t nmetrics, size_t first, size_t count, double *out);
 

@@ -499,10 +499,16 @@ int iogp_model_hist_sums_each(const iogp_model *m, const char *const *metrics, s
 				r = IOGP_EINVAL;
 		return r;
 	}
-	/* as iogp_model_hist_sum_each, the slots read in place */
-	iogp_hist v = { .n = 0 };
-	uint32_t scheme = NONE;
+	/* as iogp_model_hist_sum_each, the slots read in place; a view per
+	 * metric, its scheme (8 KB with its edges) copied when that metric's
+	 * changes, not each time the metrics' schemes differ */
+	iogp_hist *v = calloc(ng, sizeof *v);
+	uint32_t scheme[8];
 
+	if (v == NULL)
+		return IOGP_ENOMEM;
+	for (size_t g = 0; g < ng; g++)
+		scheme[g] = NONE;
 	for (size_t k = 0; k < count; k++) {
 		uint32_t i = (uint32_t)(first + k);
 		double sum = 0;
@@ -514,18 +520,19 @@ int iogp_model_hist_sums_each(const iogp_model *m, const char *const *metrics, s
 				sum += 0;
 				continue;
 			}
-			if (s->scheme != scheme) {
-				scheme = s->scheme;
-				v.scheme = m->schemes[scheme]->b;
+			if (s->scheme != scheme[g]) {
+				scheme[g] = s->scheme;
+				v[g].scheme = m->schemes[s->scheme]->b;
 			}
-			v.n = s->n;
-			v.bins = s->bins;
-			v.nexact = s->nex;
-			v.exact = s->ex;
-			sum += iogp_hist_sum(&v);
+			v[g].n = s->n;
+			v[g].bins = s->bins;
+			v[g].nexact = s->nex;
+			v[g].exact = s->ex;
+			sum += iogp_hist_sum(&v[g]);
 		}
 		out[k] = sum;
 	}
+	free(v);
 	return 0;
 }
 

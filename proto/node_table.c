@@ -691,7 +691,8 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	 * the start takes every source's I/O time in one pass (in place, not
 	 * a copy of three histograms a row) */
 	int lazy = o && o->lazy, parts = lazy ? parts_of(o->lazy_col) : PEND_ALL;
-	int io_each = !rc && lazy && !(parts & PEND_HISTS) && t->scope == IOGP_NT_SOURCES && !c.window;
+	int io_each = !rc && lazy && !(parts & PEND_HISTS) && t->scope == IOGP_NT_SOURCES && !c.window &&
+	              !(o && o->node);   /* one node's dozen ranks: a query each, not every source's */
 	int have_lat = 0;
 	for (size_t i0 = 0; i0 < ns && io_each && !rc; i0 += EACH_STEP) {
 		if (stop && stop(stop_arg)) {   /* the pass is ~40 ms at 50,000 */

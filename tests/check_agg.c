@@ -1086,6 +1086,34 @@ START_TEST(table_stops)
 	ck_assert_uint_eq(t.n, RU_NODES + 120);
 	ck_assert_uint_eq(t.unsettled, 0);
 	ck_assert_int_eq(iogp_model_reads_unsettled(m), 0);
+	/* a lazy table of every source: the pass over their I/O times asks
+	 * once (fewer than 4,096 sources), then every 64 rows; stopped in the
+	 * pass or in the rows; filled whole, the table built whole */
+	iogp_nt_opts so = { .scope = IOGP_NT_SOURCES, .layer = IOGP_LAYER_POSIX, .lazy = 1 };
+	size_t ns = iogp_model_source_count(m);
+	tu_stopper all = { 0, 0 };
+	so.stop = tu_stop_at;
+	so.stop_arg = &all;
+	ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &so), 0);
+	ck_assert_int_eq(all.calls, 1 + (int)((ns + 63) / 64));
+	for (int at = 1; at <= 2; at++) {
+		tu_stopper st = { 0, at };
+		so.stop_arg = &st;
+		ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &so), IOGP_ESTOPPED);
+		ck_assert_int_eq(st.calls, at);
+	}
+	so.stop = NULL;
+	ck_assert_int_eq(iogp_node_table_rebuild(&t, m, &so), 0);
+	size_t *every = malloc(t.n * sizeof(*every));
+	ck_assert_ptr_nonnull(every);
+	for (size_t k = 0; k < t.n; k++)
+		every[k] = k;
+	ck_assert_int_eq(iogp_node_table_fill(&t, m, every, t.n), 0);
+	free(every);
+	so.lazy = 0;
+	ck_assert_int_eq(iogp_node_table_rebuild(&want, m, &so), 0);
+	ck_assert_uint_eq(want.n, ns);
+	rows_equal(&t, &want);
 	iogp_node_table_free(&t);
 	iogp_node_table_free(&want);
 	iogp_model_free(m);
