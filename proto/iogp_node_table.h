@@ -170,6 +170,10 @@ size_t iogp_node_table_lines(const iogp_node_table *t, const size_t *order, size
  * when out of memory. */
 size_t iogp_node_table_lines_by(const iogp_node_table *t, int col, int desc, size_t max,
                                 iogp_nt_line *out);
+/* The last of the rows that did I/O in the order by I/O time, largest
+ * first (the stragglers' "fastest"): iogp_node_table_order's entry
+ * with_io - 1, without the order. -1 when no row did I/O. */
+long iogp_node_table_fastest(const iogp_node_table *t);
 /* Where row a goes against row b in the order by col: < 0 before, > 0
  * after (never 0 for two rows). */
 int iogp_node_table_cmp(const iogp_node_table *t, int col, int desc, size_t a, size_t b);

@@ -866,6 +866,16 @@ int iogp_node_table_cmp(const iogp_node_table *t, int col, int desc, size_t a, s
 	return cmp_rows(&a, &b, &o);
 }
 
+long iogp_node_table_fastest(const iogp_node_table *t)
+{
+	long best = -1;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].v[IOGP_NT_IOTIME] > 0 &&
+		    (best < 0 || iogp_node_table_cmp(t, IOGP_NT_IOTIME, 1, i, (size_t)best) > 0))
+			best = (long)i;
+	return best;
+}
+
 /* The first k rows of the order (sign 1) or of its reverse (-1) into top. */
 static size_t pick(const iogp_node_table *t, int col, int desc, int sign, size_t k, size_t *top)
 {

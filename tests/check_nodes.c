@@ -448,6 +448,12 @@ START_TEST(lines_by_order)
 		size_t *o = malloc(n * sizeof(*o));
 		iogp_nt_line *a = calloc(n + 50, sizeof(*a)), *b = calloc(n + 50, sizeof(*b));
 		ck_assert(o && a && b);
+		/* the fastest: the last that did I/O by I/O time (none: -1) */
+		iogp_node_table_order(&t, IOGP_NT_IOTIME, 1, o);
+		size_t with_io = 0;
+		for (size_t i = 0; i < n; i++)
+			with_io += t.rows[i].v[IOGP_NT_IOTIME] > 0;
+		ck_assert_int_eq(iogp_node_table_fastest(&t), with_io ? (long)o[with_io - 1] : -1);
 		for (int c = 0; c < IOGP_NT_NCOLS; c++)
 			for (int desc = 0; desc < 2; desc++) {
 				iogp_node_table_order(&t, c, desc, o);

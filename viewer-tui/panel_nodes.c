@@ -240,20 +240,6 @@ static int draw_table(const top_frame *f, top_surf *s, top_rect r, iogp_node_tab
 	return width;
 }
 
-/* The last of the rows that did I/O by I/O time (the table has one). */
-static size_t fastest(const iogp_node_table *t)
-{
-	size_t best = 0;
-	int any = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->rows[i].v[IOGP_NT_IOTIME] > 0 &&
-		    (!any || iogp_node_table_cmp(t, IOGP_NT_IOTIME, 1, i, best) > 0)) {
-			best = i;
-			any = 1;
-		}
-	return best;
-}
-
 /* The stragglers in r: the rows by I/O time, a bar each with the median
  * marked, and the ratio to it. */
 static void draw_stragglers(top_surf *s, top_rect r, const iogp_node_table *t)
@@ -310,7 +296,7 @@ static void draw_stragglers(top_surf *s, top_rect r, const iogp_node_table *t)
 	}
 	if (show < n) {
 		char c[64], last[64];
-		size_t fi = fastest(t);
+		size_t fi = (size_t)iogp_node_table_fastest(t);   /* n > show: one did I/O */
 		const iogp_nt_row *fast = &t->rows[fi];
 		iogp_node_table_gap(t, n - show, IOGP_UNITS_CELL, c, sizeof(c));
 		c[strlen(c) - 4] = '\0';   /* "... 12 more nodes" */
