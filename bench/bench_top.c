@@ -5,7 +5,9 @@
  * 50,000 sources at 1 Hz (BENCH_TOP_SCALE="N,N,..", "" for none): CPU,
  * resident memory per source, and how long key 7 (the nodes panel) takes to
  * show and key 1 back from it, each pressed five times (median and worst;
- * BENCH_TOP_SMALL=0 skips the runs before). Targets at 50,000: <= 50% of a
+ * BENCH_TOP_SMALL=0 skips the runs before); then, five rounds over the
+ * nodes panel, t to a row per process and back, and w through the windows
+ * (how many within 100 ms). Targets at 50,000: <= 50% of a
  * core, every key within 100 ms, <= 16 KB of RSS a source once its rings
  * and windows are full (BENCH_TOP_WARM seconds after the start, default
  * 120). */
@@ -41,6 +43,8 @@ struct fig {
 	double cpu, bps, key_ms, key_worst, gen_cpu;
 	double key[KEY_PRESSES], spawn[KEY_PRESSES];   /* a key's time; of which sending it */
 	double back[KEY_PRESSES], back_ms, back_worst;   /* key 1 with the nodes table shown */
+	double rows[KEY_PRESSES], rows_back[KEY_PRESSES];  /* t to a row per process and back */
+	double win[4 * KEY_PRESSES];                       /* w over the nodes table, 10 s .. since start */
 	long rss_kb, rss_early_kb, gen_rss_kb, msg_s;
 	double warm_s;
 };
@@ -133,6 +137,38 @@ static void key_series(struct fig *f)
 	median_worst(f->back, &f->back_ms, &f->back_worst);
 }
 
+/* The nodes table's own keys, KEY_PRESSES rounds from the nodes panel:
+ * t to a row per process ("ranks by") and back ("nodes by"), then w
+ * through the windows (10 s, 60 s, 300 s, since the start) over the nodes. */
+static void table_series(struct fig *f)
+{
+	static const char *const wins[4] = { "nodes by .*last 10s", "nodes by .*last 60s",
+	                                     "nodes by .*last 300s", "nodes by .*since start" };
+	double spawn;
+	tu_system(tu_fmt("tmux -L %s send-keys 7", sock));
+	tu_sleep_ms(1500);
+	for (int i = 0; i < KEY_PRESSES; i++) {
+		int pause = 170 * (i % 8);
+		tu_sleep_ms(300 + pause);
+		f->rows[i] = key_ms("t", "ranks by", 1, &spawn);
+		tu_sleep_ms(1300 - pause);
+		f->rows_back[i] = key_ms("t", "nodes by", 1, &spawn);
+		for (int k = 0; k < 4; k++) {
+			tu_sleep_ms(300 + 170 * ((i + k) % 8));
+			f->win[4 * i + k] = key_ms("w", wins[k], 1, &spawn);
+		}
+	}
+}
+
+/* How many of n times are within 100 ms (a time of -1 never showed). */
+static int within(const double *v, int n)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		k += v[i] >= 0 && v[i] <= 100;
+	return k;
+}
+
 static int measure(int w, int h, int nsrc, double secs, struct fig *f)
 {
 	const char *top = getenv("IOGRAM_TOP"), *bin = getenv("IOGRAM_BIN");
@@ -180,8 +216,10 @@ static int measure(int w, int h, int nsrc, double secs, struct fig *f)
 		f->gen_rss_kb = tu_read_long(tu_fmt("awk '/VmRSS/{print $2}' /proc/%ld/status", (long)gen));
 		f->gen_cpu = (g1 - g0) / (t1 - t0);
 	}
-	if (nsrc > 1000)
+	if (nsrc > 1000) {
 		key_series(f);
+		table_series(f);
+	}
 	int gone = 0;
 	if (gen > 0) {
 		int st;
@@ -247,6 +285,9 @@ int main(void)
 			       n, secs, f.warm_s, f.cpu * 100, f.rss_kb / 1024, (double)f.rss_kb / n,
 			       (double)f.rss_early_kb / n, f.key_ms, f.key_worst, keys,
 			       n >= 50000 && (f.cpu > 0.5 || f.key_worst > 100 || f.key_worst < 0 ||
+			                      within(f.rows, KEY_PRESSES) < KEY_PRESSES ||
+			                      within(f.rows_back, KEY_PRESSES) < KEY_PRESSES ||
+			                      within(f.win, 4 * KEY_PRESSES) < 4 * KEY_PRESSES ||
 			                      f.back_worst > 100 || f.back_worst < 0 ||
 			                      (double)f.rss_kb / n > 16.0) ? "  ABOVE TARGET" : "");
 			printf("  key 1 back from the nodes panel: median %.0f ms, worst %.0f (%s)\n", f.back_ms,
@@ -254,6 +295,17 @@ int main(void)
 			printf("  received %ld msg/s (header); iogram loadgen beside it: CPU %.1f%% of a core, "
 			       "RSS %ld MB (%.1f KB a source)\n", f.msg_s, f.gen_cpu * 100, f.gen_rss_kb / 1024,
 			       (double)f.gen_rss_kb / n);
+			char rows[128], rows_back[128];
+			list_ms(rows, sizeof rows, f.rows);
+			list_ms(rows_back, sizeof rows_back, f.rows_back);
+			double wmax = 0;   /* -1: one never showed */
+			for (int k = 0; k < 4 * KEY_PRESSES && wmax >= 0; k++)
+				wmax = f.win[k] < 0 ? -1 : f.win[k] > wmax ? f.win[k] : wmax;
+			printf("  key t to a row per process: %s ms (%d of %d within 100); t back to nodes: %s ms "
+			       "(%d of %d)\n", rows, within(f.rows, KEY_PRESSES), KEY_PRESSES, rows_back,
+			       within(f.rows_back, KEY_PRESSES), KEY_PRESSES);
+			printf("  key w through the windows over the nodes table: %d of %d within 100 ms, worst %.0f\n",
+			       within(f.win, 4 * KEY_PRESSES), 4 * KEY_PRESSES, wmax);
 			printf("  of each key's time, sending it (tmux send-keys):");
 			for (int k = 0; k < KEY_PRESSES; k++)
 				printf(" %.0f", f.spawn[k]);
