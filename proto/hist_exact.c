@@ -165,7 +165,35 @@ double iogp_hist_bin_sum(const iogp_hist *h, size_t i)
 /* iogp_hist_bin_sum of every bin, added in order, from one walk over the
  * bins and the exact values together (both ascending: the first exact
  * value of a bin is never before the last bin's), not a search a bin. */
-double iogp_hist_sum(const iogp_hist *h)
+/* Native bucket idx's bounds (idx < its nbuckets; iogp_native_bounds
+ * without its checks). */
+static void native_lo_hi(uint64_t idx, unsigned k, uint64_t *lo, uint64_t *hi)
+{
+	if (idx < (2u << k)) {
+		*lo = *hi = idx;
+	} else {
+		unsigned s = (unsigned)(idx >> k) - 1;
+		*lo = (idx - ((uint64_t)s << k)) << s;
+		*hi = *lo + ((1ull << s) - 1);
+	}
+}
+
+static double bin_mid(uint64_t lo, uint64_t hi)
+{
+	return (double)lo + (double)(hi - lo) / 2.0;
+}
+
+void hist__native_mids(unsigned k, double *mid)
+{
+	uint32_t nb = iogp_native_nbuckets(k);
+	for (uint32_t i = 0; i < nb; i++) {
+		uint64_t lo, hi;
+		native_lo_hi(i, k, &lo, &hi);
+		mid[i] = bin_mid(lo, hi);
+	}
+}
+
+double hist__sum_mids(const iogp_hist *h, const double *mid, size_t nmid)
 {
 	double sum = 0.0;
 	size_t e = 0;
@@ -176,19 +204,19 @@ double iogp_hist_sum(const iogp_hist *h)
 	             nk <= IOGP_NATIVE_K_MAX;
 	uint64_t nb = native ? iogp_native_nbuckets(nk) : 0;
 
+	if (!native || nmid != nb)
+		mid = NULL;
 	for (size_t i = 0; i < h->n; i++) {
 		uint64_t lo, hi, c = 0, idx = h->bins[i].idx;
 		size_t k;
 
-		if (native && idx < nb) {
-			if (idx < (2u << nk)) {
-				lo = hi = idx;
-			} else {
-				unsigned s = (unsigned)(idx >> nk) - 1;
-				lo = (idx - ((uint64_t)s << nk)) << s;
-				hi = lo + ((1ull << s) - 1);
-			}
-		} else if (native || iogp_bins_bounds(&h->scheme, idx, &lo, &hi) < 0) {
+		if (mid != NULL && idx < nb && e >= h->nexact) {   /* no exact value left to explain it */
+			sum += mid[idx] * (double)h->bins[i].count;
+			continue;
+		}
+		if (native && idx < nb)
+			native_lo_hi(idx, nk, &lo, &hi);
+		else if (native || iogp_bins_bounds(&h->scheme, idx, &lo, &hi) < 0) {
 			sum += 0.0;
 			continue;
 		}
@@ -204,9 +232,14 @@ double iogp_hist_sum(const iogp_hist *h)
 			sum += x;
 			continue;
 		}
-		sum += ((double)lo + (double)(hi - lo) / 2.0) * (double)h->bins[i].count;
+		sum += bin_mid(lo, hi) * (double)h->bins[i].count;
 	}
 	return sum;
+}
+
+double iogp_hist_sum(const iogp_hist *h)
+{
+	return hist__sum_mids(h, NULL, 0);
 }
 
 static int by_count(const void *a, const void *b)
