@@ -58,19 +58,9 @@ static void scheme_copy(iogp_bins *dst, const iogp_bins *src)
 
 int iogp_native_bounds(uint32_t idx, unsigned k, uint64_t *lo, uint64_t *hi)
 {
-	unsigned s;
-	uint64_t mant;
-
 	if (k < IOGP_NATIVE_K_MIN || k > IOGP_NATIVE_K_MAX || idx >= iogp_native_nbuckets(k))
 		return IOGP_EINVAL;
-	if (idx < (2u << k)) {
-		*lo = *hi = idx;
-		return 0;
-	}
-	s = (idx >> k) - 1;
-	mant = idx - ((uint64_t)s << k);
-	*lo = mant << s;
-	*hi = *lo + ((1ull << s) - 1);
+	hist__native_lo_hi(idx, k, lo, hi);
 	return 0;
 }
 

@@ -162,22 +162,6 @@ double iogp_hist_bin_sum(const iogp_hist *h, size_t i)
 	return ((double)lo + (double)(hi - lo) / 2.0) * (double)h->bins[i].count;
 }
 
-/* iogp_hist_bin_sum of every bin, added in order, from one walk over the
- * bins and the exact values together (both ascending: the first exact
- * value of a bin is never before the last bin's), not a search a bin. */
-/* Native bucket idx's bounds (idx < its nbuckets; iogp_native_bounds
- * without its checks). */
-static void native_lo_hi(uint64_t idx, unsigned k, uint64_t *lo, uint64_t *hi)
-{
-	if (idx < (2u << k)) {
-		*lo = *hi = idx;
-	} else {
-		unsigned s = (unsigned)(idx >> k) - 1;
-		*lo = (idx - ((uint64_t)s << k)) << s;
-		*hi = *lo + ((1ull << s) - 1);
-	}
-}
-
 static double bin_mid(uint64_t lo, uint64_t hi)
 {
 	return (double)lo + (double)(hi - lo) / 2.0;
@@ -188,11 +172,14 @@ void hist__native_mids(unsigned k, double *mid)
 	uint32_t nb = iogp_native_nbuckets(k);
 	for (uint32_t i = 0; i < nb; i++) {
 		uint64_t lo, hi;
-		native_lo_hi(i, k, &lo, &hi);
+		hist__native_lo_hi(i, k, &lo, &hi);
 		mid[i] = bin_mid(lo, hi);
 	}
 }
 
+/* iogp_hist_bin_sum of every bin, added in order, from one walk over the
+ * bins and the exact values together (both ascending: the first exact
+ * value of a bin is never before the last bin's), not a search a bin. */
 double hist__sum_mids(const iogp_hist *h, const double *mid, size_t nmid)
 {
 	double sum = 0.0;
@@ -215,7 +202,7 @@ double hist__sum_mids(const iogp_hist *h, const double *mid, size_t nmid)
 			continue;
 		}
 		if (native && idx < nb)
-			native_lo_hi(idx, nk, &lo, &hi);
+			hist__native_lo_hi(idx, nk, &lo, &hi);
 		else if (native || iogp_bins_bounds(&h->scheme, idx, &lo, &hi) < 0) {
 			sum += 0.0;
 			continue;

@@ -87,8 +87,7 @@ typedef struct iogp_node_table {
 	size_t from_summaries; /* rows from a relay's summaries */
 	size_t unsettled;     /* nodes whose rows lack their newest histogram bins
 	                       * (settle_ns ran out; 0: exact) */
-	int windowed;         /* the build's window [win_start, win_now] (lazy fills) */
-	uint64_t win_start, win_now;
+	uint64_t win_start, win_now; /* window_s > 0: the build's window (lazy fills) */
 	size_t cap;           /* rows allocated; the rest the build's own */
 	void *scratch;
 	size_t scratch_len;

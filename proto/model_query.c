@@ -512,15 +512,16 @@ int iogp_model_hist_sums_each(const iogp_model *m, const char *const *metrics, s
 	if (m == NULL || out == NULL || metrics == NULL || nmetrics > 8 || first > m->nsrc ||
 	    count > m->nsrc - first)
 		return IOGP_EINVAL;
-	for (size_t k = 0; k < nmetrics; k++)
-		if (metrics[k] != NULL && model__metric_lookup(m, metrics[k], IOGP_HISTOGRAM, &gi[ng]) == 0)
+	for (size_t k = 0; k < nmetrics; k++) {
+		int rk = metrics[k] != NULL ? model__metric_lookup(m, metrics[k], IOGP_HISTOGRAM, &gi[ng])
+		                            : IOGP_ENOTFOUND;
+		if (rk == 0)
 			ng++;
-	if (ng == 0) {
-		for (size_t k = 0; k < nmetrics && r == IOGP_ENOTFOUND; k++)
-			if (metrics[k] != NULL && model__metric_lookup(m, metrics[k], IOGP_HISTOGRAM, &gi[0]) == IOGP_EINVAL)
-				r = IOGP_EINVAL;
-		return r;
+		else if (rk == IOGP_EINVAL)
+			r = IOGP_EINVAL;   /* of another kind: said when none is a histogram */
 	}
+	if (ng == 0)
+		return r;
 	/* as iogp_model_hist_sum_each, a view per metric: its scheme copied
 	 * when that metric's changes, not each time the metrics' differ */
 	struct sum_view *v = calloc(ng, sizeof *v);

@@ -67,6 +67,27 @@ typedef struct ctx {
 	size_t nscratch;
 } ctx;
 
+/* The queries of t's layer and window ([t->win_start, t->win_now] when
+ * t->window_s > 0) over m. */
+static void ctx_init(ctx *c, const iogp_node_table *t, const iogp_model *m)
+{
+	memset(c, 0, sizeof(*c));
+	c->m = m;
+	c->mo = iogp_model_get_opts(m);
+	c->window = t->window_s > 0;
+	c->ws = t->win_start;
+	c->now = t->win_now;
+	for (int s = 0; s < IOGP_SLOT_N; s++)
+		c->metric[s] = iogp_layer_slot_metric(t->layer, s);
+}
+
+/* The selection of row r: its node's sources, or its source. */
+static iogp_sel row_sel(const iogp_node_table *t, const iogp_nt_row *r)
+{
+	return t->scope == IOGP_NT_NODES ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = r->node }
+	                                 : (iogp_sel){ .kind = IOGP_SEL_SOURCE, .source = r->source };
+}
+
 static int hist_of(const ctx *c, int slot, const iogp_sel *sel, iogp_hist *h)
 {
 	const char *name = c->metric[slot];
@@ -587,24 +608,20 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 	t->median_io_s = NAN;
 	t->scope = o && o->scope == IOGP_NT_SOURCES ? IOGP_NT_SOURCES : IOGP_NT_NODES;
 	t->layer = o && iogp_layer_get(o->layer) ? o->layer : IOGP_LAYER_POSIX;
-	ctx c = { .m = m, .mo = iogp_model_get_opts(m) };
-	for (int s = 0; s < IOGP_SLOT_N; s++)
-		c.metric[s] = iogp_layer_slot_metric(t->layer, s);
-	t->has_qd = c.metric[IOGP_SLOT_QUEUE_DEPTH] != NULL;
-	if (!m || !c.mo)
+	const iogp_model_opts *mo = iogp_model_get_opts(m);
+	t->has_qd = iogp_layer_slot_metric(t->layer, IOGP_SLOT_QUEUE_DEPTH) != NULL;
+	if (!m || !mo)
 		return 0;
-	if (o && o->window_s > 0 && c.mo->live && c.mo->window_slot_ns) {
-		uint64_t S = c.mo->window_slot_ns, w = (uint64_t)(o->window_s * 1e9);
-		if (w > c.mo->window_max_ns)
-			w = c.mo->window_max_ns;
-		c.window = 1;
-		c.now = iogp_model_clock(m);
-		c.ws = c.now > w ? (c.now - w) / S * S : 0;   /* the first slot the window meets */
+	if (o && o->window_s > 0 && mo->live && mo->window_slot_ns) {
+		uint64_t S = mo->window_slot_ns, w = (uint64_t)(o->window_s * 1e9);
+		if (w > mo->window_max_ns)
+			w = mo->window_max_ns;
 		t->window_s = o->window_s;
-		t->windowed = 1;
-		t->win_start = c.ws;
-		t->win_now = c.now;
+		t->win_now = iogp_model_clock(m);
+		t->win_start = t->win_now > w ? (t->win_now - w) / S * S : 0;   /* the first slot the window meets */
 	}
+	ctx c;
+	ctx_init(&c, t, m);
 	size_t nn = iogp_model_node_count(m), ns = iogp_model_source_count(m);
 	/* every node's logged bins applied first, the next nodes' sums
 	 * fetched while one is settled, not node by node as each row's first
@@ -711,8 +728,7 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 			break;
 		}
 		iogp_nt_row *r = &t->rows[i];
-		iogp_sel sel = t->scope == IOGP_NT_NODES ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = r->node }
-		                                        : (iogp_sel){ .kind = IOGP_SEL_SOURCE, .source = r->source };
+		iogp_sel sel = row_sel(t, r);
 		r->span_s = hi[i] > lo[i] ? (double)(hi[i] - lo[i]) / 1e9 : 0;
 		if (!kind[i])
 			continue;   /* left out below */
@@ -741,12 +757,10 @@ int iogp_node_table_rebuild(iogp_node_table *t, const iogp_model *m, const iogp_
 
 int iogp_node_table_fill(iogp_node_table *t, const iogp_model *m, const size_t *rows, size_t n)
 {
-	ctx c = { .m = m, .mo = iogp_model_get_opts(m), .window = t->windowed,
-	          .now = t->win_now, .ws = t->win_start };
+	ctx c;
+	ctx_init(&c, t, m);
 	if (!m || !c.mo)
 		return 0;
-	for (int s = 0; s < IOGP_SLOT_N; s++)
-		c.metric[s] = iogp_layer_slot_metric(t->layer, s);
 	/* a key's table read the nodes' sums as they stood: its rows too */
 	iogp_model *mm = (iogp_model *)(uintptr_t)m;
 	int was_unsettled = iogp_model_reads_unsettled(m);
@@ -757,8 +771,7 @@ int iogp_node_table_fill(iogp_node_table *t, const iogp_model *m, const size_t *
 		if (rows[k] >= t->n || !t->rows[rows[k]].pending)
 			continue;
 		iogp_nt_row *r = &t->rows[rows[k]];
-		iogp_sel sel = t->scope == IOGP_NT_NODES ? (iogp_sel){ .kind = IOGP_SEL_NODE, .node = r->node }
-		                                        : (iogp_sel){ .kind = IOGP_SEL_SOURCE, .source = r->source };
+		iogp_sel sel = row_sel(t, r);
 		double io = r->v[IOGP_NT_IOTIME];
 		int want = r->pending;
 		rc = fill_parts(&c, &sel, r, want, 1);
@@ -782,8 +795,6 @@ void iogp_node_table_free(iogp_node_table *t)
 
 /* ---- order ---- */
 
-/* Names with their numbers compared as numbers: node2 < node10, rank 9 <
- * rank 10; equal numbers with fewer leading zeros first. */
 /* '0'-'9' (isdigit without the locale's table: ~150,000 comparisons of
  * names a frame for a table of 50,000 ranks by name) */
 static int is_digit(char c)
@@ -791,6 +802,8 @@ static int is_digit(char c)
 	return (unsigned char)(c - '0') < 10;
 }
 
+/* Names with their numbers compared as numbers: node2 < node10, rank 9 <
+ * rank 10; equal numbers with fewer leading zeros first. */
 static int natcmp(const char *a, const char *b)
 {
 	while (*a && *b) {
